@@ -1,0 +1,111 @@
+"""scikit-learn's estimator conventions, without importing scikit-learn."""
+
+import inspect
+
+import numpy as np
+
+
+class BaseEstimator:
+    """Parameters stored verbatim by ``__init__``, read and set by name."""
+
+    @classmethod
+    def _parameter_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name, parameter in signature.parameters.items()
+                      if name != "self" and parameter.kind != parameter.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        """Parameters of this estimator.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the parameters of contained estimators, as
+            ``<estimator>__<parameter>``.
+
+        Returns
+        -------
+        dict
+        """
+        params = {}
+        for name in self._parameter_names():
+            value = getattr(self, name)
+            params[name] = value
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for sub_name, sub_value in value.get_params(deep=True).items():
+                    params[f"{name}__{sub_name}"] = sub_value
+        return params
+
+    def set_params(self, **params):
+        """Set parameters by name; ``<estimator>__<parameter>`` reaches nested ones.
+
+        Returns
+        -------
+        self
+        """
+        valid = self._parameter_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, sub_name = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator "
+                                 f"{type(self).__name__}. Valid parameters are: {valid}")
+            if sub_name:
+                nested.setdefault(name, {})[sub_name] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self):
+        defaults = inspect.signature(type(self).__init__).parameters
+        changed = []
+        for name in self._parameter_names():
+            value = getattr(self, name)
+            default = defaults[name].default
+            if not _same_value(value, default):
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn asks for tags, so it is importable when this runs.
+        from sklearn.utils import Tags, TargetTags, InputTags
+        estimator_type = getattr(self, "_estimator_type", None)
+        tags = Tags(estimator_type=estimator_type, target_tags=TargetTags(required=True),
+                    input_tags=InputTags())
+        if estimator_type == "classifier":
+            from sklearn.utils import ClassifierTags
+            tags.classifier_tags = ClassifierTags()
+        elif estimator_type == "regressor":
+            from sklearn.utils import RegressorTags
+            tags.regressor_tags = RegressorTags()
+        return tags
+
+
+def _same_value(value, default):
+    if value is default:
+        return True
+    if isinstance(value, np.ndarray) or isinstance(default, np.ndarray):
+        return False
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except (TypeError, ValueError):
+        return False
+
+
+def accuracy(y_true, y_pred, sample_weight=None):
+    """Weighted share of equal labels."""
+    return float(np.average(np.asarray(y_true) == np.asarray(y_pred), weights=sample_weight))
+
+
+def r2_score(y_true, y_pred, sample_weight=None):
+    """Coefficient of determination R^2 (1 is perfect; 0 when y is constant and predicted)."""
+    y_true = np.asarray(y_true, dtype=np.float64)
+    y_pred = np.asarray(y_pred, dtype=np.float64)
+    weights = np.ones_like(y_true) if sample_weight is None else np.asarray(sample_weight)
+    residual = np.sum(weights * (y_true - y_pred) ** 2)
+    total = np.sum(weights * (y_true - np.average(y_true, weights=weights)) ** 2)
+    if total == 0.0:
+        return 1.0 if residual == 0.0 else 0.0
+    return float(1.0 - residual / total)

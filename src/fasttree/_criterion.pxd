@@ -1,0 +1,60 @@
+# Impurity criteria. A criterion keeps running statistics of a node and of its
+# two children while the splitter moves samples, in sorted order, from the
+# right child to the left one; every move costs O(1) or O(n_classes).
+
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+
+from ._utils cimport intp_t
+
+
+cdef class Criterion:
+    cdef const double* sample_weight   # weight of every training sample
+    cdef readonly intp_t n_values      # length of a node's value vector
+    cdef double weighted_n_node        # total weight of the current node
+    cdef double weighted_n_left        # weight moved to the left child so far
+    cdef double weighted_n_right       # weight still in the right child
+
+    # Computes the statistics of the node holding samples[start:end].
+    cdef void init_node(self, const uint32_t* samples, intp_t start,
+                        intp_t end) noexcept nogil
+    # Puts every sample of the node back into the right child.
+    cdef void reset(self) noexcept nogil
+    # Moves the samples of sorted_items[begin:end] into the left child.
+    cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
+                        intp_t end) noexcept nogil
+    # A quantity that orders the splits of one node as their improvement does.
+    cdef double proxy_improvement(self) noexcept nogil
+    # Impurity of the node given to init_node.
+    cdef double node_impurity(self) noexcept nogil
+    # Writes the node's prediction (class fractions or mean) into out.
+    cdef void node_value(self, double* out) noexcept nogil
+
+
+cdef class ClassificationCriterion(Criterion):
+    cdef const int32_t* class_index    # encoded class of every sample
+    cdef intp_t n_classes
+    cdef double* weight_total          # per-class weight in the node
+    cdef double* weight_left           # per-class weight in the left child
+    cdef double* weight_right          # per-class weight in the right child
+    cdef object _keep_alive            # owners of the arrays pointed to
+
+
+cdef class Gini(ClassificationCriterion):
+    cdef double squares_left           # sum over classes of weight_left**2
+    cdef double squares_right          # sum over classes of weight_right**2
+
+
+cdef class Entropy(ClassificationCriterion):
+    pass
+
+
+cdef class Misclassification(ClassificationCriterion):
+    pass
+
+
+cdef class SquaredError(Criterion):
+    cdef const double* target          # regression target of every sample
+    cdef double sum_total              # weighted sum of targets in the node
+    cdef double squares_total          # weighted sum of squared targets
+    cdef double sum_left               # weighted sum of targets moved left
+    cdef object _keep_alive

@@ -1,0 +1,174 @@
+"""The fitted tree as numpy arrays, named and shaped as scikit-learn's ``tree_``."""
+
+import numpy as np
+
+from ._tree import NODE_DTYPE, apply_rows, decision_paths
+
+FORMAT_VERSION = 1
+
+
+class Tree:
+    """A fitted binary tree.
+
+    Nodes are numbered depth-first from the root (0), the left subtree
+    before the right one (best-first trees number nodes as they are created).
+    Leaves have ``children_left == children_right == -1`` and ``feature == -2``.
+
+    Attributes
+    ----------
+    node_count : int
+    max_depth : int
+        Depth of the deepest node; the root has depth 0.
+    children_left, children_right : ndarray of intp
+    feature : ndarray of intp
+    threshold : ndarray of float64
+        A row goes left when ``x[feature] <= threshold``. The values are
+        float32 numbers stored as float64.
+    value : ndarray of float64, shape (node_count, 1, n_values)
+        Class fractions of the training weight (classifiers) or the mean target
+        (regressors), for every node.
+    impurity, n_node_samples, weighted_n_node_samples : ndarray
+    """
+
+    def __init__(self, n_features, n_values, arrays):
+        self.n_features = int(n_features)
+        self.n_values = int(n_values)
+        self._nodes = arrays["nodes"]
+        self.impurity = arrays["impurity"]
+        self.n_node_samples = arrays["n_node_samples"]
+        self.weighted_n_node_samples = arrays["weighted_n_node_samples"]
+        self._value = arrays["value"]
+        self.max_depth = int(arrays["max_depth"])
+        self._validate()
+
+    @property
+    def node_count(self):
+        return int(self._nodes.shape[0])
+
+    @property
+    def capacity(self):
+        return self.node_count
+
+    @property
+    def n_outputs(self):
+        return 1
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self._nodes["left_child"] == -1))
+
+    @property
+    def children_left(self):
+        return self._nodes["left_child"].astype(np.intp)
+
+    @property
+    def children_right(self):
+        return self._nodes["right_child"].astype(np.intp)
+
+    @property
+    def feature(self):
+        return self._nodes["feature"].astype(np.intp)
+
+    @property
+    def threshold(self):
+        return self._nodes["threshold"].astype(np.float64)
+
+    @property
+    def value(self):
+        return self._value.reshape(self.node_count, 1, self.n_values)
+
+    @property
+    def nodes(self):
+        """The raw node records (the kernel's layout)."""
+        return self._nodes
+
+    @property
+    def node_values(self):
+        """``value`` as a 2-D array (node_count, n_values)."""
+        return self._value
+
+    def apply(self, X):
+        """Leaf index of every row of a validated float32 C-contiguous X."""
+        return apply_rows(self._nodes, X)
+
+    def decision_path(self, X):
+        """CSR (indptr, indices) of the nodes every row passes through."""
+        return decision_paths(self._nodes, X)
+
+    def compute_feature_importances(self, normalize=True):
+        """Total weighted impurity decrease brought by each feature.
+
+        Parameters
+        ----------
+        normalize : bool, default=True
+            Scale the importances to sum to one (left at zero when no split
+            decreased impurity).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_features,)
+        """
+        left = self._nodes["left_child"].astype(np.intp)
+        right = self._nodes["right_child"].astype(np.intp)
+        split = np.flatnonzero(left != -1)
+        weighted_impurity = self.weighted_n_node_samples * self.impurity
+        decrease = (weighted_impurity[split] - weighted_impurity[left[split]]
+                    - weighted_impurity[right[split]])
+        importances = np.zeros(self.n_features, dtype=np.float64)
+        np.add.at(importances, self._nodes["feature"][split], decrease)
+        importances /= self.weighted_n_node_samples[0]
+        total = importances.sum()
+        if normalize and total > 0.0:
+            importances /= total
+        return importances
+
+    def __getstate__(self):
+        return {
+            "format_version": FORMAT_VERSION,
+            "n_features": self.n_features,
+            "n_values": self.n_values,
+            "nodes": self._nodes,
+            "impurity": self.impurity,
+            "n_node_samples": self.n_node_samples,
+            "weighted_n_node_samples": self.weighted_n_node_samples,
+            "value": self._value,
+            "max_depth": self.max_depth,
+        }
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION:
+            found = state.get("format_version") if isinstance(state, dict) else None
+            raise ValueError(f"cannot load a fasttree tree of format version {found!r}; "
+                             f"this version of fasttree reads version {FORMAT_VERSION}")
+        try:
+            self.__init__(state["n_features"], state["n_values"], state)
+        except KeyError as missing:
+            raise ValueError(f"corrupt fasttree model: the tree lacks {missing}") from None
+
+    def _validate(self):
+        """Check the arrays' layout and links so that prediction cannot go astray."""
+        nodes = self._nodes
+        if not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.ndim != 1:
+            raise ValueError("corrupt fasttree model: node records have an unexpected layout")
+        count = nodes.shape[0]
+        if count == 0:
+            raise ValueError("corrupt fasttree model: the tree has no nodes")
+        for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
+            if getattr(self, name).shape != (count,):
+                raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
+        if self._value.shape != (count, self.n_values):
+            raise ValueError("corrupt fasttree model: value has the wrong shape")
+        left = nodes["left_child"].astype(np.int64)
+        right = nodes["right_child"].astype(np.int64)
+        index = np.arange(count)
+        leaf = left == -1
+        if not np.array_equal(leaf, right == -1):
+            raise ValueError("corrupt fasttree model: a node has exactly one child")
+        # Children always come after their parent, so no walk can loop.
+        internal = ~leaf
+        if ((left[internal] <= index[internal]) | (left[internal] >= count)
+                | (right[internal] <= index[internal]) | (right[internal] >= count)).any():
+            raise ValueError("corrupt fasttree model: a child index is out of range")
+        feature = nodes["feature"][internal]
+        if ((feature < 0) | (feature >= self.n_features)).any():
+            raise ValueError("corrupt fasttree model: a split feature is out of range")

@@ -1,0 +1,484 @@
+# cython: language_level=3
+"""Tree builders (depth-first and best-first) and nogil prediction."""
+
+import numpy as np
+cimport numpy as cnp
+
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+from ._criterion cimport Criterion
+from ._splitter cimport SplitRecord, Splitter
+
+cnp.import_array()
+
+cdef Node _layout_probe
+# The bytes a saved tree's nodes must have, read off the C struct; checked
+# when a model is loaded.
+NODE_DTYPE = np.dtype({
+    "names": ["left_child", "right_child", "feature", "threshold"],
+    "formats": [np.int32, np.int32, np.int32, np.float32],
+    "offsets": [
+        <Py_ssize_t> (<char*> &_layout_probe.left_child - <char*> &_layout_probe),
+        <Py_ssize_t> (<char*> &_layout_probe.right_child - <char*> &_layout_probe),
+        <Py_ssize_t> (<char*> &_layout_probe.feature - <char*> &_layout_probe),
+        <Py_ssize_t> (<char*> &_layout_probe.threshold - <char*> &_layout_probe),
+    ],
+    "itemsize": sizeof(Node),
+})
+
+cdef enum:
+    LEAF_CHILD = -1
+    LEAF_FEATURE = -2
+    NO_PARENT = -1
+
+# Impurities at or below this are treated as pure: rounding leaves ~1e-16.
+cdef double PURE_IMPURITY = np.finfo(np.float64).eps
+
+
+cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
+    cdef Node* nodes
+    cdef double* impurity
+    cdef int64_t* n_node_samples
+    cdef double* weighted
+    cdef double* value
+    if capacity <= store.capacity:
+        return 0
+    nodes = <Node*> realloc(store.nodes, capacity * sizeof(Node))
+    if nodes != NULL:
+        store.nodes = nodes
+    impurity = <double*> realloc(store.impurity, capacity * sizeof(double))
+    if impurity != NULL:
+        store.impurity = impurity
+    n_node_samples = <int64_t*> realloc(store.n_node_samples, capacity * sizeof(int64_t))
+    if n_node_samples != NULL:
+        store.n_node_samples = n_node_samples
+    weighted = <double*> realloc(store.weighted_n_node_samples, capacity * sizeof(double))
+    if weighted != NULL:
+        store.weighted_n_node_samples = weighted
+    value = <double*> realloc(store.value, capacity * store.n_values * sizeof(double))
+    if value != NULL:
+        store.value = value
+    if not (nodes and impurity and n_node_samples and weighted and value):
+        return -1
+    store.capacity = capacity
+    return 0
+
+
+cdef void store_free(NodeStore* store) noexcept nogil:
+    free(store.nodes)
+    free(store.impurity)
+    free(store.n_node_samples)
+    free(store.weighted_n_node_samples)
+    free(store.value)
+    store.nodes = NULL
+    store.impurity = NULL
+    store.n_node_samples = NULL
+    store.weighted_n_node_samples = NULL
+    store.value = NULL
+    store.capacity = 0
+
+
+cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
+                           bint is_left, intp_t depth, intp_t n_node_samples,
+                           double impurity) noexcept nogil:
+    """Appends a leaf holding the criterion's current node; returns its id or -1."""
+    cdef intp_t node_id = store.node_count
+    cdef Node* node
+    if node_id >= store.capacity:
+        if store_reserve(store, 2 * store.capacity + 1) < 0:
+            return -1
+    node = &store.nodes[node_id]
+    node.left_child = LEAF_CHILD
+    node.right_child = LEAF_CHILD
+    node.feature = LEAF_FEATURE
+    node.threshold = -2.0
+    store.impurity[node_id] = impurity
+    store.n_node_samples[node_id] = n_node_samples
+    store.weighted_n_node_samples[node_id] = criterion.weighted_n_node
+    criterion.node_value(&store.value[node_id * store.n_values])
+    if parent != NO_PARENT:
+        if is_left:
+            store.nodes[parent].left_child = <int32_t> node_id
+        else:
+            store.nodes[parent].right_child = <int32_t> node_id
+    if depth > store.max_depth:
+        store.max_depth = depth
+    store.node_count += 1
+    return node_id
+
+
+cdef struct BuildLimits:
+    intp_t max_depth
+    intp_t min_samples_split
+    intp_t min_samples_leaf
+    double min_weight_leaf
+    double min_impurity_decrease
+    double weighted_n_total
+
+
+cdef bint stops_before_search(BuildLimits* limits, intp_t depth, intp_t n_node,
+                              double weighted_n_node, double impurity) noexcept nogil:
+    return (depth >= limits.max_depth
+            or n_node < limits.min_samples_split
+            or n_node < 2 * limits.min_samples_leaf
+            or weighted_n_node < 2.0 * limits.min_weight_leaf
+            or impurity <= PURE_IMPURITY)
+
+
+cdef double weighted_improvement(BuildLimits* limits, double weighted_n_node,
+                                 double impurity, SplitRecord* split) noexcept nogil:
+    """Impurity decrease of a split, weighted by the node's share of the data."""
+    return (weighted_n_node / limits.weighted_n_total) * (
+        impurity
+        - split.weighted_n_left / weighted_n_node * split.impurity_left
+        - split.weighted_n_right / weighted_n_node * split.impurity_right)
+
+
+cdef struct PendingNode:
+    intp_t start
+    intp_t end
+    intp_t depth
+    intp_t parent
+    bint is_left
+    intp_t n_known_constants
+
+
+cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* samples,
+                           intp_t n_samples, BuildLimits* limits) noexcept nogil:
+    cdef intp_t stack_capacity = 64
+    cdef intp_t stack_size = 0
+    cdef PendingNode* stack = <PendingNode*> malloc(stack_capacity * sizeof(PendingNode))
+    cdef PendingNode* grown
+    cdef PendingNode current
+    cdef SplitRecord split
+    cdef intp_t node_id, n_constants
+    cdef double impurity
+    cdef bint is_leaf
+    if stack == NULL:
+        return -1
+    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0)
+    stack_size = 1
+    while stack_size > 0:
+        stack_size -= 1
+        current = stack[stack_size]
+        splitter.criterion.init_node(samples, current.start, current.end)
+        impurity = splitter.criterion.node_impurity()
+        node_id = store_add_node(store, splitter.criterion, current.parent, current.is_left,
+                                 current.depth, current.end - current.start, impurity)
+        if node_id < 0:
+            free(stack)
+            return -1
+        is_leaf = stops_before_search(limits, current.depth, current.end - current.start,
+                                      splitter.criterion.weighted_n_node, impurity)
+        if not is_leaf:
+            splitter.split_node(samples, current.start, current.end,
+                                current.n_known_constants, &split, &n_constants)
+            is_leaf = (split.feature < 0 or
+                       weighted_improvement(limits, store.weighted_n_node_samples[node_id],
+                                            impurity, &split) + PURE_IMPURITY
+                       < limits.min_impurity_decrease)
+        if is_leaf:
+            continue
+        store.nodes[node_id].feature = <int32_t> split.feature
+        store.nodes[node_id].threshold = split.threshold
+        if stack_size + 2 > stack_capacity:
+            stack_capacity *= 2
+            grown = <PendingNode*> realloc(stack, stack_capacity * sizeof(PendingNode))
+            if grown == NULL:
+                free(stack)
+                return -1
+            stack = grown
+        # The right child goes first so the left subtree is built (and
+        # numbered) first.
+        stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
+                                        node_id, False, n_constants)
+        stack[stack_size + 1] = PendingNode(current.start, split.position,
+                                            current.depth + 1, node_id, True, n_constants)
+        stack_size += 2
+    free(stack)
+    return 0
+
+
+cdef struct FrontierNode:
+    intp_t node_id
+    intp_t start
+    intp_t end
+    intp_t depth
+    double improvement    # weighted impurity decrease of its best split
+    SplitRecord split     # that split; the samples are already partitioned by it
+
+
+cdef bint frontier_before(FrontierNode* a, FrontierNode* b) noexcept nogil:
+    # Larger improvement first; the earlier node on ties.
+    if a.improvement != b.improvement:
+        return a.improvement > b.improvement
+    return a.node_id < b.node_id
+
+
+cdef void frontier_push(FrontierNode* heap, intp_t* size, FrontierNode item) noexcept nogil:
+    cdef intp_t child = size[0]
+    cdef intp_t parent
+    heap[child] = item
+    size[0] += 1
+    while child > 0:
+        parent = (child - 1) // 2
+        if not frontier_before(&heap[child], &heap[parent]):
+            break
+        heap[child], heap[parent] = heap[parent], heap[child]
+        child = parent
+
+
+cdef FrontierNode frontier_pop(FrontierNode* heap, intp_t* size) noexcept nogil:
+    cdef FrontierNode top = heap[0]
+    cdef intp_t parent = 0
+    cdef intp_t child
+    size[0] -= 1
+    heap[0] = heap[size[0]]
+    while True:
+        child = 2 * parent + 1
+        if child >= size[0]:
+            break
+        if child + 1 < size[0] and frontier_before(&heap[child + 1], &heap[child]):
+            child += 1
+        if not frontier_before(&heap[child], &heap[parent]):
+            break
+        heap[child], heap[parent] = heap[parent], heap[child]
+        parent = child
+    return top
+
+
+cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* samples,
+                                BuildLimits* limits, intp_t start, intp_t end,
+                                intp_t depth, intp_t parent, bint is_left,
+                                FrontierNode* heap, intp_t* heap_size) noexcept nogil:
+    """Adds a node as a leaf and queues it when it has a worthwhile split."""
+    cdef FrontierNode candidate
+    cdef intp_t n_constants
+    cdef double impurity
+    splitter.criterion.init_node(samples, start, end)
+    impurity = splitter.criterion.node_impurity()
+    candidate.node_id = store_add_node(store, splitter.criterion, parent, is_left, depth,
+                                       end - start, impurity)
+    if candidate.node_id < 0:
+        return -1
+    if stops_before_search(limits, depth, end - start, splitter.criterion.weighted_n_node,
+                           impurity):
+        return 0
+    # Nodes are searched out of tree order, so a constant-feature prefix
+    # inherited from the parent could be stale: start from none.
+    splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants)
+    if candidate.split.feature < 0:
+        return 0
+    candidate.improvement = weighted_improvement(
+        limits, store.weighted_n_node_samples[candidate.node_id], impurity,
+        &candidate.split)
+    if candidate.improvement + PURE_IMPURITY < limits.min_impurity_decrease:
+        return 0
+    candidate.start = start
+    candidate.end = end
+    candidate.depth = depth
+    frontier_push(heap, heap_size, candidate)
+    return 0
+
+
+cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples,
+                          intp_t n_samples, BuildLimits* limits,
+                          intp_t max_leaf_nodes) noexcept nogil:
+    # Each split adds one leaf, and leaves never exceed n_samples, so the
+    # frontier never holds more than that many nodes.
+    cdef intp_t heap_capacity = min(max_leaf_nodes, n_samples) + 1
+    cdef FrontierNode* heap = <FrontierNode*> malloc(heap_capacity * sizeof(FrontierNode))
+    cdef intp_t heap_size = 0
+    cdef intp_t n_leaves = 1
+    cdef FrontierNode expanded
+    cdef int status
+    if heap == NULL:
+        return -1
+    status = add_frontier_candidate(store, splitter, samples, limits, 0, n_samples, 0,
+                                    NO_PARENT, False, heap, &heap_size)
+    while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
+        expanded = frontier_pop(heap, &heap_size)
+        store.nodes[expanded.node_id].feature = <int32_t> expanded.split.feature
+        store.nodes[expanded.node_id].threshold = expanded.split.threshold
+        n_leaves += 1
+        status = add_frontier_candidate(store, splitter, samples, limits, expanded.start,
+                                        expanded.split.position, expanded.depth + 1,
+                                        expanded.node_id, True, heap, &heap_size)
+        if status == 0:
+            status = add_frontier_candidate(store, splitter, samples, limits,
+                                            expanded.split.position, expanded.end,
+                                            expanded.depth + 1, expanded.node_id, False,
+                                            heap, &heap_size)
+    free(heap)
+    return status
+
+
+def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
+               intp_t n_values, intp_t max_depth, intp_t min_samples_split,
+               intp_t min_samples_leaf, double min_weight_leaf,
+               double min_impurity_decrease, intp_t max_leaf_nodes,
+               double weighted_n_total):
+    """Grows a tree on ``samples`` and returns its arrays.
+
+    ``max_leaf_nodes`` < 0 grows depth-first; otherwise best-first.
+    ``samples`` is reordered in place. Returns a dict of numpy arrays
+    (``nodes``, ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``,
+    ``value``) and ``max_depth``.
+    """
+    cdef NodeStore store
+    cdef BuildLimits limits
+    cdef intp_t n_samples = samples.shape[0]
+    cdef int status
+    cdef intp_t initial_capacity = 2047
+    store.nodes = NULL
+    store.impurity = NULL
+    store.n_node_samples = NULL
+    store.weighted_n_node_samples = NULL
+    store.value = NULL
+    store.n_values = n_values
+    store.node_count = 0
+    store.capacity = 0
+    store.max_depth = 0
+    limits.max_depth = max_depth
+    limits.min_samples_split = min_samples_split
+    limits.min_samples_leaf = min_samples_leaf
+    limits.min_weight_leaf = min_weight_leaf
+    limits.min_impurity_decrease = min_impurity_decrease
+    limits.weighted_n_total = weighted_n_total
+    if max_leaf_nodes > 0:
+        initial_capacity = min(initial_capacity, 2 * max_leaf_nodes - 1)
+    try:
+        with nogil:
+            status = store_reserve(&store, initial_capacity)
+            if status == 0:
+                if max_leaf_nodes < 0:
+                    status = build_depth_first(&store, splitter, &samples[0], n_samples,
+                                               &limits)
+                else:
+                    status = build_best_first(&store, splitter, &samples[0], n_samples,
+                                              &limits, max_leaf_nodes)
+        if status < 0:
+            raise MemoryError("not enough memory to grow the tree")
+        return _store_to_arrays(&store)
+    finally:
+        store_free(&store)
+
+
+cdef dict _store_to_arrays(NodeStore* store):
+    cdef intp_t count = store.node_count
+    nodes = np.empty(count, dtype=NODE_DTYPE)
+    impurity = np.empty(count, dtype=np.float64)
+    n_node_samples = np.empty(count, dtype=np.int64)
+    weighted = np.empty(count, dtype=np.float64)
+    value = np.empty((count, store.n_values), dtype=np.float64)
+    if count:
+        memcpy(cnp.PyArray_DATA(nodes), store.nodes, count * sizeof(Node))
+        memcpy(cnp.PyArray_DATA(impurity), store.impurity, count * sizeof(double))
+        memcpy(cnp.PyArray_DATA(n_node_samples), store.n_node_samples, count * sizeof(int64_t))
+        memcpy(cnp.PyArray_DATA(weighted), store.weighted_n_node_samples, count * sizeof(double))
+        memcpy(cnp.PyArray_DATA(value), store.value, count * store.n_values * sizeof(double))
+    return {
+        "nodes": nodes,
+        "impurity": impurity,
+        "n_node_samples": n_node_samples,
+        "weighted_n_node_samples": weighted,
+        "value": value,
+        "max_depth": store.max_depth,
+    }
+
+
+cdef inline intp_t find_leaf(const Node* nodes, const float* row) noexcept nogil:
+    cdef intp_t node_id = 0
+    cdef const Node* node = nodes
+    while node.left_child != LEAF_CHILD:
+        if row[node.feature] <= node.threshold:
+            node_id = node.left_child
+        else:
+            node_id = node.right_child
+        node = &nodes[node_id]
+    return node_id
+
+
+cdef const Node* checked_nodes(object nodes) except NULL:
+    if not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.ndim != 1:
+        raise ValueError("tree nodes have an unexpected layout")
+    if not nodes.flags.c_contiguous or nodes.shape[0] == 0:
+        raise ValueError("tree nodes must be a non-empty contiguous array")
+    return <const Node*> cnp.PyArray_DATA(nodes)
+
+
+def apply_rows(object nodes, const float[:, ::1] X not None):
+    """Index of the leaf each row of X reaches."""
+    cdef const Node* node_array = checked_nodes(nodes)
+    cdef intp_t n_rows = X.shape[0]
+    cdef intp_t[::1] leaves = np.empty(n_rows, dtype=np.intp)
+    cdef intp_t row
+    with nogil:
+        for row in range(n_rows):
+            leaves[row] = find_leaf(node_array, &X[row, 0])
+    return np.asarray(leaves)
+
+
+def predict_leaf_labels(object nodes, const intp_t[::1] node_label not None,
+                        const float[:, ::1] X not None):
+    """Per row, ``node_label`` of the leaf it reaches (e.g. the majority class)."""
+    cdef const Node* node_array = checked_nodes(nodes)
+    cdef intp_t n_rows = X.shape[0]
+    cdef intp_t[::1] labels = np.empty(n_rows, dtype=np.intp)
+    cdef intp_t row
+    with nogil:
+        for row in range(n_rows):
+            labels[row] = node_label[find_leaf(node_array, &X[row, 0])]
+    return np.asarray(labels)
+
+
+def predict_leaf_values(object nodes, const double[::1] node_value not None,
+                        const float[:, ::1] X not None):
+    """Per row, the scalar ``node_value`` of the leaf it reaches (regression)."""
+    cdef const Node* node_array = checked_nodes(nodes)
+    cdef intp_t n_rows = X.shape[0]
+    cdef double[::1] predictions = np.empty(n_rows, dtype=np.float64)
+    cdef intp_t row
+    with nogil:
+        for row in range(n_rows):
+            predictions[row] = node_value[find_leaf(node_array, &X[row, 0])]
+    return np.asarray(predictions)
+
+
+def decision_paths(object nodes, const float[:, ::1] X not None):
+    """CSR parts (indptr, indices) of the nodes each row passes through."""
+    cdef const Node* node_array = checked_nodes(nodes)
+    cdef intp_t n_rows = X.shape[0]
+    cdef intp_t max_path = 0
+    cdef intp_t row, node_id, length
+    cdef intp_t[::1] indptr = np.zeros(n_rows + 1, dtype=np.intp)
+    cdef intp_t[::1] indices
+    cdef const float* values
+    with nogil:
+        for row in range(n_rows):
+            values = &X[row, 0]
+            node_id = 0
+            length = 1
+            while node_array[node_id].left_child != LEAF_CHILD:
+                if values[node_array[node_id].feature] <= node_array[node_id].threshold:
+                    node_id = node_array[node_id].left_child
+                else:
+                    node_id = node_array[node_id].right_child
+                length += 1
+            indptr[row + 1] = indptr[row] + length
+    indices = np.empty(indptr[n_rows], dtype=np.intp)
+    with nogil:
+        for row in range(n_rows):
+            values = &X[row, 0]
+            node_id = 0
+            length = indptr[row]
+            indices[length] = 0
+            while node_array[node_id].left_child != LEAF_CHILD:
+                if values[node_array[node_id].feature] <= node_array[node_id].threshold:
+                    node_id = node_array[node_id].left_child
+                else:
+                    node_id = node_array[node_id].right_child
+                length += 1
+                indices[length] = node_id
+    return np.asarray(indptr), np.asarray(indices)

@@ -1,0 +1,29 @@
+# Small helpers shared by the kernels: a random number generator that needs no
+# GIL, and the one sort routine every splitter uses.
+
+from libc.stdint cimport uint32_t, uint64_t
+
+ctypedef Py_ssize_t intp_t
+
+# A sort item packs a sample's feature rank into the high 32 bits and the sample
+# index into the low 32 bits, so that one integer sort orders samples by value.
+cdef inline uint64_t pack_item(uint32_t rank, uint32_t sample) noexcept nogil:
+    return ((<uint64_t> rank) << 32) | sample
+
+cdef inline uint32_t item_rank(uint64_t item) noexcept nogil:
+    return <uint32_t> (item >> 32)
+
+cdef inline uint32_t item_sample(uint64_t item) noexcept nogil:
+    return <uint32_t> (item & 0xFFFFFFFFu)
+
+# splitmix64: tiny state, good statistical quality, and trivially seedable.
+cdef uint64_t rng_next(uint64_t* state) noexcept nogil
+
+# Uniform integer in [0, n) for n >= 1.
+cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil
+
+# Sorts items ascending. rank_bits is the number of significant bits of the
+# ranks (the high halves). scratch must hold n items. Returns the buffer that
+# holds the sorted items: either items or scratch.
+cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
+                          int rank_bits) noexcept nogil

@@ -1,0 +1,159 @@
+# cython: language_level=3
+"""Random numbers and sorting for the nogil kernels."""
+
+from libc.string cimport memset
+
+# Below this size a comparison sort beats the radix sort's fixed cost of
+# clearing and scanning its digit histograms.
+cdef enum:
+    RADIX_MIN_ITEMS = 384
+    INSERTION_MAX_ITEMS = 16
+    DIGIT_BITS = 8
+    DIGIT_VALUES = 256
+
+
+cdef uint64_t rng_next(uint64_t* state) noexcept nogil:
+    state[0] += 0x9E3779B97F4A7C15u
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu
+    return z ^ (z >> 31)
+
+
+cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil:
+    # The modulo bias is below 2**-40 for any n a tree can have.
+    return <intp_t> (rng_next(state) % (<uint64_t> n))
+
+
+cdef inline void swap_items(uint64_t* items, intp_t i, intp_t j) noexcept nogil:
+    cdef uint64_t tmp = items[i]
+    items[i] = items[j]
+    items[j] = tmp
+
+
+cdef void insertion_sort(uint64_t* items, intp_t n) noexcept nogil:
+    cdef intp_t i, j
+    cdef uint64_t current
+    for i in range(1, n):
+        current = items[i]
+        j = i
+        while j > 0 and items[j - 1] > current:
+            items[j] = items[j - 1]
+            j -= 1
+        items[j] = current
+
+
+cdef void sift_down(uint64_t* items, intp_t root, intp_t n) noexcept nogil:
+    cdef intp_t child
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and items[child + 1] > items[child]:
+            child += 1
+        if items[root] >= items[child]:
+            return
+        swap_items(items, root, child)
+        root = child
+
+
+cdef void heap_sort(uint64_t* items, intp_t n) noexcept nogil:
+    cdef intp_t i
+    for i in range(n // 2 - 1, -1, -1):
+        sift_down(items, i, n)
+    for i in range(n - 1, 0, -1):
+        swap_items(items, 0, i)
+        sift_down(items, 0, i)
+
+
+cdef void intro_sort(uint64_t* items, intp_t n, int depth_budget) noexcept nogil:
+    # Items are distinct (each carries its own sample index), so a two-way
+    # partition around a median of three never degenerates on repeated ranks.
+    cdef intp_t low, high, middle
+    cdef uint64_t pivot
+    while n > INSERTION_MAX_ITEMS:
+        if depth_budget == 0:
+            heap_sort(items, n)
+            return
+        depth_budget -= 1
+        middle = n // 2
+        if items[middle] < items[0]:
+            swap_items(items, middle, 0)
+        if items[n - 1] < items[0]:
+            swap_items(items, n - 1, 0)
+        if items[n - 1] < items[middle]:
+            swap_items(items, n - 1, middle)
+        pivot = items[middle]
+        low = 0
+        high = n - 1
+        while True:
+            while items[low] < pivot:
+                low += 1
+            while items[high] > pivot:
+                high -= 1
+            if low >= high:
+                break
+            swap_items(items, low, high)
+            low += 1
+            high -= 1
+        # Recurse on the smaller part so the stack stays logarithmic.
+        if high + 1 < n - high - 1:
+            intro_sort(items, high + 1, depth_budget)
+            items = items + high + 1
+            n = n - high - 1
+        else:
+            intro_sort(items + high + 1, n - high - 1, depth_budget)
+            n = high + 1
+    insertion_sort(items, n)
+
+
+cdef uint64_t* radix_sort(uint64_t* items, uint64_t* scratch, intp_t n,
+                          int rank_bits) noexcept nogil:
+    # LSD radix sort on the rank half only: equal ranks keep their incoming
+    # order, which is all the sweep needs.
+    cdef intp_t counts[4][DIGIT_VALUES]
+    cdef int n_digits = (rank_bits + DIGIT_BITS - 1) // DIGIT_BITS
+    cdef int digit, shift
+    cdef intp_t i, total, count
+    cdef uint64_t item
+    cdef uint64_t* source = items
+    cdef uint64_t* target = scratch
+    cdef uint64_t* swap_buffer
+    if n_digits > 4:
+        n_digits = 4
+    memset(counts, 0, sizeof(counts))
+    for i in range(n):
+        item = items[i]
+        for digit in range(n_digits):
+            counts[digit][(item >> (32 + DIGIT_BITS * digit)) & (DIGIT_VALUES - 1)] += 1
+    for digit in range(n_digits):
+        shift = 32 + DIGIT_BITS * digit
+        # A digit shared by every item moves nothing.
+        if counts[digit][(source[0] >> shift) & (DIGIT_VALUES - 1)] == n:
+            continue
+        total = 0
+        for i in range(DIGIT_VALUES):
+            count = counts[digit][i]
+            counts[digit][i] = total
+            total += count
+        for i in range(n):
+            item = source[i]
+            target[counts[digit][(item >> shift) & (DIGIT_VALUES - 1)]] = item
+            counts[digit][(item >> shift) & (DIGIT_VALUES - 1)] += 1
+        swap_buffer = source
+        source = target
+        target = swap_buffer
+    return source
+
+
+cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
+                          int rank_bits) noexcept nogil:
+    cdef int depth_budget = 0
+    cdef intp_t size = n
+    if n < RADIX_MIN_ITEMS:
+        while size > 1:
+            depth_budget += 2
+            size >>= 1
+        intro_sort(items, n, depth_budget)
+        return items
+    return radix_sort(items, scratch, n, rank_bits)

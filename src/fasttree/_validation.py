@@ -1,0 +1,150 @@
+"""Input checks shared by the estimators: everything invalid stops here."""
+
+import numbers
+
+import numpy as np
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a method that needs a fitted estimator is called before ``fit``.
+
+    It is both a ``ValueError`` and an ``AttributeError``, like scikit-learn's.
+    """
+
+
+def feature_names_of(X):
+    """Column names of a DataFrame-like X when they are all strings, else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "dtypes"):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if len(names) and all(isinstance(name, str) for name in names):
+        return names
+    return None
+
+
+def check_array_2d(X, *, name="X", estimator=None):
+    """Convert X to a finite float32 C-contiguous 2-D array, or raise.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Numbers of any real dtype, in C or Fortran order, nested lists, or a
+        pandas DataFrame.
+    name : str
+        How the error messages call X.
+    estimator : str or None
+        Estimator name put in front of the error messages.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_samples, n_features)
+    """
+    prefix = f"{estimator}: " if estimator else ""
+    if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
+        X = X.to_numpy()
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{prefix}{name} is a sparse matrix; fasttree needs a dense array "
+                        "(call X.toarray())")
+    try:
+        array = np.asarray(X)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{prefix}{name} cannot be read as an array: {error}") from None
+    if array.dtype.kind in "OUSV" or array.dtype.kind == "M" or array.dtype.kind == "m":
+        try:
+            array = array.astype(np.float64)
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"{prefix}{name} must hold numbers; it holds values of dtype "
+                f"{array.dtype} that cannot be converted to float"
+            ) from None
+    if array.dtype.kind == "c":
+        raise ValueError(f"{prefix}{name} holds complex numbers; only real values are supported")
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{prefix}{name} has unsupported dtype {array.dtype}")
+    if array.ndim != 2:
+        hint = " (use X.reshape(-1, 1) for a single feature)" if array.ndim == 1 else ""
+        raise ValueError(f"{prefix}{name} must be 2-D, got {array.ndim}-D with shape "
+                         f"{array.shape}{hint}")
+    if array.shape[0] == 0:
+        raise ValueError(f"{prefix}{name} has 0 samples; at least 1 is required")
+    if array.shape[1] == 0:
+        raise ValueError(f"{prefix}{name} has 0 features; at least 1 is required")
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        bad = ~np.isfinite(array)
+        kind = "NaN" if np.isnan(array).any() else "infinity"
+        column = int(np.nonzero(bad.any(axis=0))[0][0])
+        raise ValueError(
+            f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in column "
+            f"{column}); missing and infinite values are not supported"
+        )
+    with np.errstate(over="ignore"):
+        converted = np.ascontiguousarray(array, dtype=np.float32)
+    if not np.isfinite(converted).all():
+        raise ValueError(f"{prefix}{name} has values too large for float32 "
+                         f"(|x| > {np.finfo(np.float32).max:.3g})")
+    return converted
+
+
+def check_sample_weight(sample_weight, n_samples, *, estimator=None):
+    """Validate ``sample_weight``: None (all ones) or n_samples finite values >= 0."""
+    prefix = f"{estimator}: " if estimator else ""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        weights = np.full(n_samples, sample_weight, dtype=np.float64)
+    else:
+        try:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+        except (ValueError, TypeError):
+            raise ValueError(f"{prefix}sample_weight must hold numbers") from None
+    if weights.ndim != 1 or weights.shape[0] != n_samples:
+        raise ValueError(f"{prefix}sample_weight has shape {weights.shape}; expected "
+                         f"({n_samples},), one weight per sample")
+    if not np.isfinite(weights).all():
+        raise ValueError(f"{prefix}sample_weight contains NaN or infinity")
+    if (weights < 0).any():
+        raise ValueError(f"{prefix}sample_weight contains negative values")
+    if not weights.sum() > 0:
+        raise ValueError(f"{prefix}sample_weight sums to zero; at least one sample "
+                         "needs a positive weight")
+    return np.ascontiguousarray(weights)
+
+
+def check_random_state(random_state):
+    """Turn None, an int, a Generator or a RandomState into a 64-bit seed."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(0, 2**63))
+    if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(
+            random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be non-negative, got {random_state}")
+        return int(np.random.default_rng(int(random_state)).integers(0, 2**63))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1)) * 2**32 + int(
+            random_state.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an int, a numpy Generator or a "
+                     f"RandomState; got {random_state!r}")
+
+
+def check_int_or_fraction(value, name, *, minimum_int, allow_none=False,
+                          fraction_open_low=True, fraction_max=1.0):
+    """Validate a parameter that is either a count (int) or a fraction (float)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
+        if value < minimum_int:
+            raise ValueError(f"{name} must be an int >= {minimum_int} or a float "
+                             f"fraction; got {value}")
+        return int(value)
+    if isinstance(value, (numbers.Real, np.floating)) and not isinstance(value, bool):
+        value = float(value)
+        low_ok = value > 0.0 if fraction_open_low else value >= 0.0
+        if not (low_ok and value <= fraction_max):
+            interval = "(0, {0}]" if fraction_open_low else "[0, {0}]"
+            raise ValueError(f"{name} as a float must be in {interval.format(fraction_max)}; "
+                             f"got {value}")
+        return value
+    raise TypeError(f"{name} must be an int or a float; got {value!r}")

@@ -1,0 +1,497 @@
+"""Decision trees for classification and regression."""
+
+import math
+import numbers
+
+import numpy as np
+
+from ._base import BaseEstimator, accuracy, r2_score
+from ._criterion import Entropy, Gini, Misclassification, SquaredError
+from ._features import rank_features
+from ._splitter import Splitter
+from ._structure import Tree
+from ._tree import build_tree, predict_leaf_labels, predict_leaf_values
+from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
+                          check_random_state, check_sample_weight, feature_names_of)
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+
+CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy,
+                           "misclassification": Misclassification}
+REGRESSION_CRITERIA = {"squared_error": SquaredError}
+
+# The kernel packs a sample index into 32 bits.
+MAX_SAMPLES = 2**32 - 1
+
+
+def resolve_max_features(max_features, n_features):
+    """Number of features to evaluate per node for a ``max_features`` setting."""
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(math.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(math.log2(n_features)))
+        raise ValueError(f"max_features must be an int, a float in (0, 1], 'sqrt', 'log2' "
+                         f"or None; got {max_features!r}")
+    value = check_int_or_fraction(max_features, "max_features", minimum_int=1)
+    if isinstance(value, float):
+        return max(1, int(value * n_features))
+    return min(value, n_features)
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Validation and growth shared by the classifier and the regressor."""
+
+    _criteria = {}
+
+    def _resolve_limits(self, n_samples, n_features):
+        """Check the hyper-parameters and turn fractions into counts."""
+        if not isinstance(self.criterion, str) or self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
+                             f"got {self.criterion!r}")
+        if self.max_depth is not None and (
+                not isinstance(self.max_depth, (numbers.Integral, np.integer))
+                or isinstance(self.max_depth, bool) or self.max_depth < 1):
+            raise ValueError(f"max_depth must be None or an int >= 1; got {self.max_depth!r}")
+        min_samples_split = check_int_or_fraction(self.min_samples_split, "min_samples_split",
+                                                  minimum_int=2)
+        if isinstance(min_samples_split, float):
+            min_samples_split = max(2, math.ceil(min_samples_split * n_samples))
+        min_samples_leaf = self.min_samples_leaf
+        if isinstance(min_samples_leaf, (float, np.floating)) and min_samples_leaf >= 1.0:
+            raise ValueError(f"min_samples_leaf as a float must be in (0, 1); "
+                             f"got {min_samples_leaf}")
+        min_samples_leaf = check_int_or_fraction(min_samples_leaf, "min_samples_leaf",
+                                                 minimum_int=1)
+        if isinstance(min_samples_leaf, float):
+            min_samples_leaf = max(1, math.ceil(min_samples_leaf * n_samples))
+        fraction = self.min_weight_fraction_leaf
+        if (not isinstance(fraction, (numbers.Real, np.floating)) or isinstance(fraction, bool)
+                or not 0.0 <= fraction <= 0.5):
+            raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; "
+                             f"got {fraction!r}")
+        decrease = self.min_impurity_decrease
+        if (not isinstance(decrease, (numbers.Real, np.floating)) or isinstance(decrease, bool)
+                or not decrease >= 0.0 or not math.isfinite(decrease)):
+            raise ValueError(f"min_impurity_decrease must be a finite float >= 0; "
+                             f"got {decrease!r}")
+        max_leaf_nodes = self.max_leaf_nodes
+        if max_leaf_nodes is not None and (
+                not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
+                or isinstance(max_leaf_nodes, bool) or max_leaf_nodes < 2):
+            raise ValueError(f"max_leaf_nodes must be None or an int >= 2; "
+                             f"got {max_leaf_nodes!r}")
+        return {
+            "max_depth": np.iinfo(np.int32).max if self.max_depth is None else int(self.max_depth),
+            "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
+            "min_samples_leaf": int(min_samples_leaf),
+            "min_weight_fraction_leaf": float(fraction),
+            "min_impurity_decrease": float(decrease),
+            "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+            "max_features": resolve_max_features(self.max_features, n_features),
+        }
+
+    def _validate_X_for_fit(self, X):
+        names = feature_names_of(X)
+        X = check_array_2d(X, estimator=type(self).__name__)
+        if X.shape[0] > MAX_SAMPLES:
+            raise ValueError(f"{type(self).__name__} supports at most {MAX_SAMPLES} samples")
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return X
+
+    def _grow(self, X, criterion, sample_weight):
+        """Grow ``tree_`` from validated float32 X and a bound criterion."""
+        n_samples, n_features = X.shape
+        limits = self._resolve_limits(n_samples, n_features)
+        self.max_features_ = limits["max_features"]
+        seed = check_random_state(self.random_state)
+        ranks, values, value_offsets = rank_features(X)
+        # Rows of zero weight take no part in the fit.
+        samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
+        weighted_n_total = float(sample_weight.sum())
+        splitter = Splitter(criterion, ranks, values, value_offsets, limits["max_features"],
+                            limits["min_samples_leaf"],
+                            limits["min_weight_fraction_leaf"] * weighted_n_total, seed)
+        arrays = build_tree(
+            splitter, samples, n_values=criterion.n_values,
+            max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
+            min_samples_leaf=limits["min_samples_leaf"],
+            min_weight_leaf=limits["min_weight_fraction_leaf"] * weighted_n_total,
+            min_impurity_decrease=limits["min_impurity_decrease"],
+            max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
+        self.tree_ = Tree(n_features, criterion.n_values, arrays)
+
+    def _check_fitted(self):
+        if not hasattr(self, "tree_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
+                                 "call 'fit' with appropriate arguments first")
+
+    def _validate_X_for_predict(self, X):
+        self._check_fitted()
+        names = feature_names_of(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted_names is not None and not np.array_equal(
+                names, fitted_names):
+            raise ValueError("the feature names of X differ from those seen in fit: "
+                             f"got {list(names)}, expected {list(fitted_names)}")
+        X = check_array_2d(X, estimator=type(self).__name__)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                             f"was fitted with {self.n_features_in_} features")
+        return X
+
+    def apply(self, X):
+        """Index of the leaf that each sample ends in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+        """
+        return self.tree_.apply(self._validate_X_for_predict(X))
+
+    def decision_path(self, X):
+        """Indicator matrix of the nodes that each sample passes through.
+
+        Requires scipy, which builds the sparse matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Entry (i, j) is 1 when sample i passes through node j.
+        """
+        X = self._validate_X_for_predict(X)
+        try:
+            from scipy.sparse import csr_matrix
+        except ImportError:
+            raise ImportError("decision_path returns a scipy sparse matrix; "
+                              "install scipy to use it") from None
+        indptr, indices = self.tree_.decision_path(X)
+        data = np.ones(indices.shape[0], dtype=np.intp)
+        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.tree_.node_count))
+
+    def get_depth(self):
+        """Depth of the tree: the longest path from the root to a leaf."""
+        self._check_fitted()
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves of the tree."""
+        self._check_fitted()
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total impurity decrease brought by each feature (sums to 1)."""
+        self._check_fitted()
+        return self.tree_.compute_feature_importances()
+
+
+class DecisionTreeClassifier(BaseDecisionTree):
+    """A CART classification tree grown with an exact sorted-threshold search.
+
+    Parameters
+    ----------
+    criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+        Impurity measure: Gini impurity, Shannon entropy in bits (the split
+        maximises information gain) or the misclassification rate 1 - max p.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until leaves are pure or too small.
+    min_samples_split : int or float, default=2
+        Fewest samples a node needs to be split (a float is a fraction of n).
+    min_samples_leaf : int or float, default=1
+        Fewest samples each child must keep (a float is a fraction of n).
+    min_weight_fraction_leaf : float, default=0.0
+        Least share of the total sample weight each child must keep.
+    max_features : int, float, {'sqrt', 'log2'} or None, default=None
+        Features evaluated at each node, drawn afresh at every node.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seed of the feature draws.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first (largest improvement first) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A node is split only if the weighted impurity decrease
+        ``N_t / N * (impurity - N_tL / N_t * left - N_tR / N_t * right)``
+        reaches this value.
+    class_weight : dict, 'balanced' or None, default=None
+        Weights multiplying the sample weights of each class; 'balanced' uses
+        ``n_samples / (n_classes * count(class))``.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels, sorted.
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X was a DataFrame with string column names.
+    max_features_ : int
+    tree_ : Tree
+        The fitted node arrays.
+    """
+
+    _criteria = CLASSIFICATION_CRITERIA
+    _estimator_type = "classifier"
+
+    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 class_weight=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numbers; converted once to float32.
+        y : array-like of shape (n_samples,)
+            Class labels of any hashable, sortable type.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; weight 2 counts like a duplicated row.
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X_for_fit(X)
+        self.classes_, class_index = encode_labels(y, X.shape[0], type(self).__name__)
+        self.n_classes_ = len(self.classes_)
+        self.n_outputs_ = 1
+        sample_weight = check_sample_weight(sample_weight, X.shape[0],
+                                            estimator=type(self).__name__)
+        sample_weight = sample_weight * class_weight_per_sample(
+            self.class_weight, self.classes_, class_index)
+        if not sample_weight.sum() > 0:
+            raise ValueError("the class weights leave every sample with weight zero")
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
+                             f"got {self.criterion!r}")
+        criterion = self._criteria[self.criterion](class_index, sample_weight, self.n_classes_)
+        self._grow(X, criterion, sample_weight)
+        self._leaf_class = np.argmax(self.tree_.node_values, axis=1).astype(np.intp)
+        return self
+
+    def predict(self, X):
+        """Most probable class of each sample (the first class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of the same type as those given to ``fit``.
+        """
+        X = self._validate_X_for_predict(X)
+        return self.classes_[predict_leaf_labels(self.tree_.nodes, self._leaf_class, X)]
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class fractions of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        leaves = self.tree_.apply(self._validate_X_for_predict(X))
+        return self.tree_.node_values[leaves]
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict(X)`` against ``y``."""
+        return accuracy(y, self.predict(X), sample_weight)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "tree_" in state:
+            self._leaf_class = np.argmax(self.tree_.node_values, axis=1).astype(np.intp)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_leaf_class", None)
+        return state
+
+
+class DecisionTreeRegressor(BaseDecisionTree):
+    """A CART regression tree grown with an exact sorted-threshold search.
+
+    Parameters
+    ----------
+    criterion : {'squared_error'}, default='squared_error'
+        Each split minimises the children's weighted variance.
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_features, random_state, max_leaf_nodes, min_impurity_decrease
+        As for :class:`DecisionTreeClassifier`.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+    max_features_ : int
+    tree_ : Tree
+    """
+
+    _criteria = REGRESSION_CRITERIA
+    _estimator_type = "regressor"
+
+    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X_for_fit(X)
+        target = check_regression_target(y, X.shape[0], type(self).__name__)
+        self.n_outputs_ = 1
+        sample_weight = check_sample_weight(sample_weight, X.shape[0],
+                                            estimator=type(self).__name__)
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
+                             f"got {self.criterion!r}")
+        criterion = self._criteria[self.criterion](target, sample_weight)
+        self._grow(X, criterion, sample_weight)
+        return self
+
+    def predict(self, X):
+        """Mean training target of each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        X = self._validate_X_for_predict(X)
+        return predict_leaf_values(self.tree_.nodes, self.tree_.node_values[:, 0].copy(), X)
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of ``predict(X)``."""
+        return r2_score(y, self.predict(X), sample_weight)
+
+
+def as_1d(y, n_samples, estimator):
+    """y as a 1-D array of n_samples entries (a single column is accepted)."""
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{estimator}: y must be 1-D (one target per sample); got shape "
+                         f"{y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{estimator}: y has {y.shape[0]} entries but X has {n_samples} "
+                         "samples")
+    return y
+
+
+def encode_labels(y, n_samples, estimator):
+    """Sorted distinct labels and every sample's index into them (int32)."""
+    y = as_1d(y, n_samples, estimator)
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"{estimator}: y contains NaN; every sample needs a class label")
+    if y.dtype.kind == "O" and any(label is None or (isinstance(label, float)
+                                   and math.isnan(label)) for label in y):
+        raise ValueError(f"{estimator}: y contains missing labels (None or NaN)")
+    try:
+        classes, class_index = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{estimator}: class labels must be of one sortable type; got a mix "
+                        f"of {sorted({type(label).__name__ for label in y})}") from None
+    return classes, np.ascontiguousarray(class_index.reshape(-1), dtype=np.int32)
+
+
+def class_weight_per_sample(class_weight, classes, class_index):
+    """Weight factor of every sample from ``class_weight``."""
+    if class_weight is None:
+        return np.ones(class_index.shape[0], dtype=np.float64)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
+                             f"got {class_weight!r}")
+        counts = np.bincount(class_index, minlength=len(classes))
+        per_class = class_index.shape[0] / (len(classes) * counts)
+        return per_class[class_index]
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
+                         f"got {type(class_weight).__name__}")
+    per_class = np.ones(len(classes), dtype=np.float64)
+    known = {label: position for position, label in enumerate(classes.tolist())}
+    for label, weight in class_weight.items():
+        if label not in known:
+            raise ValueError(f"class_weight names the class {label!r}, which is not in y "
+                             f"(classes: {classes.tolist()})")
+        if (not isinstance(weight, (numbers.Real, np.floating)) or not math.isfinite(weight)
+                or weight < 0):
+            raise ValueError(f"class_weight for class {label!r} must be a finite number >= 0; "
+                             f"got {weight!r}")
+        per_class[known[label]] = float(weight)
+    return per_class[class_index]
+
+
+def check_regression_target(y, n_samples, estimator):
+    """Finite float64 targets, one per sample."""
+    y = as_1d(y, n_samples, estimator)
+    try:
+        target = np.ascontiguousarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{estimator}: y must hold numbers for regression") from None
+    if not np.isfinite(target).all():
+        raise ValueError(f"{estimator}: y contains NaN or infinity")
+    return target
