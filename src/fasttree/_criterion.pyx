@@ -259,3 +259,18 @@ cdef class SquaredError(Criterion):
 
     cdef void node_value(self, double* out) noexcept nogil:
         out[0] = self.sum_total / self.weighted_n_node
+
+
+def node_statistics(Criterion criterion not None, const uint32_t[::1] samples not None):
+    """Impurity, weight and value of the node holding ``samples`` (for tests).
+
+    Returns
+    -------
+    dict with keys ``impurity``, ``weighted_n_node`` and ``value``.
+    """
+    value = np.empty(criterion.n_values, dtype=np.float64)
+    cdef double[::1] value_view = value
+    criterion.init_node(&samples[0], 0, samples.shape[0])
+    criterion.node_value(&value_view[0])
+    return {"impurity": criterion.node_impurity(),
+            "weighted_n_node": criterion.weighted_n_node, "value": value}

@@ -198,3 +198,34 @@ cdef class Splitter:
         best.impurity_right = self.criterion.node_impurity()
         best.weighted_n_right = self.criterion.weighted_n_node
         return 0
+
+
+def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
+    """Best split of the node holding ``samples`` (for tests and inspection).
+
+    ``samples`` is partitioned in place, the left child first. Returns None
+    when no valid split exists, else a dict with ``feature``, ``threshold``,
+    ``position`` (number of samples going left), ``improvement`` (the node's
+    impurity minus the weighted impurities of the children), and the children's
+    ``impurity_left`` / ``impurity_right``.
+    """
+    cdef SplitRecord record
+    cdef intp_t n_constants
+    cdef double impurity, weighted_n_node
+    splitter.criterion.init_node(&samples[0], 0, samples.shape[0])
+    impurity = splitter.criterion.node_impurity()
+    weighted_n_node = splitter.criterion.weighted_n_node
+    with nogil:
+        splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record, &n_constants)
+    if record.feature < 0:
+        return None
+    return {
+        "feature": record.feature,
+        "threshold": np.float32(record.threshold),
+        "position": record.position,
+        "improvement": impurity
+        - record.weighted_n_left / weighted_n_node * record.impurity_left
+        - record.weighted_n_right / weighted_n_node * record.impurity_right,
+        "impurity_left": record.impurity_left,
+        "impurity_right": record.impurity_right,
+    }

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from ._tree import NODE_DTYPE, apply_rows, decision_paths
+from ._threads import map_rows
+from ._tree import (NODE_DTYPE, apply_rows, decision_paths, predict_leaf_labels,
+                    predict_leaf_values, walk_nodes)
 
 FORMAT_VERSION = 1
 
@@ -40,6 +42,10 @@ class Tree:
         self._value = arrays["value"]
         self.max_depth = int(arrays["max_depth"])
         self._validate()
+        self._walk = walk_nodes(self._nodes)
+        # Derived once here, not stored in pickles.
+        self._majority_class = np.argmax(self._value, axis=1).astype(np.intp)
+        self._first_value = np.ascontiguousarray(self._value[:, 0])
 
     @property
     def node_count(self):
@@ -83,13 +89,28 @@ class Tree:
         return self._nodes
 
     @property
+    def walk(self):
+        """The nodes with every leaf looping to itself, as prediction reads them."""
+        return self._walk
+
+    @property
     def node_values(self):
         """``value`` as a 2-D array (node_count, n_values)."""
         return self._value
 
     def apply(self, X):
         """Leaf index of every row of a validated float32 C-contiguous X."""
-        return apply_rows(self._nodes, X)
+        return map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), self._walk)
+
+    def predict_class_index(self, X):
+        """Index of the majority class of every row's leaf (the first on ties)."""
+        return map_rows(predict_leaf_labels, X, np.empty(X.shape[0], dtype=np.intp),
+                        self._walk, self._majority_class)
+
+    def predict_mean(self, X):
+        """Value (the mean target, for regression trees) of every row's leaf."""
+        return map_rows(predict_leaf_values, X, np.empty(X.shape[0], dtype=np.float64),
+                        self._walk, self._first_value)
 
     def decision_path(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""

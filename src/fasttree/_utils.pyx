@@ -157,3 +157,29 @@ cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
         intro_sort(items, n, depth_budget)
         return items
     return radix_sort(items, scratch, n, rank_bits)
+
+
+def sorted_items(uint64_t[::1] items not None, int rank_bits):
+    """Sort a copy of ``items`` with the kernel's sort (for tests).
+
+    Parameters
+    ----------
+    items : ndarray of uint64
+        Packed items: rank in the high 32 bits, sample in the low 32.
+    rank_bits : int
+        Significant bits of the largest rank.
+
+    Returns
+    -------
+    ndarray of uint64
+    """
+    import numpy as np
+    cdef uint64_t[::1] work = np.array(items, dtype=np.uint64, copy=True)
+    cdef uint64_t[::1] scratch = np.empty(max(items.shape[0], 1), dtype=np.uint64)
+    cdef uint64_t* result
+    cdef intp_t n = items.shape[0]
+    if n == 0:
+        return np.asarray(work)
+    with nogil:
+        result = sort_items(&work[0], &scratch[0], n, rank_bits)
+    return np.asarray(work if result == &work[0] else scratch[:n]).copy()

@@ -70,19 +70,21 @@ def check_array_2d(X, *, name="X", estimator=None):
         raise ValueError(f"{prefix}{name} has 0 samples; at least 1 is required")
     if array.shape[1] == 0:
         raise ValueError(f"{prefix}{name} has 0 features; at least 1 is required")
-    if array.dtype.kind == "f" and not np.isfinite(array).all():
-        bad = ~np.isfinite(array)
+    with np.errstate(over="ignore"):
+        converted = np.ascontiguousarray(array, dtype=np.float32)
+    # One pass over the converted values catches NaN, infinity and values
+    # that overflowed float32; the slow diagnosis runs only on failure.
+    if converted.dtype.kind == "f" and not np.isfinite(converted).all():
+        bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+        if not bad.any():
+            raise ValueError(f"{prefix}{name} has values too large for float32 "
+                             f"(|x| > {np.finfo(np.float32).max:.3g})")
         kind = "NaN" if np.isnan(array).any() else "infinity"
         column = int(np.nonzero(bad.any(axis=0))[0][0])
         raise ValueError(
             f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in column "
             f"{column}); missing and infinite values are not supported"
         )
-    with np.errstate(over="ignore"):
-        converted = np.ascontiguousarray(array, dtype=np.float32)
-    if not np.isfinite(converted).all():
-        raise ValueError(f"{prefix}{name} has values too large for float32 "
-                         f"(|x| > {np.finfo(np.float32).max:.3g})")
     return converted
 
 

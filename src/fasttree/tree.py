@@ -10,7 +10,7 @@ from ._criterion import Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
-from ._tree import build_tree, predict_leaf_labels, predict_leaf_values
+from ._tree import build_tree
 from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 
@@ -292,7 +292,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
                              f"got {self.criterion!r}")
         criterion = self._criteria[self.criterion](class_index, sample_weight, self.n_classes_)
         self._grow(X, criterion, sample_weight)
-        self._leaf_class = np.argmax(self.tree_.node_values, axis=1).astype(np.intp)
         return self
 
     def predict(self, X):
@@ -308,7 +307,7 @@ class DecisionTreeClassifier(BaseDecisionTree):
             Labels of the same type as those given to ``fit``.
         """
         X = self._validate_X_for_predict(X)
-        return self.classes_[predict_leaf_labels(self.tree_.nodes, self._leaf_class, X)]
+        return self.classes_[self.tree_.predict_class_index(X)]
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class fractions of each sample's leaf.
@@ -333,16 +332,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
     def score(self, X, y, sample_weight=None):
         """Accuracy of ``predict(X)`` against ``y``."""
         return accuracy(y, self.predict(X), sample_weight)
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "tree_" in state:
-            self._leaf_class = np.argmax(self.tree_.node_values, axis=1).astype(np.intp)
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_leaf_class", None)
-        return state
 
 
 class DecisionTreeRegressor(BaseDecisionTree):
@@ -418,7 +407,7 @@ class DecisionTreeRegressor(BaseDecisionTree):
         ndarray of float64, shape (n_samples,)
         """
         X = self._validate_X_for_predict(X)
-        return predict_leaf_values(self.tree_.nodes, self.tree_.node_values[:, 0].copy(), X)
+        return self.tree_.predict_mean(X)
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of ``predict(X)``."""

@@ -1,0 +1,46 @@
+"""Spreading nogil row kernels over threads."""
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+# Below this many rows a thread hand-off costs more than it saves.
+MIN_ROWS_PER_THREAD = 8192
+
+_pool = None
+
+
+def available_cores():
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _shared_pool():
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=available_cores(),
+                                   thread_name_prefix="fasttree")
+    return _pool
+
+
+def map_rows(kernel, X, out, *args):
+    """Run ``kernel(*args, X_part, out_part)`` on row blocks of X, in parallel.
+
+    The kernel releases the GIL, so the blocks run on all cores at once.
+    Returns ``out``.
+    """
+    n_rows = X.shape[0]
+    n_blocks = min(available_cores(), n_rows // MIN_ROWS_PER_THREAD)
+    if n_blocks <= 1:
+        kernel(*args, X, out)
+        return out
+    bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)
+    futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop])
+               for start, stop in zip(bounds[:-1], bounds[1:])]
+    for future in futures:
+        future.result()
+    return out
