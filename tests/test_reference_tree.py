@@ -266,7 +266,8 @@ def test_agrees_with_scikit_learn_when_there_are_no_ties(criterion, kwargs):
     # scikit-learn visits features in a random order, so only data without
     # tied best splits can be compared; several random_state values check
     # that these cases have none.
-    tree_module = pytest.importorskip("sklearn.tree")
+    from sklearn import tree as tree_module
+
     X, y = noisy_classes(n_samples=150, n_features=3, seed=11)
     if criterion == "squared_error":
         y = X[:, 0] * 2.0 + np.random.default_rng(12).normal(size=len(X))

@@ -105,27 +105,30 @@ class BaseDecisionTree(BaseEstimator):
             del self.feature_names_in_
         return X
 
-    def _grow(self, X, criterion, sample_weight):
-        """Grow ``tree_`` from validated float32 X and a bound criterion."""
-        n_samples, n_features = X.shape
-        limits = self._resolve_limits(n_samples, n_features)
+    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0):
+        """Grow ``tree_`` from validated float32 X and a bound criterion.
+
+        ``value_offset`` is added to the node values (the regressor centres
+        its target).
+        """
         self.max_features_ = limits["max_features"]
+        min_weight_leaf = limits["min_weight_fraction_leaf"] * float(sample_weight.sum())
         seed = check_random_state(self.random_state)
         ranks, values, value_offsets = rank_features(X)
         # Rows of zero weight take no part in the fit.
         samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
         weighted_n_total = float(sample_weight.sum())
         splitter = Splitter(criterion, ranks, values, value_offsets, limits["max_features"],
-                            limits["min_samples_leaf"],
-                            limits["min_weight_fraction_leaf"] * weighted_n_total, seed)
+                            limits["min_samples_leaf"], min_weight_leaf, seed)
         arrays = build_tree(
             splitter, samples, n_values=criterion.n_values,
             max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
             min_samples_leaf=limits["min_samples_leaf"],
-            min_weight_leaf=limits["min_weight_fraction_leaf"] * weighted_n_total,
+            min_weight_leaf=min_weight_leaf,
             min_impurity_decrease=limits["min_impurity_decrease"],
             max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
-        self.tree_ = Tree(n_features, criterion.n_values, arrays)
+        arrays["value"] += value_offset
+        self.tree_ = Tree(X.shape[1], criterion.n_values, arrays)
 
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
@@ -287,11 +290,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
             self.class_weight, self.classes_, class_index)
         if not sample_weight.sum() > 0:
             raise ValueError("the class weights leave every sample with weight zero")
-        if self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
-                             f"got {self.criterion!r}")
+        limits = self._resolve_limits(*X.shape)
         criterion = self._criteria[self.criterion](class_index, sample_weight, self.n_classes_)
-        self._grow(X, criterion, sample_weight)
+        self._grow(X, criterion, sample_weight, limits)
         return self
 
     def predict(self, X):
@@ -388,11 +389,12 @@ class DecisionTreeRegressor(BaseDecisionTree):
         self.n_outputs_ = 1
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
-        if self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
-                             f"got {self.criterion!r}")
-        criterion = self._criteria[self.criterion](target, sample_weight)
-        self._grow(X, criterion, sample_weight)
+        # Sums of squares lose precision when the mean is large against the
+        # spread; centring the target first keeps the variance exact.
+        limits = self._resolve_limits(*X.shape)
+        offset = float(np.average(target, weights=sample_weight))
+        criterion = self._criteria[self.criterion](target - offset, sample_weight)
+        self._grow(X, criterion, sample_weight, limits, value_offset=offset)
         return self
 
     def predict(self, X):
