@@ -183,3 +183,51 @@ def sorted_items(uint64_t[::1] items not None, int rank_bits):
     with nogil:
         result = sort_items(&work[0], &scratch[0], n, rank_bits)
     return np.asarray(work if result == &work[0] else scratch[:n]).copy()
+
+
+def dense_ranks(const float[:, ::1] columns not None, const intp_t[:, ::1] order not None):
+    """Dense ranks of every feature's values, given each feature's sort order.
+
+    Parameters
+    ----------
+    columns : ndarray of float32, shape (n_features, n_samples)
+    order : ndarray of intp, shape (n_features, n_samples)
+        ``columns[f, order[f]]`` is sorted ascending.
+
+    Returns
+    -------
+    ranks : ndarray of uint32, shape (n_features, n_samples)
+    values : ndarray of float32
+        Each feature's distinct values, ascending, the features one after another.
+    value_offsets : ndarray of intp, shape (n_features + 1,)
+    """
+    import numpy as np
+    cdef intp_t n_features = columns.shape[0]
+    cdef intp_t n_samples = columns.shape[1]
+    ranks = np.empty((n_features, n_samples), dtype=np.uint32)
+    values = np.empty(n_features * n_samples, dtype=np.float32)
+    value_offsets = np.zeros(n_features + 1, dtype=np.intp)
+    cdef uint32_t[:, ::1] rank_view = ranks
+    cdef float[::1] value_view = values
+    cdef intp_t[::1] offset_view = value_offsets
+    cdef intp_t feature, position, sample, n_values = 0
+    cdef uint32_t rank
+    cdef float value, previous
+    with nogil:
+        for feature in range(n_features):
+            offset_view[feature] = n_values
+            rank = 0
+            for position in range(n_samples):
+                sample = order[feature, position]
+                value = columns[feature, sample]
+                if position == 0:
+                    value_view[n_values] = value
+                    n_values += 1
+                elif value != previous:
+                    rank += 1
+                    value_view[n_values] = value
+                    n_values += 1
+                rank_view[feature, sample] = rank
+                previous = value
+        offset_view[n_features] = n_values
+    return ranks, values[:n_values].copy(), value_offsets
