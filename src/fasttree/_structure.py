@@ -36,10 +36,12 @@ class Tree:
         self.n_features = int(n_features)
         self.n_values = int(n_values)
         self._nodes = arrays["nodes"]
-        self.impurity = arrays["impurity"]
-        self.n_node_samples = arrays["n_node_samples"]
-        self.weighted_n_node_samples = arrays["weighted_n_node_samples"]
-        self._value = arrays["value"]
+        # Loaded models may hold anything: coerce and let _validate judge.
+        self.impurity = _float_array(arrays["impurity"], "impurity")
+        self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
+        self.weighted_n_node_samples = _float_array(arrays["weighted_n_node_samples"],
+                                                    "weighted_n_node_samples")
+        self._value = _float_array(arrays["value"], "value")
         self.max_depth = int(arrays["max_depth"])
         self._validate()
         self._walk = walk_nodes(self._nodes)
@@ -193,3 +195,10 @@ class Tree:
         feature = nodes["feature"][internal]
         if ((feature < 0) | (feature >= self.n_features)).any():
             raise ValueError("corrupt fasttree model: a split feature is out of range")
+
+
+def _float_array(values, name):
+    try:
+        return np.ascontiguousarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"corrupt fasttree model: {name} is not numeric") from None

@@ -38,7 +38,10 @@ def resolve_max_features(max_features, n_features):
     value = check_int_or_fraction(max_features, "max_features", minimum_int=1)
     if isinstance(value, float):
         return max(1, int(value * n_features))
-    return min(value, n_features)
+    if value > n_features:
+        raise ValueError(f"max_features={value} exceeds the number of features "
+                         f"({n_features})")
+    return value
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -94,24 +97,35 @@ class BaseDecisionTree(BaseEstimator):
         }
 
     def _validate_X_for_fit(self, X):
+        """Validated float32 X and its feature names (None without names)."""
         names = feature_names_of(X)
         X = check_array_2d(X, estimator=type(self).__name__)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{type(self).__name__} supports at most {MAX_SAMPLES} samples")
-        self.n_features_in_ = X.shape[1]
-        if names is not None:
-            self.feature_names_in_ = names
+        return X, names
+
+    def _set_fitted(self, tree, feature_names, limits, **attributes):
+        """Publish the fitted attributes together, once the fit has succeeded.
+
+        A failed refit thus leaves the previous model whole.
+        """
+        self.tree_ = tree
+        self.n_features_in_ = tree.n_features
+        self.n_outputs_ = 1
+        self.max_features_ = limits["max_features"]
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return X
+        for name, value in attributes.items():
+            setattr(self, name, value)
 
     def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0):
-        """Grow ``tree_`` from validated float32 X and a bound criterion.
+        """Grow a Tree from validated float32 X and a bound criterion.
 
         ``value_offset`` is added to the node values (the regressor centres
         its target).
         """
-        self.max_features_ = limits["max_features"]
         min_weight_leaf = limits["min_weight_fraction_leaf"] * float(sample_weight.sum())
         seed = check_random_state(self.random_state)
         ranks, values, value_offsets = rank_features(X)
@@ -128,12 +142,15 @@ class BaseDecisionTree(BaseEstimator):
             min_impurity_decrease=limits["min_impurity_decrease"],
             max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
         arrays["value"] += value_offset
-        self.tree_ = Tree(X.shape[1], criterion.n_values, arrays)
+        return Tree(X.shape[1], criterion.n_values, arrays)
 
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
                                  "call 'fit' with appropriate arguments first")
+        if getattr(self, "n_features_in_", None) != self.tree_.n_features:
+            raise ValueError(f"corrupt {type(self).__name__}: n_features_in_ does not match "
+                             "the fitted tree")
 
     def _validate_X_for_predict(self, X):
         self._check_fitted()
@@ -160,7 +177,8 @@ class BaseDecisionTree(BaseEstimator):
         -------
         ndarray of int, shape (n_samples,)
         """
-        return self.tree_.apply(self._validate_X_for_predict(X))
+        X = self._validate_X_for_predict(X)
+        return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Indicator matrix of the nodes that each sample passes through.
@@ -280,20 +298,26 @@ class DecisionTreeClassifier(BaseDecisionTree):
         -------
         self
         """
-        X = self._validate_X_for_fit(X)
-        self.classes_, class_index = encode_labels(y, X.shape[0], type(self).__name__)
-        self.n_classes_ = len(self.classes_)
-        self.n_outputs_ = 1
+        X, feature_names = self._validate_X_for_fit(X)
+        classes, class_index = encode_labels(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
         sample_weight = sample_weight * class_weight_per_sample(
-            self.class_weight, self.classes_, class_index)
+            self.class_weight, classes, class_index)
         if not sample_weight.sum() > 0:
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
-        criterion = self._criteria[self.criterion](class_index, sample_weight, self.n_classes_)
-        self._grow(X, criterion, sample_weight, limits)
+        criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
+        tree = self._grow(X, criterion, sample_weight, limits)
+        self._set_fitted(tree, feature_names, limits, classes_=classes,
+                         n_classes_=len(classes))
         return self
+
+    def _check_fitted(self):
+        super()._check_fitted()
+        if len(getattr(self, "classes_", ())) != self.tree_.n_values:
+            raise ValueError(f"corrupt {type(self).__name__}: classes_ does not match the "
+                             "fitted tree")
 
     def predict(self, X):
         """Most probable class of each sample (the first class on ties).
@@ -322,8 +346,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        leaves = self.tree_.apply(self._validate_X_for_predict(X))
-        return self.tree_.node_values[leaves]
+        X = self._validate_X_for_predict(X)
+        return self.tree_.node_values[self.tree_.apply(X)]
 
     def predict_log_proba(self, X):
         """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
@@ -384,9 +408,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         -------
         self
         """
-        X = self._validate_X_for_fit(X)
+        X, feature_names = self._validate_X_for_fit(X)
         target = check_regression_target(y, X.shape[0], type(self).__name__)
-        self.n_outputs_ = 1
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
         # Sums of squares lose precision when the mean is large against the
@@ -394,7 +417,8 @@ class DecisionTreeRegressor(BaseDecisionTree):
         limits = self._resolve_limits(*X.shape)
         offset = float(np.average(target, weights=sample_weight))
         criterion = self._criteria[self.criterion](target - offset, sample_weight)
-        self._grow(X, criterion, sample_weight, limits, value_offset=offset)
+        tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset)
+        self._set_fitted(tree, feature_names, limits)
         return self
 
     def predict(self, X):

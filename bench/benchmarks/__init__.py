@@ -1,0 +1,1 @@
+"""asv benchmarks for fasttree; see ``bench/asv.conf.json``."""

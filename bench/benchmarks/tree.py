@@ -1,0 +1,96 @@
+"""Timing benchmarks for fasttree's single decision trees.
+
+Each benchmark grows a full-depth tree (the defaults) on synthetic data from
+scikit-learn, with X as float32, the dtype fasttree works in.
+"""
+
+import numpy as np
+from sklearn.datasets import make_classification, make_regression
+
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+
+# (n_samples, n_features)
+SIZES = [(10_000, 20), (100_000, 50)]
+
+
+def _classification(n_samples, n_features):
+    X, y = make_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=min(20, n_features // 2),
+        random_state=0,
+    )
+    return X.astype(np.float32), y
+
+
+def _regression(n_samples, n_features):
+    X, y = make_regression(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=min(20, n_features // 2),
+        noise=1.0,
+        random_state=0,
+    )
+    return X.astype(np.float32), y
+
+
+class _Sized:
+    params = [SIZES]
+    param_names = ["n_samples, n_features"]
+    # A full-depth fit on 100k x 50 takes seconds, so one call per sample is
+    # plenty and a few samples keep a run of the suite within minutes.
+    number = 1
+    repeat = (1, 3, 60.0)
+    warmup_time = 0.0
+    timeout = 600
+
+    # Filled in by the concrete classes below.
+    estimator = None
+    make_data = None
+
+    def setup(self, size):
+        self.X, self.y = self.make_data(*size)
+
+
+class _Fit(_Sized):
+    def time_fit(self, size):
+        self.estimator(random_state=0).fit(self.X, self.y)
+
+
+class _Predict(_Sized):
+    def setup(self, size):
+        # Fitting lives here, outside the timed call, and only in the predict
+        # benchmarks so that time_fit's setup stays cheap.
+        super().setup(size)
+        self.model = self.estimator(random_state=0).fit(self.X, self.y)
+
+    def time_predict(self, size):
+        self.model.predict(self.X)
+
+
+class TreeClassifierFit(_Fit):
+    """``DecisionTreeClassifier()`` (gini, full depth): fit."""
+
+    estimator = DecisionTreeClassifier
+    make_data = staticmethod(_classification)
+
+
+class TreeClassifierPredict(_Predict):
+    """``DecisionTreeClassifier()`` (gini, full depth): predict on the training X."""
+
+    estimator = DecisionTreeClassifier
+    make_data = staticmethod(_classification)
+
+
+class TreeRegressorFit(_Fit):
+    """``DecisionTreeRegressor()`` (squared error, full depth): fit."""
+
+    estimator = DecisionTreeRegressor
+    make_data = staticmethod(_regression)
+
+
+class TreeRegressorPredict(_Predict):
+    """``DecisionTreeRegressor()`` (squared error, full depth): predict on the training X."""
+
+    estimator = DecisionTreeRegressor
+    make_data = staticmethod(_regression)

@@ -1,0 +1,358 @@
+"""The estimator API of fasttree.tree: methods, fitted attributes, tree_ arrays,
+input forms, parameters and scikit-learn interplay.
+
+Randomness, max_features, sample weights, pickling and the stopping rules are
+in test_tree_fitting.py.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, check_cv
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+def classification_data(n_samples=300, n_features=5, n_classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    scores = X[:, :n_classes] + 0.7 * rng.normal(size=(n_samples, n_classes))
+    return X, np.argmax(scores, axis=1)
+
+
+def regression_data(n_samples=300, n_features=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    return X, 2.0 * X[:, 0] + np.sin(3.0 * X[:, 1]) + 0.3 * rng.normal(size=n_samples)
+
+
+def data_for(estimator_class, **kwargs):
+    if estimator_class is DecisionTreeClassifier:
+        return classification_data(**kwargs)
+    return regression_data(**kwargs)
+
+
+def tree_arrays(estimator):
+    t = estimator.tree_
+    return (t.children_left, t.children_right, t.feature, t.threshold, t.value)
+
+
+def assert_same_tree(first, second):
+    for a, b in zip(tree_arrays(first), tree_arrays(second)):
+        np.testing.assert_array_equal(a, b)
+
+
+def walk_to_leaf(tree, row):
+    """The test's own reading of the arrays: x[feature] <= threshold goes left."""
+    node, path = 0, [0]
+    while tree.children_left[node] != -1:
+        go_left = np.float32(row[tree.feature[node]]) <= tree.threshold[node]
+        node = tree.children_left[node] if go_left else tree.children_right[node]
+        path.append(node)
+    return node, path
+
+
+def node_depths(tree):
+    depth = np.zeros(tree.node_count, dtype=int)
+    for node in range(tree.node_count):  # children always follow their parent
+        if tree.children_left[node] != -1:
+            depth[tree.children_left[node]] = depth[tree.children_right[node]] = depth[node] + 1
+    return depth
+
+
+# -- methods -------------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_fit_returns_the_estimator_itself(estimator_class):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(max_depth=3)
+    assert estimator.fit(X, y) is estimator
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, 7, -1]), np.array(["cat", "dog", "emu"]), np.array([True, False]),
+    np.array([10, 2, 5, 40]), np.array(["b", "a", "c"], dtype=object)],
+    ids=["int", "str", "bool", "unsorted-int", "object-str"])
+def test_predict_returns_the_original_labels(labels):
+    X, codes = classification_data(n_classes=3)
+    y = labels[codes % len(labels)]
+    tree = DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_array_equal(tree.classes_, np.sort(np.unique(y)))
+    predictions = tree.predict(X)
+    np.testing.assert_array_equal(predictions, y)  # distinct rows: a full tree is exact
+    assert predictions.dtype == tree.classes_.dtype
+    assert set(tree.predict(X + 0.01).tolist()) <= set(labels.tolist())
+
+
+def test_predict_proba_rows_sum_to_one_with_columns_in_classes_order():
+    X, codes = classification_data(n_classes=3)
+    y = np.array(["zebra", "ant", "moose"])[codes]
+    tree = DecisionTreeClassifier(max_depth=4).fit(X, y)
+    proba = tree.predict_proba(X)
+    assert proba.shape == (len(y), 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(tree.classes_[np.argmax(proba, axis=1)], tree.predict(X))
+    full = DecisionTreeClassifier().fit(X, y)
+    column = np.searchsorted(full.classes_, y)
+    np.testing.assert_array_equal(full.predict_proba(X)[np.arange(len(y)), column], 1.0)
+
+
+def test_predict_log_proba_is_the_log_of_predict_proba():
+    X, y = classification_data()
+    tree = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    with np.errstate(divide="ignore"):
+        expected = np.log(tree.predict_proba(X))
+    np.testing.assert_array_equal(tree.predict_log_proba(X), expected)
+    assert np.isneginf(tree.predict_log_proba(X)).any()  # some leaf lacks a class
+
+
+def test_score_is_accuracy_for_the_classifier_and_r2_for_the_regressor():
+    X, y = classification_data()
+    weights = np.random.default_rng(1).uniform(0.1, 3.0, size=len(y))
+    clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    assert clf.score(X, y) == pytest.approx(accuracy_score(y, clf.predict(X)))
+    assert clf.score(X, y, weights) == pytest.approx(
+        accuracy_score(y, clf.predict(X), sample_weight=weights))
+    X, y = regression_data()
+    reg = DecisionTreeRegressor(max_depth=3).fit(X, y)
+    assert reg.score(X, y) == pytest.approx(r2_score(y, reg.predict(X)))
+    assert reg.score(X, y, weights) == pytest.approx(
+        r2_score(y, reg.predict(X), sample_weight=weights))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_apply_and_decision_path_follow_the_tree_arrays(estimator_class):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(max_depth=6).fit(X, y)
+    tree = estimator.tree_
+    X_new = np.vstack([X, np.random.default_rng(5).normal(size=(200, X.shape[1]))])
+    leaves = estimator.apply(X_new)
+    assert np.all(tree.children_left[leaves] == -1)
+    path = estimator.decision_path(X_new)
+    assert scipy.sparse.issparse(path) and path.format == "csr"
+    assert path.shape == (len(X_new), tree.node_count)
+    depth = node_depths(tree)
+    np.testing.assert_array_equal(np.asarray(path.sum(axis=1)).ravel(), depth[leaves] + 1)
+    for row in range(len(X_new)):
+        leaf, walked = walk_to_leaf(tree, X_new[row])
+        assert leaves[row] == leaf
+        np.testing.assert_array_equal(np.sort(path[row].indices), np.sort(walked))
+        assert 0 in path[row].indices and leaf in path[row].indices
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_predicting_many_rows_at_once_equals_predicting_them_in_small_batches(
+        estimator_class):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(min_samples_leaf=2).fit(X, y)
+    X_big = np.random.default_rng(6).normal(size=(50_000, X.shape[1]))  # several threads
+    batches = np.array_split(np.arange(len(X_big)), 40)
+    for method in ("predict", "apply"):
+        whole = getattr(estimator, method)(X_big)
+        pieces = np.concatenate([getattr(estimator, method)(X_big[b]) for b in batches])
+        np.testing.assert_array_equal(whole, pieces)
+    leaves = estimator.apply(X_big)
+    for row in range(0, len(X_big), 997):
+        assert leaves[row] == walk_to_leaf(estimator.tree_, X_big[row])[0]
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_get_depth_and_get_n_leaves_agree_with_tree_(estimator_class):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(min_samples_leaf=5).fit(X, y)
+    tree = estimator.tree_
+    assert estimator.get_depth() == tree.max_depth == node_depths(tree).max()
+    assert estimator.get_n_leaves() == tree.n_leaves == np.sum(tree.children_left == -1)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_feature_importances_sum_to_one_and_ignore_a_constant_feature(estimator_class):
+    X, y = data_for(estimator_class)
+    X = np.column_stack([X[:, :2], np.full(len(X), 4.0), X[:, 2:]])
+    importances = estimator_class(max_depth=5).fit(X, y).feature_importances_
+    assert importances.shape == (X.shape[1],)
+    assert importances.sum() == pytest.approx(1.0)
+    assert importances[2] == 0.0 and np.all(importances >= 0.0)
+
+
+def test_feature_names_in_come_from_a_dataframe_only():
+    X, y = classification_data()
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    tree = DecisionTreeClassifier(max_depth=3).fit(frame, pd.Series(y))
+    assert tree.n_features_in_ == 5
+    np.testing.assert_array_equal(tree.feature_names_in_, ["a", "b", "c", "d", "e"])
+    np.testing.assert_array_equal(tree.predict(frame), tree.predict(X))
+    with pytest.raises(ValueError, match="feature names"):
+        tree.predict(frame.rename(columns={"c": "z"}))
+    with pytest.raises(ValueError, match="feature names"):
+        tree.predict(frame[["b", "a", "c", "d", "e"]])
+    tree.fit(X, y)
+    assert not hasattr(tree, "feature_names_in_")
+
+
+def test_pandas_series_targets_are_accepted():
+    X, codes = classification_data()
+    y = pd.Series(np.array(["no", "yes", "maybe"])[codes], name="answer")
+    tree = DecisionTreeClassifier(max_depth=3).fit(pd.DataFrame(X), y)
+    np.testing.assert_array_equal(tree.predict(X), DecisionTreeClassifier(max_depth=3).fit(
+        X, y.to_numpy()).predict(X))
+    X, target = regression_data()
+    reg = DecisionTreeRegressor(max_depth=3).fit(X, pd.Series(target))
+    assert_same_tree(reg, DecisionTreeRegressor(max_depth=3).fit(X, target))
+
+
+# -- tree_ arrays ---------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_tree_arrays_mark_leaves_and_link_children_forward(estimator_class):
+    X, y = data_for(estimator_class)
+    tree = estimator_class(max_depth=7).fit(X, y).tree_
+    n = tree.node_count
+    for array in (tree.children_left, tree.children_right, tree.feature, tree.threshold,
+                  tree.impurity, tree.n_node_samples, tree.weighted_n_node_samples):
+        assert array.shape == (n,)
+    leaf = tree.children_left == -1
+    np.testing.assert_array_equal(tree.children_right == -1, leaf)
+    assert np.all(tree.feature[leaf] == -2)
+    assert np.all((tree.feature[~leaf] >= 0) & (tree.feature[~leaf] < X.shape[1]))
+    internal = np.flatnonzero(~leaf)
+    assert np.all(tree.children_left[internal] > internal)
+    children = np.concatenate([tree.children_left[internal], tree.children_right[internal]])
+    np.testing.assert_array_equal(np.sort(children), np.arange(1, n))  # a tree, no sharing
+    assert tree.n_leaves == n - len(internal) and tree.max_depth == node_depths(tree).max()
+
+
+def test_classifier_tree_values_are_class_fractions():
+    X, y = classification_data(n_classes=3)
+    weights = np.random.default_rng(2).uniform(0.5, 2.0, size=len(y))
+    clf = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=weights)
+    tree = clf.tree_
+    assert tree.value.shape == (tree.node_count, 1, 3)
+    np.testing.assert_allclose(tree.value.sum(axis=2), 1.0, rtol=1e-12)
+    root = np.bincount(y, weights=weights) / weights.sum()
+    np.testing.assert_allclose(tree.value[0, 0], root, rtol=1e-12)
+    assert tree.impurity[0] == pytest.approx(1.0 - np.sum(root ** 2))
+    leaves = clf.apply(X)
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        expected = np.bincount(y[rows], weights=weights[rows], minlength=3) / weights[rows].sum()
+        np.testing.assert_allclose(tree.value[leaf, 0], expected, rtol=1e-12)
+        assert tree.n_node_samples[leaf] == rows.sum()
+        assert tree.weighted_n_node_samples[leaf] == pytest.approx(weights[rows].sum())
+
+
+def test_regressor_tree_values_are_leaf_means():
+    X, y = regression_data()
+    reg = DecisionTreeRegressor(max_depth=4).fit(X, y)
+    tree = reg.tree_
+    assert tree.value.shape == (tree.node_count, 1, 1)
+    assert tree.value[0, 0, 0] == pytest.approx(y.mean())
+    assert tree.impurity[0] == pytest.approx(y.var())
+    leaves = reg.apply(X)
+    for leaf in np.unique(leaves):
+        assert tree.value[leaf, 0, 0] == pytest.approx(y[leaves == leaf].mean())
+        assert tree.impurity[leaf] == pytest.approx(y[leaves == leaf].var(), abs=1e-12)
+    np.testing.assert_allclose(reg.predict(X), tree.value[leaves, 0, 0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_node_sample_counts_add_up_from_children_to_root(estimator_class):
+    X, y = data_for(estimator_class)
+    weights = np.random.default_rng(3).uniform(0.0, 2.0, size=len(y))
+    weights[::7] = 0.0
+    tree = estimator_class(max_depth=6).fit(X, y, sample_weight=weights).tree_
+    assert tree.n_node_samples[0] == np.count_nonzero(weights > 0)
+    assert tree.weighted_n_node_samples[0] == pytest.approx(weights.sum())
+    internal = np.flatnonzero(tree.children_left != -1)
+    left, right = tree.children_left[internal], tree.children_right[internal]
+    np.testing.assert_array_equal(tree.n_node_samples[left] + tree.n_node_samples[right],
+                                  tree.n_node_samples[internal])
+    np.testing.assert_allclose(tree.weighted_n_node_samples[left]
+                               + tree.weighted_n_node_samples[right],
+                               tree.weighted_n_node_samples[internal], rtol=1e-12)
+
+
+# -- input forms -----------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_every_input_form_of_the_same_numbers_grows_the_same_tree(estimator_class):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 6, size=(200, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 3, size=200)) % 4
+    reference = estimator_class().fit(X.astype(np.float64), y)
+    forms = [np.asfortranarray(X.astype(np.float64)), X.astype(np.float32), X,
+             X.astype(np.int32), X.astype(np.uint8), X.tolist(),
+             pd.DataFrame(X, columns=["p", "q", "r", "s"])]
+    for form in forms:
+        assert_same_tree(estimator_class().fit(form, y), reference)
+        np.testing.assert_array_equal(reference.predict(form), reference.predict(X))
+    booleans = X > 2
+    assert_same_tree(estimator_class().fit(booleans, y),
+                     estimator_class().fit(booleans.astype(np.float64), y))
+
+
+# -- parameters and scikit-learn interplay --------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_get_params_and_set_params_round_trip(estimator_class):
+    estimator = estimator_class()
+    params = estimator.get_params()
+    assert params["max_depth"] is None and params["min_samples_split"] == 2
+    changed = dict(params, max_depth=4, min_samples_leaf=3, max_features="sqrt",
+                   random_state=7)
+    assert estimator.set_params(**changed) is estimator
+    assert estimator.get_params() == changed
+    assert estimator_class(**changed).get_params() == changed
+    with pytest.raises(ValueError, match="no_such_parameter"):
+        estimator.set_params(no_such_parameter=1)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_clone_copies_parameters_but_not_the_fit(estimator_class):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(max_depth=3, random_state=1).fit(X, y)
+    copy = clone(estimator)
+    assert copy is not estimator and copy.get_params() == estimator.get_params()
+    assert not hasattr(copy, "tree_")
+    assert_same_tree(copy.fit(X, y), estimator)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_works_in_a_pipeline_and_in_cross_val_score(estimator_class):
+    X, y = data_for(estimator_class)
+    pipeline = make_pipeline(StandardScaler(), estimator_class(max_depth=4))
+    scores = cross_val_score(pipeline, X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.5)
+    pipeline.set_params(**{pipeline.steps[-1][0] + "__max_depth": 2})
+    assert pipeline.fit(X, y).steps[-1][1].get_depth() <= 2
+
+
+def test_grid_search_uses_stratified_folds_for_the_classifier():
+    X, y = classification_data(n_samples=90, n_classes=3)
+    order = np.argsort(y, kind="stable")  # sorted labels: plain KFold would fail badly
+    X, y = X[order] + 3.0 * y[order, None], y[order]
+    estimator = DecisionTreeClassifier()
+    assert is_classifier(estimator) and not is_regressor(estimator)
+    assert isinstance(check_cv(3, y, classifier=is_classifier(estimator)), StratifiedKFold)
+    search = GridSearchCV(estimator, {"max_depth": [1, 2, 3]}, cv=3).fit(X, y)
+    assert search.best_score_ > 0.9
+    assert search.best_params_["max_depth"] in (2, 3)
+
+
+def test_grid_search_works_for_the_regressor():
+    X, y = regression_data()
+    estimator = DecisionTreeRegressor()
+    assert is_regressor(estimator) and not is_classifier(estimator)
+    assert isinstance(check_cv(3, y, classifier=is_classifier(estimator)), KFold)
+    search = GridSearchCV(estimator, {"max_depth": [1, 4], "min_samples_leaf": [1, 10]},
+                          cv=3).fit(X, y)
+    assert search.best_params_["max_depth"] == 4
+    assert search.best_estimator_.get_depth() == 4

@@ -1,0 +1,326 @@
+"""How fasttree trees are grown: random_state, max_features, sample and class
+weights, pickling (and refusing tampered pickles) and the stopping rules."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+from fasttree._structure import Tree
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+def classification_data(n_samples=300, n_features=5, n_classes=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    scores = X[:, :n_classes] + 0.7 * rng.normal(size=(n_samples, n_classes))
+    return X, np.argmax(scores, axis=1)
+
+
+def regression_data(n_samples=300, n_features=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    return X, 2.0 * X[:, 0] + np.sin(3.0 * X[:, 1]) + 0.3 * rng.normal(size=n_samples)
+
+
+def data_for(estimator_class, **kwargs):
+    if estimator_class is DecisionTreeClassifier:
+        return classification_data(**kwargs)
+    return regression_data(**kwargs)
+
+
+def assert_same_tree(first, second, value_rtol=0.0):
+    a, b = first.tree_, second.tree_
+    for name in ("children_left", "children_right", "feature", "threshold"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    np.testing.assert_allclose(a.value, b.value, rtol=value_rtol, atol=0.0)
+
+
+# -- random_state and max_features -------------------------------------------------
+
+@pytest.mark.parametrize("random_state", [None, 0, np.int64(3), np.random.default_rng(0),
+                                          np.random.RandomState(0)],
+                         ids=["None", "int", "np.int64", "Generator", "RandomState"])
+def test_random_state_forms_are_accepted(random_state):
+    X, y = classification_data()
+    tree = DecisionTreeClassifier(max_features=2, random_state=random_state).fit(X, y)
+    assert tree.score(X, y) == 1.0
+
+
+def test_same_seed_gives_the_same_tree_and_different_seeds_can_differ():
+    X, y = classification_data(n_features=12)
+    trees = [DecisionTreeClassifier(max_features="sqrt", random_state=seed).fit(X, y)
+             for seed in (5, 5, 6, 7, 8)]
+    assert_same_tree(trees[0], trees[1])
+    shapes = {tuple(t.tree_.feature) for t in trees[1:]}
+    assert len(shapes) > 1
+    for make in (np.random.default_rng, np.random.RandomState):
+        first, second = (DecisionTreeClassifier(max_features="sqrt", random_state=make(3))
+                         .fit(X, y) for _ in range(2))
+        assert_same_tree(first, second)
+
+
+def test_without_feature_sampling_the_seed_does_not_matter():
+    X, y = classification_data(n_features=8)
+    first = DecisionTreeClassifier(random_state=0).fit(X, y)
+    for seed in (1, 2, 3):
+        assert_same_tree(DecisionTreeClassifier(random_state=seed).fit(X, y), first)
+
+
+@pytest.mark.parametrize("max_features, expected", [
+    (7, 7), (0.5, 15), (0.01, 1), (1.0, 30), ("sqrt", 5), ("log2", 4), (None, 30)])
+def test_max_features_resolves_to_a_feature_count(max_features, expected):
+    X, y = classification_data(n_features=30)
+    tree = DecisionTreeClassifier(max_features=max_features, random_state=0).fit(X, y)
+    assert tree.max_features_ == expected
+    assert tree.score(X, y) == 1.0
+
+
+# -- sample weights ------------------------------------------------------------------
+
+def test_integer_weights_equal_duplicated_rows_for_the_classifier():
+    X, y = classification_data(n_samples=150)
+    counts = np.random.default_rng(6).integers(1, 4, size=len(y))
+    weighted = DecisionTreeClassifier().fit(X, y, sample_weight=counts)
+    repeated = DecisionTreeClassifier().fit(np.repeat(X, counts, axis=0), np.repeat(y, counts))
+    assert_same_tree(weighted, repeated)  # class counts are exact: the very same tree
+    np.testing.assert_array_equal(weighted.tree_.weighted_n_node_samples,
+                                  repeated.tree_.n_node_samples)
+    X_new = np.random.default_rng(7).normal(size=(300, X.shape[1]))
+    np.testing.assert_array_equal(weighted.predict_proba(X_new), repeated.predict_proba(X_new))
+
+
+def test_integer_weights_equal_duplicated_rows_for_the_regressor():
+    """Repeated rows make the sums round differently, which may swap which of two
+    features cutting a small node into the very same halves is chosen (an exact
+    tie).  Everything that does not depend on that choice must agree."""
+    X, y = regression_data(n_samples=150)
+    counts = np.random.default_rng(6).integers(1, 4, size=len(y))
+    weighted = DecisionTreeRegressor().fit(X, y, sample_weight=counts)
+    repeated = DecisionTreeRegressor().fit(np.repeat(X, counts, axis=0), np.repeat(y, counts))
+    assert weighted.tree_.node_count == repeated.tree_.node_count
+    assert weighted.tree_.weighted_n_node_samples[0] == repeated.tree_.n_node_samples[0]
+    np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-12)
+    # The same training rows share a leaf in both trees.
+    _, ours = np.unique(weighted.apply(X), return_inverse=True)
+    _, theirs = np.unique(repeated.apply(X), return_inverse=True)
+    pairs = set(zip(ours.tolist(), theirs.tolist()))
+    assert len(pairs) == len(set(ours.tolist())) == len(set(theirs.tolist()))
+    # Shallow trees have no such ties: the same splits, means equal up to rounding.
+    weighted = DecisionTreeRegressor(max_depth=3).fit(X, y, sample_weight=counts)
+    repeated = DecisionTreeRegressor(max_depth=3).fit(np.repeat(X, counts, axis=0),
+                                                      np.repeat(y, counts))
+    for name in ("children_left", "feature", "threshold"):
+        np.testing.assert_array_equal(getattr(weighted.tree_, name),
+                                      getattr(repeated.tree_, name))
+    np.testing.assert_allclose(weighted.tree_.value, repeated.tree_.value, rtol=1e-12)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_zero_weights_equal_removed_rows(estimator_class):
+    X, y = data_for(estimator_class)
+    weights = np.ones(len(y))
+    weights[np.random.default_rng(8).random(len(y)) < 0.3] = 0.0
+    kept = weights > 0
+    with_zeros = estimator_class(min_samples_leaf=3).fit(X, y, sample_weight=weights)
+    removed = estimator_class(min_samples_leaf=3).fit(X[kept], y[kept])
+    # The regressor centres its target on the weighted mean, which may round
+    # differently with the zero-weight rows present.
+    assert_same_tree(with_zeros, removed, value_rtol=1e-12)
+    np.testing.assert_array_equal(with_zeros.tree_.n_node_samples, removed.tree_.n_node_samples)
+
+
+def test_class_weight_equals_the_matching_sample_weights():
+    X, y = classification_data(n_classes=3)
+    y = np.where(np.arange(len(y)) % 5 == 0, 2, y)  # uneven classes
+    by_dict = DecisionTreeClassifier(class_weight={0: 1.0, 2: 4.0}, max_depth=5).fit(X, y)
+    explicit = DecisionTreeClassifier(max_depth=5).fit(X, y, np.where(y == 2, 4.0, 1.0))
+    assert_same_tree(by_dict, explicit)
+    balanced = DecisionTreeClassifier(class_weight="balanced", max_depth=5).fit(X, y)
+    counts = np.bincount(y)
+    explicit = DecisionTreeClassifier(max_depth=5).fit(X, y, len(y) / (3 * counts[y]))
+    assert_same_tree(balanced, explicit)
+    base = np.random.default_rng(9).uniform(0.5, 2.0, size=len(y))
+    both = DecisionTreeClassifier(class_weight={1: 3.0}, max_depth=5).fit(X, y, base)
+    explicit = DecisionTreeClassifier(max_depth=5).fit(X, y, base * np.where(y == 1, 3.0, 1.0))
+    assert_same_tree(both, explicit)
+
+
+# -- pickling ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_pickle_round_trip_keeps_predictions(estimator_class):
+    X, y = data_for(estimator_class)
+    if estimator_class is DecisionTreeClassifier:
+        y = np.array(["low", "mid", "high"])[y]
+    estimator = estimator_class(max_depth=6).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(estimator))
+    assert_same_tree(loaded, estimator)
+    X_new = np.random.default_rng(10).normal(size=(200, X.shape[1]))
+    np.testing.assert_array_equal(loaded.predict(X_new), estimator.predict(X_new))
+    np.testing.assert_array_equal(loaded.apply(X_new), estimator.apply(X_new))
+    if estimator_class is DecisionTreeClassifier:
+        np.testing.assert_array_equal(loaded.predict_proba(X_new), estimator.predict_proba(X_new))
+    assert loaded.get_params() == estimator.get_params()
+
+
+class TamperedTree:
+    """Pickles as a Tree whose state is ``state``: what an edited file would hold."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def __reduce__(self):
+        return object.__new__, (Tree,), self.state
+
+
+def tampered_states():
+    X, y = classification_data()
+    state = dict(DecisionTreeClassifier(max_depth=3).fit(X, y).tree_.__getstate__())
+    state["nodes"] = state["nodes"].copy()
+    yield "format version", dict(state, format_version=state["format_version"] + 1)
+    yield "format version", {key: value for key, value in state.items()
+                             if key != "format_version"}
+    out_of_range = state["nodes"].copy()
+    out_of_range["left_child"][0] = len(out_of_range) + 5
+    yield "child index", dict(state, nodes=out_of_range)
+    backwards = state["nodes"].copy()
+    backwards["right_child"][1] = 0  # a loop back to the root
+    yield "child index", dict(state, nodes=backwards)
+    wide = np.zeros(len(state["nodes"]), dtype=[("left_child", np.int64),
+                                                ("right_child", np.int64),
+                                                ("feature", np.int64), ("threshold", np.float64)])
+    for name in wide.dtype.names:
+        wide[name] = state["nodes"][name]
+    yield "layout", dict(state, nodes=wide)
+    bad_feature = state["nodes"].copy()
+    bad_feature["feature"][0] = 99
+    yield "feature", dict(state, nodes=bad_feature)
+    yield "value", dict(state, value=state["value"][:-1])
+
+
+@pytest.mark.parametrize("message, state", list(tampered_states()),
+                         ids=["version+1", "no-version", "child-out-of-range", "child-loop",
+                              "node-dtype", "feature-out-of-range", "value-length"])
+def test_a_tampered_tree_state_is_refused_on_load(message, state):
+    with pytest.raises(ValueError, match=message):
+        Tree.__new__(Tree).__setstate__(state)
+    X, y = classification_data()
+    estimator = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    estimator.tree_ = TamperedTree(state)
+    payload = pickle.dumps(estimator)
+    with pytest.raises(ValueError, match=message):
+        pickle.loads(payload)
+
+
+
+def test_a_pickled_estimator_whose_width_disagrees_with_its_tree_is_refused():
+    """n_features_in_ edited to 1 while the tree splits on feature 3: loading or
+    predicting must raise rather than read past the end of 1-value rows."""
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(200, 4))
+    estimator = DecisionTreeRegressor(max_depth=2).fit(X, X[:, 3])
+    assert estimator.tree_.feature[0] == 3
+    estimator.n_features_in_ = 1
+    with pytest.raises(ValueError):
+        pickle.loads(pickle.dumps(estimator)).predict(rng.normal(size=(5, 1)))
+
+
+# -- stopping rules ----------------------------------------------------------------
+
+def leaf_mask(estimator):
+    return estimator.tree_.children_left == -1
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("max_depth", [1, 2, 5])
+def test_max_depth_is_reached_and_never_exceeded(estimator_class, max_depth):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(max_depth=max_depth).fit(X, y)
+    assert estimator.get_depth() == max_depth
+    if max_depth == 1:
+        assert estimator.tree_.node_count == 3
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("min_samples_leaf, smallest", [(1, 1), (7, 7), (0.05, 15)])
+def test_every_leaf_keeps_min_samples_leaf(estimator_class, min_samples_leaf, smallest):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(min_samples_leaf=min_samples_leaf).fit(X, y)
+    counts = estimator.tree_.n_node_samples[leaf_mask(estimator)]
+    assert counts.min() >= smallest
+    assert counts.min() < 2 * smallest  # the rule binds somewhere, not just holds
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("min_samples_split", [2, 20, 61])
+def test_only_nodes_of_min_samples_split_rows_are_split(estimator_class, min_samples_split):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(min_samples_split=min_samples_split).fit(X, y)
+    tree = estimator.tree_
+    assert tree.n_node_samples[~leaf_mask(estimator)].min() >= min_samples_split
+    unsplit_big = leaf_mask(estimator) & (tree.n_node_samples >= min_samples_split)
+    assert np.all(tree.impurity[unsplit_big] <= 1e-12)  # only pure nodes stay whole
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("fraction", [0.01, 0.1, 0.3])
+def test_every_leaf_keeps_min_weight_fraction_leaf(estimator_class, fraction):
+    X, y = data_for(estimator_class)
+    weights = np.random.default_rng(11).uniform(0.1, 5.0, size=len(y))
+    estimator = estimator_class(min_weight_fraction_leaf=fraction).fit(X, y, weights)
+    leaf_weights = estimator.tree_.weighted_n_node_samples[leaf_mask(estimator)]
+    assert leaf_weights.min() >= fraction * weights.sum() * (1 - 1e-12)
+    assert estimator.get_n_leaves() > 1
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_min_impurity_decrease_bounds_every_split(estimator_class):
+    X, y = data_for(estimator_class)
+    full = estimator_class().fit(X, y)
+    pruned = estimator_class(min_impurity_decrease=0.01).fit(X, y)
+    tree = pruned.tree_
+    split = np.flatnonzero(tree.children_left != -1)
+    w, imp = tree.weighted_n_node_samples, tree.impurity
+    left, right = tree.children_left[split], tree.children_right[split]
+    gain = (w[split] * imp[split] - w[left] * imp[left] - w[right] * imp[right]) / w[0]
+    assert np.all(gain >= 0.01 - 1e-12)
+    assert 1 < pruned.get_n_leaves() < full.get_n_leaves()
+    assert estimator_class(min_impurity_decrease=1e6).fit(X, y).tree_.node_count == 1
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("max_leaf_nodes", [2, 5, 17, 60])
+def test_max_leaf_nodes_gives_exactly_that_many_leaves(estimator_class, max_leaf_nodes):
+    X, y = data_for(estimator_class)
+    estimator = estimator_class(max_leaf_nodes=max_leaf_nodes).fit(X, y)
+    assert estimator.get_n_leaves() == max_leaf_nodes
+    assert estimator.tree_.node_count == 2 * max_leaf_nodes - 1
+
+
+def test_max_leaf_nodes_beyond_the_full_tree_grows_the_full_tree():
+    X, y = classification_data(n_samples=60)
+    full = DecisionTreeClassifier().fit(X, y)
+    capped = DecisionTreeClassifier(max_leaf_nodes=10_000).fit(X, y)
+    assert capped.get_n_leaves() == full.get_n_leaves()
+    np.testing.assert_array_equal(capped.predict(X), full.predict(X))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_a_pure_target_gives_a_single_leaf(estimator_class):
+    X = np.random.default_rng(12).normal(size=(50, 3))
+    y = np.full(50, 7)
+    estimator = estimator_class().fit(X, y)
+    assert estimator.tree_.node_count == 1 and estimator.get_depth() == 0
+    assert estimator.get_n_leaves() == 1
+    np.testing.assert_array_equal(estimator.predict(X[:5]), np.full(5, 7))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_a_single_sample_can_be_fitted(estimator_class):
+    estimator = estimator_class().fit([[1.5, -2.0]], [3])
+    assert estimator.tree_.node_count == 1
+    np.testing.assert_array_equal(estimator.predict([[0.0, 0.0], [9.0, 9.0]]), [3, 3])
+    assert estimator.tree_.n_node_samples[0] == 1

@@ -1,0 +1,242 @@
+"""Invalid input and invalid parameters stop with an error that names the problem."""
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import fasttree
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+def small_data(n_samples=30, n_features=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def with_cell(X, value):
+    X = X.astype(np.float64)
+    X[4, 1] = value
+    return X
+
+
+X_OK, Y_OK = small_data()
+
+BAD_X = [
+    (with_cell(X_OK, np.nan), "NaN"),
+    (with_cell(X_OK, np.inf), "infinity"),
+    (with_cell(X_OK, -np.inf), "infinity"),
+    (np.zeros((0, 3)), "0 samples"),
+    (np.zeros((30, 0)), "0 features"),
+    (X_OK[:, 0], "2-D.*1-D"),
+    (X_OK.reshape(30, 3, 1), "2-D.*3-D"),
+    (np.array([["a", "b", "c"]] * 30), "numbers"),
+    (X_OK + 1j, "complex"),
+    (np.full((30, 3), 1e300), "too large for float32"),
+    ([[1.0, 2.0, 3.0], [4.0, 5.0]] * 15, "cannot be read as an array"),
+]
+BAD_X_IDS = ["nan", "inf", "-inf", "no-rows", "no-columns", "1-D", "3-D", "strings",
+             "complex", "beyond-float32", "ragged"]
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("X, message", BAD_X, ids=BAD_X_IDS)
+def test_fit_refuses_bad_X_with_a_message_naming_the_problem(estimator_class, X, message):
+    n_rows = len(X) if hasattr(X, "__len__") else 30
+    with pytest.raises(ValueError, match=message):
+        estimator_class().fit(X, np.arange(n_rows) % 2)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("X, message", [
+    (with_cell(X_OK, np.nan), "NaN"), (X_OK[:, :2], "2 features.*3 features"),
+    (np.hstack([X_OK, X_OK]), "6 features.*3 features"), (X_OK[:, 0], "2-D")],
+    ids=["nan", "too-few-features", "too-many-features", "1-D"])
+def test_predict_refuses_bad_X(estimator_class, X, message):
+    estimator = estimator_class(max_depth=2).fit(X_OK, Y_OK)
+    for method in ("predict", "apply", "decision_path"):
+        with pytest.raises(ValueError, match=message):
+            getattr(estimator, method)(X)
+
+
+def test_sparse_X_is_refused_with_a_hint_to_densify():
+    with pytest.raises(TypeError, match="sparse"):
+        DecisionTreeClassifier().fit(scipy.sparse.csr_matrix(X_OK), Y_OK)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_y_of_the_wrong_length_is_refused(estimator_class):
+    with pytest.raises(ValueError, match="y has 29 entries but X has 30 samples"):
+        estimator_class().fit(X_OK, Y_OK[:-1])
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_a_two_column_y_is_refused(estimator_class):
+    with pytest.raises(ValueError, match=r"1-D.*\(30, 2\)"):
+        estimator_class().fit(X_OK, np.column_stack([Y_OK, Y_OK]))
+
+
+def test_missing_class_labels_are_refused():
+    with pytest.raises(ValueError, match="NaN"):
+        DecisionTreeClassifier().fit(X_OK, np.where(Y_OK == 1, np.nan, 0.0))
+    labels = np.array(["a", None] * 15, dtype=object)
+    with pytest.raises(ValueError, match="missing labels"):
+        DecisionTreeClassifier().fit(X_OK, labels)
+
+
+def test_labels_of_mixed_types_are_refused():
+    with pytest.raises(TypeError, match="sortable"):
+        DecisionTreeClassifier().fit(X_OK, np.array([1, "a"] * 15, dtype=object))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_regression_target_is_refused(value):
+    target = X_OK[:, 0].copy()
+    target[3] = value
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        DecisionTreeRegressor().fit(X_OK, target)
+
+
+def test_a_non_numeric_regression_target_is_refused():
+    with pytest.raises(ValueError, match="numbers"):
+        DecisionTreeRegressor().fit(X_OK, np.array(["a", "b", "c"] * 10))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("weights, message", [
+    (-np.ones(30), "negative"),
+    (np.where(np.arange(30) == 5, -0.5, 1.0), "negative"),
+    (np.where(np.arange(30) == 5, np.nan, 1.0), "NaN"),
+    (np.where(np.arange(30) == 5, np.inf, 1.0), "infinity"),
+    (np.ones(29), r"shape \(29,\).*\(30,\)"),
+    (np.ones((30, 2)), r"shape \(30, 2\)"),
+    (np.zeros(30), "sums to zero"),
+    (np.array(["heavy"] * 30), "numbers")],
+    ids=["all-negative", "one-negative", "nan", "inf", "short", "2-D", "all-zero", "text"])
+def test_bad_sample_weights_are_refused(estimator_class, weights, message):
+    with pytest.raises(ValueError, match=message):
+        estimator_class().fit(X_OK, Y_OK, sample_weight=weights)
+
+
+BAD_PARAMETERS = [
+    ({"max_depth": 0}, ValueError, "max_depth"),
+    ({"max_depth": -3}, ValueError, "max_depth"),
+    ({"max_depth": 2.5}, ValueError, "max_depth"),
+    ({"min_samples_leaf": 0}, ValueError, "min_samples_leaf"),
+    ({"min_samples_leaf": 1.0}, ValueError, "min_samples_leaf"),
+    ({"min_samples_split": 1}, ValueError, "min_samples_split"),
+    ({"min_samples_split": 0.0}, ValueError, "min_samples_split"),
+    ({"max_features": 1.5}, ValueError, "max_features"),
+    ({"max_features": 0}, ValueError, "max_features"),
+    ({"max_features": 0.0}, ValueError, "max_features"),
+    ({"max_features": "auto"}, ValueError, "max_features.*'auto'"),
+    ({"max_features": "bogus"}, ValueError, "max_features.*'bogus'"),
+    ({"criterion": "bogus"}, ValueError, "criterion.*'bogus'"),
+    ({"max_leaf_nodes": 1}, ValueError, "max_leaf_nodes"),
+    ({"max_leaf_nodes": 0}, ValueError, "max_leaf_nodes"),
+    ({"min_weight_fraction_leaf": 0.6}, ValueError, "min_weight_fraction_leaf"),
+    ({"min_weight_fraction_leaf": -0.1}, ValueError, "min_weight_fraction_leaf"),
+    ({"min_impurity_decrease": -1}, ValueError, "min_impurity_decrease"),
+    ({"min_impurity_decrease": np.nan}, ValueError, "min_impurity_decrease"),
+    ({"random_state": "x"}, ValueError, "random_state"),
+    ({"random_state": -1}, ValueError, "random_state"),
+    ({"max_features": "3"}, ValueError, "max_features"),
+    ({"min_samples_leaf": "1"}, TypeError, "min_samples_leaf"),
+]
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("params, error, message", BAD_PARAMETERS,
+                         ids=[f"{k}={v!r}" for p, _, _ in BAD_PARAMETERS for k, v in p.items()])
+def test_bad_parameters_are_refused_at_fit(estimator_class, params, error, message):
+    estimator = estimator_class(**params)  # construction stores, fit checks
+    with pytest.raises(error, match=message):
+        estimator.fit(X_OK, Y_OK)
+    assert not hasattr(estimator, "tree_")
+
+
+def test_each_estimator_refuses_the_criteria_of_the_other():
+    with pytest.raises(ValueError, match="criterion.*'squared_error'"):
+        DecisionTreeClassifier(criterion="squared_error").fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match="criterion.*'gini'"):
+        DecisionTreeRegressor(criterion="gini").fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match="criterion.*'entropy'"):
+        DecisionTreeRegressor(criterion="entropy").fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("class_weight, message", [
+    ({0: 1.0, 7: 2.0}, "class 7.*not in y"),
+    ({0: -1.0}, "class 0.*>= 0"),
+    ({0: np.nan}, "class 0"),
+    ("heavy", "class_weight"),
+    ([1.0, 2.0], "class_weight"),
+    ({0: 0.0, 1: 0.0}, "weight zero")],
+    ids=["unknown-class", "negative", "nan", "bad-string", "list", "all-zero"])
+def test_bad_class_weights_are_refused(class_weight, message):
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(class_weight=class_weight).fit(X_OK, Y_OK)
+
+
+def test_class_weight_naming_an_unknown_string_class_is_refused():
+    labels = np.array(["cat", "dog"])[Y_OK]
+    with pytest.raises(ValueError, match="'cow'"):
+        DecisionTreeClassifier(class_weight={"cat": 1.0, "cow": 2.0}).fit(X_OK, labels)
+
+
+# -- not fitted --------------------------------------------------------------------
+
+def test_not_fitted_error_is_a_value_error_and_an_attribute_error():
+    assert issubclass(NotFittedError, ValueError)
+    assert issubclass(NotFittedError, AttributeError)
+    assert fasttree.NotFittedError is NotFittedError
+
+
+CLASSIFIER_CALLS = ["predict", "predict_proba", "predict_log_proba", "apply",
+                    "decision_path", "score", "get_depth", "get_n_leaves"]
+
+
+@pytest.mark.parametrize("method", CLASSIFIER_CALLS)
+def test_classifier_methods_before_fit_raise_not_fitted_error(method):
+    estimator = DecisionTreeClassifier()
+    call = {"score": lambda: estimator.score(X_OK, Y_OK),
+            "get_depth": estimator.get_depth, "get_n_leaves": estimator.get_n_leaves}.get(
+        method, lambda: getattr(estimator, method)(X_OK))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        call()
+
+
+@pytest.mark.parametrize("method", ["predict", "apply", "decision_path", "score",
+                                    "get_depth", "get_n_leaves"])
+def test_regressor_methods_before_fit_raise_not_fitted_error(method):
+    estimator = DecisionTreeRegressor()
+    call = {"score": lambda: estimator.score(X_OK, X_OK[:, 0]),
+            "get_depth": estimator.get_depth, "get_n_leaves": estimator.get_n_leaves}.get(
+        method, lambda: getattr(estimator, method)(X_OK))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        call()
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_feature_importances_before_fit_raise_not_fitted_error(estimator_class):
+    with pytest.raises(NotFittedError):
+        estimator_class().feature_importances_  # noqa: B018
+    assert not hasattr(estimator_class(), "feature_importances_")
+
+
+# -- a failed refit ------------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_a_failed_refit_does_not_pair_the_old_tree_with_the_new_width(estimator_class):
+    """fit(4 columns) then a refit on 1 column that fails on y: predicting 1-column
+    rows must raise, not walk the 4-feature tree over 1-value rows."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 3] > 0).astype(int)
+    estimator = estimator_class(max_depth=2).fit(X, y)
+    assert estimator.tree_.feature[0] == 3
+    with pytest.raises(ValueError, match="entries"):
+        estimator.fit(X[:, :1], y[:5])
+    with pytest.raises(ValueError):
+        estimator.predict(rng.normal(size=(5, 1)))
