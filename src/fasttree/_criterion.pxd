@@ -55,6 +55,6 @@ cdef class Misclassification(ClassificationCriterion):
 cdef class SquaredError(Criterion):
     cdef const double* target          # regression target of every sample
     cdef double sum_total              # weighted sum of targets in the node
-    cdef double squares_total          # weighted sum of squared targets
+    cdef double squared_deviations     # weighted sum of (target - node mean)**2
     cdef double sum_left               # weighted sum of targets moved left
     cdef object _keep_alive

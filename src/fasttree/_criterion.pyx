@@ -217,17 +217,23 @@ cdef class SquaredError(Criterion):
                         intp_t end) noexcept nogil:
         cdef intp_t i
         cdef uint32_t sample
-        cdef double weight, weighted_target
+        cdef double weight, deviation, mean
         self.weighted_n_node = 0.0
         self.sum_total = 0.0
-        self.squares_total = 0.0
         for i in range(start, end):
             sample = samples[i]
             weight = self.sample_weight[sample]
-            weighted_target = weight * self.target[sample]
             self.weighted_n_node += weight
-            self.sum_total += weighted_target
-            self.squares_total += weighted_target * self.target[sample]
+            self.sum_total += weight * self.target[sample]
+        # A second pass over the deviations from the mean: unlike the sum of
+        # squares minus the squared sum, it gives exactly 0 for equal targets
+        # and keeps its precision when the mean is large.
+        mean = self.sum_total / self.weighted_n_node
+        self.squared_deviations = 0.0
+        for i in range(start, end):
+            sample = samples[i]
+            deviation = self.target[sample] - mean
+            self.squared_deviations += self.sample_weight[sample] * deviation * deviation
         self.reset()
 
     cdef void reset(self) noexcept nogil:
@@ -253,9 +259,7 @@ cdef class SquaredError(Criterion):
                 + sum_right * sum_right / self.weighted_n_right)
 
     cdef double node_impurity(self) noexcept nogil:
-        cdef double mean = self.sum_total / self.weighted_n_node
-        cdef double variance = self.squares_total / self.weighted_n_node - mean * mean
-        return variance if variance > 0.0 else 0.0
+        return self.squared_deviations / self.weighted_n_node
 
     cdef void node_value(self, double* out) noexcept nogil:
         out[0] = self.sum_total / self.weighted_n_node

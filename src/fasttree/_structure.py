@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._threads import map_rows
+from ._validation import non_finite_error
 from ._tree import (NODE_DTYPE, apply_rows, decision_paths, predict_leaf_labels,
                     predict_leaf_values, walk_nodes)
 
@@ -100,18 +101,25 @@ class Tree:
         """``value`` as a 2-D array (node_count, n_values)."""
         return self._value
 
+    @staticmethod
+    def _map_rows(kernel, X, out, *args):
+        # The kernels check that X is finite while they read it.
+        if map_rows(kernel, X, out, *args):
+            raise non_finite_error(X)
+        return out
+
     def apply(self, X):
-        """Leaf index of every row of a validated float32 C-contiguous X."""
-        return map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), self._walk)
+        """Leaf index of every row of a float32 C-contiguous X (NaN is refused)."""
+        return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), self._walk)
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
-        return map_rows(predict_leaf_labels, X, np.empty(X.shape[0], dtype=np.intp),
+        return self._map_rows(predict_leaf_labels, X, np.empty(X.shape[0], dtype=np.intp),
                         self._walk, self._majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
-        return map_rows(predict_leaf_values, X, np.empty(X.shape[0], dtype=np.float64),
+        return self._map_rows(predict_leaf_values, X, np.empty(X.shape[0], dtype=np.float64),
                         self._walk, self._first_value)
 
     def decision_path(self, X):

@@ -31,16 +31,13 @@ def map_rows(kernel, X, out, *args):
     """Run ``kernel(*args, X_part, out_part)`` on row blocks of X, in parallel.
 
     The kernel releases the GIL, so the blocks run on all cores at once.
-    Returns ``out``.
+    Returns the largest status code the kernel returned (0 when all succeeded).
     """
     n_rows = X.shape[0]
     n_blocks = min(available_cores(), n_rows // MIN_ROWS_PER_THREAD)
     if n_blocks <= 1:
-        kernel(*args, X, out)
-        return out
+        return kernel(*args, X, out)
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)
     futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop])
                for start, stop in zip(bounds[:-1], bounds[1:])]
-    for future in futures:
-        future.result()
-    return out
+    return max(future.result() for future in futures)

@@ -394,21 +394,30 @@ cdef enum:
     ROW_BLOCK = 8
 
 
-cdef void find_leaves(const Node* nodes, const float* X, intp_t n_features,
-                      intp_t n_rows, intp_t* leaves) noexcept nogil:
-    # nodes must come from walk_nodes: leaves loop to themselves. A block of
-    # rows then steps in lockstep with no branch per step: the direction is
-    # arithmetic, so random left/right turns cost no mispredictions, and the
-    # rows' independent loads overlap.
+cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
+                     intp_t n_rows, intp_t* leaves) noexcept nogil:
+    """Leaf of every row; returns 1 if X holds NaN or infinity, else 0.
+
+    nodes must come from walk_nodes: leaves loop to themselves. A block of
+    rows then steps in lockstep with no branch per step: the direction is
+    arithmetic, so random left/right turns cost no mispredictions, and the
+    rows' independent loads overlap. The finiteness check rides along on the
+    block's rows while they are in cache.
+    """
     cdef intp_t block_start = 0
     cdef intp_t block_size, j
     cdef int32_t current[ROW_BLOCK]
     cdef int32_t next_node, moved
     cdef const Node* node
     cdef const float* block_X
+    cdef const uint32_t* block_bits
+    cdef uint32_t exponent_all_ones = 0
     while block_start < n_rows:
         block_size = min(<intp_t> ROW_BLOCK, n_rows - block_start)
         block_X = X + block_start * n_features
+        block_bits = <const uint32_t*> block_X
+        for j in range(block_size * n_features):
+            exponent_all_ones |= (block_bits[j] & 0x7F800000u) == 0x7F800000u
         for j in range(block_size):
             current[j] = 0
         moved = 1
@@ -424,6 +433,7 @@ cdef void find_leaves(const Node* nodes, const float* X, intp_t n_features,
         for j in range(block_size):
             leaves[block_start + j] = current[j]
         block_start += block_size
+    return exponent_all_ones != 0
 
 
 def walk_nodes(object nodes):
@@ -451,36 +461,51 @@ cdef const Node* checked_nodes(object nodes) except NULL:
 
 
 def apply_rows(object nodes, const float[:, ::1] X not None, intp_t[::1] out not None):
-    """Writes into ``out`` the leaf each row of X reaches (nodes from walk_nodes)."""
+    """Writes into ``out`` the leaf each row of X reaches (nodes from walk_nodes).
+
+    Returns 1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
+    """
     cdef const Node* node_array = checked_nodes(nodes)
+    cdef int status = 0
     if X.shape[0]:
         with nogil:
-            find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
+            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
+    return status
 
 
 def predict_leaf_labels(object nodes, const intp_t[::1] node_label not None,
                         const float[:, ::1] X not None, intp_t[::1] out not None):
-    """Writes into ``out`` the ``node_label`` of the leaf each row reaches."""
+    """Writes into ``out`` the ``node_label`` of the leaf each row reaches.
+
+    Returns 1 when X holds NaN or infinity, else 0.
+    """
     cdef const Node* node_array = checked_nodes(nodes)
     cdef intp_t row
+    cdef int status = 0
     if X.shape[0]:
         with nogil:
-            find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
+            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
             for row in range(X.shape[0]):
                 out[row] = node_label[out[row]]
+    return status
 
 
 def predict_leaf_values(object nodes, const double[::1] node_value not None,
                         const float[:, ::1] X not None, double[::1] out not None):
-    """Writes into ``out`` the scalar ``node_value`` of the leaf each row reaches."""
+    """Writes into ``out`` the scalar ``node_value`` of the leaf each row reaches.
+
+    Returns 1 when X holds NaN or infinity, else 0.
+    """
     cdef const Node* node_array = checked_nodes(nodes)
     cdef intp_t[::1] leaves = np.empty(X.shape[0], dtype=np.intp)
     cdef intp_t row
+    cdef int status = 0
     if X.shape[0]:
         with nogil:
-            find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &leaves[0])
+            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &leaves[0])
             for row in range(X.shape[0]):
                 out[row] = node_value[leaves[row]]
+    return status
 
 
 def decision_paths(object nodes, const float[:, ::1] X not None):

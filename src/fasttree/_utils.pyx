@@ -231,3 +231,22 @@ def dense_ranks(const float[:, ::1] columns not None, const intp_t[:, ::1] order
                 previous = value
         offset_view[n_features] = n_values
     return ranks, values[:n_values].copy(), value_offsets
+
+
+def all_finite(const float[:, ::1] X not None):
+    """True when no value of X is NaN or infinite.
+
+    Tests the exponent bits of every value: integer operations that the
+    compiler vectorises, with no temporary array.
+    """
+    cdef intp_t n_values = X.shape[0] * X.shape[1]
+    cdef const uint32_t* bits
+    cdef uint32_t exponent_all_ones = 0
+    cdef intp_t i
+    if n_values == 0:
+        return True
+    bits = <const uint32_t*> &X[0, 0]
+    with nogil:
+        for i in range(n_values):
+            exponent_all_ones |= ((bits[i] & 0x7F800000u) == 0x7F800000u)
+    return exponent_all_ones == 0

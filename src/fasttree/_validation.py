@@ -4,6 +4,8 @@ import numbers
 
 import numpy as np
 
+from ._utils import all_finite
+
 
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method that needs a fitted estimator is called before ``fit``.
@@ -23,7 +25,7 @@ def feature_names_of(X):
     return None
 
 
-def check_array_2d(X, *, name="X", estimator=None):
+def check_array_2d(X, *, name="X", estimator=None, check_finite=True):
     """Convert X to a finite float32 C-contiguous 2-D array, or raise.
 
     Parameters
@@ -35,6 +37,8 @@ def check_array_2d(X, *, name="X", estimator=None):
         How the error messages call X.
     estimator : str or None
         Estimator name put in front of the error messages.
+    check_finite : bool, default=True
+        Reject NaN, infinity and values beyond the float32 range.
 
     Returns
     -------
@@ -73,19 +77,27 @@ def check_array_2d(X, *, name="X", estimator=None):
     with np.errstate(over="ignore"):
         converted = np.ascontiguousarray(array, dtype=np.float32)
     # One pass over the converted values catches NaN, infinity and values
-    # that overflowed float32; the slow diagnosis runs only on failure.
-    if converted.dtype.kind == "f" and not np.isfinite(converted).all():
-        bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
-        if not bad.any():
-            raise ValueError(f"{prefix}{name} has values too large for float32 "
-                             f"(|x| > {np.finfo(np.float32).max:.3g})")
-        kind = "NaN" if np.isnan(array).any() else "infinity"
-        column = int(np.nonzero(bad.any(axis=0))[0][0])
-        raise ValueError(
-            f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in column "
-            f"{column}); missing and infinite values are not supported"
-        )
+    # that overflowed float32. Prediction kernels make this check themselves
+    # while they read the rows, so they skip it here.
+    if check_finite and not all_finite(converted):
+        raise non_finite_error(array, name=name, estimator=estimator)
     return converted
+
+
+def non_finite_error(X, *, name="X", estimator=None):
+    """The ValueError that says where X holds NaN, infinity or float32 overflow."""
+    prefix = f"{estimator}: " if estimator else ""
+    array = np.asarray(X)
+    bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+    if not bad.any():
+        return ValueError(f"{prefix}{name} has values too large for float32 "
+                          f"(|x| > {np.finfo(np.float32).max:.3g})")
+    kind = "NaN" if np.isnan(array).any() else "infinity"
+    column = int(np.nonzero(bad.any(axis=0))[0][0])
+    return ValueError(
+        f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in column "
+        f"{column}); missing and infinite values are not supported"
+    )
 
 
 def check_sample_weight(sample_weight, n_samples, *, estimator=None):

@@ -152,7 +152,12 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(f"corrupt {type(self).__name__}: n_features_in_ does not match "
                              "the fitted tree")
 
-    def _validate_X_for_predict(self, X):
+    def _validate_X_for_predict(self, X, check_finite=False):
+        """Validated float32 X for prediction.
+
+        The prediction kernels refuse NaN and infinity themselves, so the
+        finiteness check is left to them unless ``check_finite``.
+        """
         self._check_fitted()
         names = feature_names_of(X)
         fitted_names = getattr(self, "feature_names_in_", None)
@@ -160,7 +165,7 @@ class BaseDecisionTree(BaseEstimator):
                 names, fitted_names):
             raise ValueError("the feature names of X differ from those seen in fit: "
                              f"got {list(names)}, expected {list(fitted_names)}")
-        X = check_array_2d(X, estimator=type(self).__name__)
+        X = check_array_2d(X, estimator=type(self).__name__, check_finite=check_finite)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"was fitted with {self.n_features_in_} features")
@@ -194,7 +199,7 @@ class BaseDecisionTree(BaseEstimator):
         scipy.sparse.csr_matrix of shape (n_samples, node_count)
             Entry (i, j) is 1 when sample i passes through node j.
         """
-        X = self._validate_X_for_predict(X)
+        X = self._validate_X_for_predict(X, check_finite=True)
         try:
             from scipy.sparse import csr_matrix
         except ImportError:
