@@ -234,6 +234,9 @@ class DecisionTreeClassifier(BaseDecisionTree):
     criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
         Impurity measure: Gini impurity, Shannon entropy in bits (the split
         maximises information gain) or the misclassification rate 1 - max p.
+        Misclassification only sees splits that change a child's majority
+        class; elsewhere all thresholds tie and the lowest wins, so grown
+        without ``max_depth`` or ``min_impurity_decrease`` its trees get deep.
     max_depth : int or None, default=None
         Maximum depth; None grows until leaves are pure or too small.
     min_samples_split : int or float, default=2

@@ -1,0 +1,37 @@
+"""The installed package: its version, its public names, its dependencies."""
+
+import importlib.metadata
+import subprocess
+import sys
+
+import fasttree
+
+
+def test_version_matches_the_installed_metadata():
+    assert fasttree.__version__ == importlib.metadata.version("fasttree")
+
+
+def test_public_names_are_the_estimators():
+    assert set(fasttree.__all__) == {
+        "DecisionTreeClassifier", "DecisionTreeRegressor", "NotFittedError", "__version__"}
+    for name in fasttree.__all__:
+        assert hasattr(fasttree, name)
+
+
+def test_import_needs_only_numpy():
+    # Optional libraries must not be imported by `import fasttree`.
+    code = ("import sys, fasttree; "
+            "print(','.join(m for m in ('sklearn', 'pandas', 'scipy', 'hypothesis') "
+            "if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_demo_prints_accuracy_of_the_bundled_data():
+    result = subprocess.run([sys.executable, "-m", "fasttree", "--max-depth", "3"],
+                            capture_output=True, text=True, check=True)
+    assert "accuracy:" in result.stdout
+    accuracy = float(result.stdout.split("accuracy:")[1].split()[0])
+    assert accuracy > 0.9
+    assert "Wolberg" in result.stdout
