@@ -23,7 +23,8 @@ cdef inline float midpoint(float low, float high) noexcept nogil:
     # falling back to `low` keeps "x <= threshold" true for exactly the
     # samples the sweep put on the left.
     cdef float middle = <float> ((<double> low + <double> high) * 0.5)
-    if middle >= high:
+    # "not <" also catches the NaN midpoint of -inf and +inf.
+    if not middle < high:
         return low
     return middle
 

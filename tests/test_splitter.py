@@ -1,0 +1,386 @@
+"""The exact split search (fasttree._splitter) against the brute-force oracle.
+
+Every data set is ranked once with ``rank_features`` on all its rows; the
+node is a random subset of the rows (so node ranks do not start at 0). The
+kernel's ``find_split`` with max_features = n_features is compared with
+``fasttree.reference.best_split`` on the node's rows, features in index order:
+
+* both find nothing, or
+* both pick the same feature and threshold, or the two splits tie: the
+  oracle's improvement of the kernel's split equals the oracle's best within
+  1e-9 relative (the kernel ranks candidates by a proxy, the oracle by the
+  improvement itself, so rounding may break exact ties either way);
+* always: the kernel's reported improvement and child impurities equal the
+  oracle's recomputation on the kernel's own partition, and the in-place
+  partition sends exactly the rows with x[feature] <= threshold left and
+  respects min_samples_leaf / min_weight_leaf.
+
+"Relative" means relative to the scale of the impurities: 1 for the
+classification criteria (at most log2(10)), 1 + E_w[y**2] for squared error.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fasttree._criterion import Entropy, Gini, Misclassification, SquaredError
+from fasttree._features import rank_features
+from fasttree._splitter import Splitter, find_split
+from fasttree.reference import best_split, impurity
+
+CLASSIFIERS = {"gini": Gini, "entropy": Entropy, "misclassification": Misclassification}
+CRITERIA = sorted(CLASSIFIERS) + ["squared_error"]
+TOLERANCE = 1e-9
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def make_criterion(name, y, weights, n_classes):
+    if name == "squared_error":
+        return SquaredError(np.ascontiguousarray(y, dtype=np.float64), weights)
+    return CLASSIFIERS[name](np.ascontiguousarray(y, dtype=np.int32), weights, n_classes)
+
+
+def make_splitter(name, X, y, weights, n_classes, *, max_features=None, min_samples_leaf=1,
+                  min_weight_leaf=0.0, seed=0):
+    ranks, values, offsets = rank_features(np.ascontiguousarray(X, dtype=np.float32))
+    criterion = make_criterion(name, y, weights, n_classes)
+    n_features = X.shape[1] if max_features is None else max_features
+    return Splitter(criterion, ranks, values, offsets, n_features, min_samples_leaf,
+                    min_weight_leaf, seed)
+
+
+def scale_of(name, y, weights):
+    if name == "squared_error":
+        return 1.0 + float(np.dot(weights, np.asarray(y, float) ** 2) / weights.sum())
+    return 1.0
+
+
+def oracle_improvement(name, y, weights, goes_left):
+    """The oracle's improvement of the split of (y, weights) given by goes_left."""
+    total = weights.sum()
+    left, right = goes_left, ~goes_left
+    impurity_left = impurity(name, y[left], weights[left])
+    impurity_right = impurity(name, y[right], weights[right])
+    improvement = (impurity(name, y, weights) - weights[left].sum() / total * impurity_left
+                   - weights[right].sum() / total * impurity_right)
+    return improvement, impurity_left, impurity_right
+
+
+def check_against_oracle(name, X, y, weights, node, n_classes, min_samples_leaf=1,
+                         min_weight_leaf=0.0):
+    """Run both searches on the node and check every documented relation."""
+    X = np.asarray(X, dtype=np.float32)
+    splitter = make_splitter(name, X, y, weights, n_classes,
+                             min_samples_leaf=min_samples_leaf,
+                             min_weight_leaf=min_weight_leaf)
+    samples = node.astype(np.uint32).copy()
+    found = find_split(splitter, samples)
+    expected = best_split(X[node], y[node], weights[node], criterion=name,
+                          min_samples_leaf=min_samples_leaf,
+                          min_weight_leaf=min_weight_leaf)
+    if found is None or expected is None:
+        assert found is None and expected is None, (found, expected)
+        return None
+    check_kernel_split(name, X, y, weights, node, samples, found,
+                       min_samples_leaf, min_weight_leaf)
+    tolerance = TOLERANCE * scale_of(name, y[node], weights[node])
+    goes_left = X[node, found["feature"]] <= found["threshold"]
+    own, _, _ = oracle_improvement(name, y[node], weights[node], goes_left)
+    same = (found["feature"] == expected.feature
+            and found["threshold"] == expected.threshold)
+    if same:
+        assert found["position"] == expected.n_left
+    assert abs(own - expected.improvement) <= tolerance, (found, expected)
+    return found, expected, same
+
+
+def check_kernel_split(name, X, y, weights, node, samples, found, min_samples_leaf,
+                       min_weight_leaf):
+    """The kernel's own split: partition, leaf limits and reported numbers."""
+    assert sorted(samples.tolist()) == sorted(node.tolist())
+    feature, threshold, position = found["feature"], found["threshold"], found["position"]
+    assert isinstance(threshold, np.float32)
+    column = X[:, feature]
+    left, right = samples[:position], samples[position:]
+    assert np.all(column[left] <= threshold)
+    assert np.all(column[right] > threshold)
+    assert position >= min_samples_leaf and len(node) - position >= min_samples_leaf
+    assert weights[left].sum() >= min_weight_leaf
+    assert weights[right].sum() >= min_weight_leaf
+    goes_left = X[node, feature] <= threshold
+    own, impurity_left, impurity_right = oracle_improvement(name, y[node], weights[node],
+                                                            goes_left)
+    tolerance = TOLERANCE * scale_of(name, y[node], weights[node])
+    assert abs(found["improvement"] - own) <= tolerance
+    assert abs(found["impurity_left"] - impurity_left) <= tolerance
+    assert abs(found["impurity_right"] - impurity_right) <= tolerance
+
+
+# ------------------------------------------------------------ random data
+
+
+def random_column(rng, n, kind):
+    if kind == "continuous":
+        return rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3)
+    if kind == "few_ints":
+        return rng.integers(0, int(rng.integers(2, 5)), size=n).astype(float)
+    if kind == "signed_zeros":
+        return rng.choice([-0.0, 0.0, 1.0, -1.0], size=n)
+    return np.full(n, rng.normal())  # constant
+
+
+def random_data(rng, n_rows, n_features, x_kind):
+    if x_kind == "duplicate_rows":
+        distinct = rng.integers(1, max(2, n_rows // 3) + 1)
+        base = np.column_stack([random_column(rng, distinct, "few_ints")
+                                for _ in range(n_features)])
+        return base[rng.integers(0, distinct, size=n_rows)].astype(np.float32)
+    if x_kind == "mixed":
+        kinds = rng.choice(["continuous", "few_ints", "signed_zeros", "constant"],
+                           size=n_features)
+    else:
+        kinds = [x_kind] * n_features
+    return np.column_stack([random_column(rng, n_rows, kind) for kind in kinds]
+                           ).astype(np.float32)
+
+
+def random_targets(rng, name, n_rows, n_classes, y_kind):
+    if name != "squared_error":
+        return rng.integers(0, n_classes, size=n_rows)
+    if y_kind == "few_values":
+        return rng.integers(-3, 4, size=n_rows).astype(np.float64) * 1.5
+    return rng.uniform(-20, 20) + 10.0 ** rng.uniform(-1, 1.5) * rng.normal(size=n_rows)
+
+
+def random_weights(rng, n_rows, weight_kind):
+    if weight_kind == "unit":
+        return np.ones(n_rows)
+    if weight_kind == "integer":
+        return rng.integers(1, 5, size=n_rows).astype(np.float64)
+    return rng.uniform(0.1, 3.0, size=n_rows)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(name=st.sampled_from(CRITERIA), n_classes=st.integers(2, 10),
+       n_rows=st.integers(2, 40), n_features=st.integers(1, 4),
+       tiny=st.booleans(),
+       x_kind=st.sampled_from(["continuous", "few_ints", "signed_zeros", "mixed",
+                               "duplicate_rows"]),
+       y_kind=st.sampled_from(["continuous", "few_values"]),
+       weight_kind=st.sampled_from(["unit", "integer", "float"]),
+       leaf_limit=st.sampled_from(["none", "samples", "weight"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_find_split_agrees_with_the_brute_force_oracle(name, n_classes, n_rows, n_features,
+                                                       tiny, x_kind, y_kind, weight_kind,
+                                                       leaf_limit, seed):
+    rng = np.random.default_rng(seed)
+    X = random_data(rng, n_rows, n_features, x_kind)
+    y = random_targets(rng, name, n_rows, n_classes, y_kind)
+    weights = random_weights(rng, n_rows, weight_kind)
+    n_node = int(rng.integers(2, min(5, n_rows) + 1)) if tiny else int(rng.integers(2, n_rows + 1))
+    node = rng.permutation(n_rows)[:n_node]
+    min_samples_leaf, min_weight_leaf = 1, 0.0
+    if leaf_limit == "samples":
+        min_samples_leaf = int(rng.integers(1, max(2, n_node // 2 + 1) + 1))
+    elif leaf_limit == "weight":
+        total = weights[node].sum()
+        if weight_kind == "float":
+            min_weight_leaf = float(rng.uniform(0.0, 0.55) * total)
+        else:  # an integer limit, hit exactly by integer child weights
+            min_weight_leaf = float(rng.integers(0, int(total // 2) + 2))
+    check_against_oracle(name, X, y, weights, node, n_classes, min_samples_leaf,
+                         min_weight_leaf)
+
+
+# -------------------------------------------------------------- specifics
+
+
+@pytest.mark.parametrize("name", CRITERIA)
+@pytest.mark.parametrize("n_node", [1, 2, 5, 30])
+def test_a_node_of_identical_rows_has_no_split(name, n_node):
+    rng = np.random.default_rng(n_node)
+    X = np.vstack([np.tile([[1.5, -2.0, 0.0]], (n_node, 1)),
+                   rng.normal(size=(10, 3))]).astype(np.float32)
+    y = rng.integers(0, 3, size=X.shape[0])  # mixed classes: impure, yet unsplittable
+    weights = rng.uniform(0.5, 2.0, size=X.shape[0])
+    node = np.arange(n_node)
+    splitter = make_splitter(name, X, y, weights, 3)
+    assert find_split(splitter, node.astype(np.uint32)) is None
+    assert best_split(X[node], y[node], weights[node], criterion=name) is None
+
+
+@pytest.mark.parametrize("name", CRITERIA)
+def test_min_samples_leaf_above_half_the_node_leaves_no_split(name):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(9, 2)).astype(np.float32)
+    y = rng.integers(0, 2, size=9)
+    splitter = make_splitter(name, X, y, np.ones(9), 2, min_samples_leaf=5)
+    assert find_split(splitter, np.arange(9, dtype=np.uint32)) is None
+    check_against_oracle(name, X, y, np.ones(9), np.arange(9), 2, min_samples_leaf=4)
+
+
+@pytest.mark.parametrize("weights, position", [([1.0, 2.0, 3.0, 4.0], 3),
+                                               ([4.0, 3.0, 2.0, 1.0], 1)])
+def test_min_weight_leaf_equal_to_a_child_weight_is_allowed(weights, position):
+    # x: 0 1 2 3. With a limit of 4 only one threshold keeps both children at
+    # weight >= 4, and there one child weighs exactly 4.
+    X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    y = np.array([0, 1, 0, 1])
+    weights = np.array(weights)
+    for name in CRITERIA:
+        found, expected, same = check_against_oracle(name, X, y, weights, np.arange(4), 2,
+                                                     min_weight_leaf=4.0)
+        assert same
+        assert found["position"] == position
+        assert found["threshold"] == np.float32(position - 0.5)
+
+
+def adjacent_values(base, count):
+    values = [np.float32(base)]
+    for _ in range(count - 1):
+        values.append(np.nextafter(values[-1], np.float32(np.inf)))
+    return values
+
+
+@pytest.mark.parametrize("base", [0.0, -0.0, 1.0, -1.0, 1e-45, -1e-45, 1e-38, 3.0e38,
+                                  float(np.finfo(np.float32).max), 123.456, -7.25e10])
+@pytest.mark.parametrize("name", CRITERIA)
+def test_adjacent_float32_values_give_a_threshold_that_partitions_exactly(base, name):
+    values = adjacent_values(base, 3) if base < np.finfo(np.float32).max else [
+        np.nextafter(np.float32(base), np.float32(0)), np.float32(base)]
+    rng = np.random.default_rng(7)
+    n_rows = 24
+    column = np.array(values, dtype=np.float32)[rng.integers(0, len(values), size=n_rows)]
+    column[:len(values)] = values  # every value is present
+    X = np.column_stack([column, -column]).astype(np.float32)
+    y = (column > values[0]).astype(int) ^ (rng.random(n_rows) < 0.2)
+    weights = rng.uniform(0.5, 2.0, size=n_rows)
+    result = check_against_oracle(name, X, y, weights, np.arange(n_rows), 2)
+    assert result is not None
+    found = result[0]
+    # No float32 lies strictly between adjacent values: the threshold is the
+    # lower one, and rows holding the upper one still go right.
+    assert found["threshold"] in [v for v in values] + [-v for v in values]
+
+
+def test_two_adjacent_values_split_at_the_lower_one():
+    low = np.float32(0.1)
+    high = np.nextafter(low, np.float32(1))
+    X = np.array([[low], [high], [low], [high]], dtype=np.float32)
+    y = np.array([0, 1, 0, 1])
+    samples = np.arange(4, dtype=np.uint32)
+    found = find_split(make_splitter("gini", X, y, np.ones(4), 2), samples)
+    assert found["threshold"] == low
+    assert sorted(samples[:found["position"]].tolist()) == [0, 2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=st.sampled_from(CRITERIA), n_features=st.integers(2, 5),
+       max_features=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_max_features_evaluates_a_subset_reproducibly(name, n_features, max_features, seed):
+    max_features = min(max_features, n_features - 1)
+    rng = np.random.default_rng(seed)
+    n_rows = 25
+    X = random_data(rng, n_rows, n_features, "continuous")
+    y = random_targets(rng, name, n_rows, 3, "continuous")
+    weights = rng.uniform(0.5, 2.0, size=n_rows)
+    node = np.arange(n_rows)
+    split_seed = int(rng.integers(0, 2**63))
+    results = []
+    for _ in range(2):
+        samples = node.astype(np.uint32)
+        splitter = make_splitter(name, X, y, weights, 3, max_features=max_features,
+                                 seed=split_seed)
+        results.append((find_split(splitter, samples), samples))
+    (first, first_samples), (second, second_samples) = results
+    assert first == second  # same seed, same split
+    np.testing.assert_array_equal(first_samples, second_samples)
+    check_kernel_split(name, X, y, weights, node, first_samples, first, 1, 0.0)
+    # The kernel's split is the best one of its own feature ...
+    own_feature = best_split(X, y, weights, criterion=name, features=[first["feature"]])
+    tolerance = TOLERANCE * scale_of(name, y, weights)
+    assert abs(first["improvement"] - own_feature.improvement) <= tolerance
+    # ... and no better than the best over all features.
+    overall = best_split(X, y, weights, criterion=name)
+    assert first["improvement"] <= overall.improvement + tolerance
+
+
+@pytest.mark.parametrize("name", CRITERIA)
+def test_every_feature_is_drawn_for_some_seed(name):
+    rng = np.random.default_rng(42)
+    n_rows, n_features = 30, 5
+    X = rng.normal(size=(n_rows, n_features)).astype(np.float32)
+    y = random_targets(rng, name, n_rows, 3, "continuous")
+    weights = np.ones(n_rows)
+    chosen = set()
+    for seed in range(200):
+        splitter = make_splitter(name, X, y, weights, 3, max_features=1, seed=seed)
+        found = find_split(splitter, np.arange(n_rows, dtype=np.uint32))
+        chosen.add(found["feature"])
+    assert chosen == set(range(n_features))
+
+
+@pytest.mark.parametrize("name", CRITERIA)
+def test_constant_features_do_not_count_towards_max_features(name):
+    # Only feature 3 varies: a draw that lands on a constant feature must
+    # draw again, so one evaluated feature always finds the split.
+    rng = np.random.default_rng(1)
+    n_rows = 20
+    X = np.column_stack([np.full(n_rows, 2.0), np.zeros(n_rows), np.full(n_rows, -1.0),
+                         rng.normal(size=n_rows), np.full(n_rows, 9.0)]).astype(np.float32)
+    y = random_targets(rng, name, n_rows, 2, "continuous")
+    for seed in range(40):
+        splitter = make_splitter(name, X, y, np.ones(n_rows), 2, max_features=1, seed=seed)
+        found = find_split(splitter, np.arange(n_rows, dtype=np.uint32))
+        assert found is not None and found["feature"] == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(CRITERIA), n_rows=st.integers(2, 30),
+       x_kind=st.sampled_from(["continuous", "few_ints"]), seed=st.integers(0, 2**32 - 1))
+def test_weight_two_equals_a_duplicated_row(name, n_rows, x_kind, seed):
+    rng = np.random.default_rng(seed)
+    X = random_data(rng, n_rows, 3, x_kind)
+    y = random_targets(rng, name, n_rows, 3, "continuous")
+    weights = np.where(rng.random(n_rows) < 0.4, 2.0, 1.0)
+    doubled = np.flatnonzero(weights == 2.0)
+    rows = np.concatenate([np.arange(n_rows), doubled])  # row ids of the duplicated set
+    weighted = find_split(make_splitter(name, X, y, weights, 3),
+                          np.arange(n_rows, dtype=np.uint32))
+    dup_samples = np.arange(rows.shape[0], dtype=np.uint32)
+    duplicated = find_split(make_splitter(name, X[rows], y[rows], np.ones(rows.shape[0]), 3),
+                            dup_samples)
+    if weighted is None or duplicated is None:
+        assert weighted is None and duplicated is None
+        return
+    tolerance = TOLERANCE * scale_of(name, y, weights)
+    assert abs(weighted["improvement"] - duplicated["improvement"]) <= tolerance
+    same = (weighted["feature"], weighted["threshold"]) == (duplicated["feature"],
+                                                           duplicated["threshold"])
+    # Integer class weights make the classification proxies exact, so the
+    # same split wins; summing 2y instead of y + y may break a regression tie
+    # the other way, and then only the improvements must agree.
+    assert same or name == "squared_error"
+    if same:
+        assert abs(weighted["impurity_left"] - duplicated["impurity_left"]) <= tolerance
+        assert abs(weighted["impurity_right"] - duplicated["impurity_right"]) <= tolerance
+        left_rows = set(rows[dup_samples[:duplicated["position"]]].tolist())
+        assert left_rows == set(np.flatnonzero(
+            X[:, weighted["feature"]] <= weighted["threshold"]).tolist())
+
+
+@pytest.mark.parametrize("name", CRITERIA)
+@pytest.mark.parametrize("n_rows, x_kind", [(400, "continuous"), (700, "few_ints"),
+                                            (900, "mixed")])
+def test_large_nodes_sorted_by_the_radix_path_agree_with_the_oracle(name, n_rows, x_kind):
+    # From 384 samples on the sweep's sort is the radix sort; the node is a
+    # subset of a larger data set so that its ranks start above zero.
+    rng = np.random.default_rng(n_rows)
+    X = random_data(rng, n_rows + 60, 2, x_kind)
+    y = random_targets(rng, name, n_rows + 60, 4, "continuous")
+    weights = random_weights(rng, n_rows + 60, "float")
+    node = np.sort(rng.permutation(n_rows + 60)[:n_rows])[::-1].copy()
+    assert check_against_oracle(name, X, y, weights, node, 4, min_samples_leaf=3) is not None
