@@ -17,27 +17,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+from synthetic import classification_data, data_for, regression_data
 
 ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
-
-
-def classification_data(n_samples=300, n_features=5, n_classes=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    scores = X[:, :n_classes] + 0.7 * rng.normal(size=(n_samples, n_classes))
-    return X, np.argmax(scores, axis=1)
-
-
-def regression_data(n_samples=300, n_features=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    return X, 2.0 * X[:, 0] + np.sin(3.0 * X[:, 1]) + 0.3 * rng.normal(size=n_samples)
-
-
-def data_for(estimator_class, **kwargs):
-    if estimator_class is DecisionTreeClassifier:
-        return classification_data(**kwargs)
-    return regression_data(**kwargs)
 
 
 def tree_arrays(estimator):

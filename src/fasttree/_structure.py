@@ -4,8 +4,7 @@ import numpy as np
 
 from ._threads import map_rows
 from ._validation import non_finite_error
-from ._tree import (NODE_DTYPE, apply_rows, decision_paths, predict_leaf_labels,
-                    predict_leaf_values, walk_nodes)
+from ._tree import NODE_DTYPE, apply_rows, decision_paths, predict_leaf_outputs, walk_nodes
 
 FORMAT_VERSION = 1
 
@@ -114,12 +113,12 @@ class Tree:
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
-        return self._map_rows(predict_leaf_labels, X, np.empty(X.shape[0], dtype=np.intp),
+        return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
                         self._walk, self._majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
-        return self._map_rows(predict_leaf_values, X, np.empty(X.shape[0], dtype=np.float64),
+        return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
                         self._walk, self._first_value)
 
     def decision_path(self, X):

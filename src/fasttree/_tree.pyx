@@ -473,28 +473,17 @@ def apply_rows(object nodes, const float[:, ::1] X not None, intp_t[::1] out not
     return status
 
 
-def predict_leaf_labels(object nodes, const intp_t[::1] node_label not None,
-                        const float[:, ::1] X not None, intp_t[::1] out not None):
-    """Writes into ``out`` the ``node_label`` of the leaf each row reaches.
-
-    Returns 1 when X holds NaN or infinity, else 0.
-    """
-    cdef const Node* node_array = checked_nodes(nodes)
-    cdef intp_t row
-    cdef int status = 0
-    if X.shape[0]:
-        with nogil:
-            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
-            for row in range(X.shape[0]):
-                out[row] = node_label[out[row]]
-    return status
+ctypedef fused leaf_output:
+    intp_t
+    double
 
 
-def predict_leaf_values(object nodes, const double[::1] node_value not None,
-                        const float[:, ::1] X not None, double[::1] out not None):
-    """Writes into ``out`` the scalar ``node_value`` of the leaf each row reaches.
+def predict_leaf_outputs(object nodes, const leaf_output[::1] node_output not None,
+                         const float[:, ::1] X not None, leaf_output[::1] out not None):
+    """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
-    Returns 1 when X holds NaN or infinity, else 0.
+    ``node_output`` holds one entry per node: a class index, or a mean for
+    regression. Returns 1 when X holds NaN or infinity, else 0.
     """
     cdef const Node* node_array = checked_nodes(nodes)
     cdef intp_t[::1] leaves = np.empty(X.shape[0], dtype=np.intp)
@@ -504,7 +493,7 @@ def predict_leaf_values(object nodes, const double[::1] node_value not None,
         with nogil:
             status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &leaves[0])
             for row in range(X.shape[0]):
-                out[row] = node_value[leaves[row]]
+                out[row] = node_output[leaves[row]]
     return status
 
 

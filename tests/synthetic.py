@@ -1,0 +1,27 @@
+"""Small synthetic data sets shared by the estimator tests."""
+
+import numpy as np
+
+from fasttree import DecisionTreeClassifier
+
+
+def classification_data(n_samples=300, n_features=5, n_classes=3, seed=0):
+    """Gaussian X; the class is the argmax of noisy copies of the first columns."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    scores = X[:, :n_classes] + 0.7 * rng.normal(size=(n_samples, n_classes))
+    return X, np.argmax(scores, axis=1)
+
+
+def regression_data(n_samples=300, n_features=5, seed=0):
+    """Gaussian X; a smooth target of the first two columns plus noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    return X, 2.0 * X[:, 0] + np.sin(3.0 * X[:, 1]) + 0.3 * rng.normal(size=n_samples)
+
+
+def data_for(estimator_class, **kwargs):
+    """Data suited to the estimator class: labels or real targets."""
+    if estimator_class is DecisionTreeClassifier:
+        return classification_data(**kwargs)
+    return regression_data(**kwargs)
