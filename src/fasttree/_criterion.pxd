@@ -45,7 +45,12 @@ cdef class Gini(ClassificationCriterion):
 
 
 cdef class Entropy(ClassificationCriterion):
-    pass
+    # With integer weights every count is a whole number, so w log w comes
+    # from a table instead of a log call per class per candidate.
+    cdef const double* weight_log_weight_table   # i log i for i <= total weight, or NULL
+    cdef object _table
+
+    cdef double weight_log(self, double weight) noexcept nogil
 
 
 cdef class Misclassification(ClassificationCriterion):
