@@ -3,12 +3,10 @@
 
 import numpy as np
 
-from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY
+from libc.stdlib cimport free, malloc
 
-from ._utils cimport (item_rank, item_sample, pack_item, rng_below, sort_items)
-
-cdef double INFINITY_PROXY = float("inf")
-
+from ._utils cimport item_rank, pack_item, rng_below, sort_items
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -98,7 +96,7 @@ cdef class Splitter:
         cdef uint32_t sample
 
         best.feature = -1
-        best.proxy_improvement = -INFINITY_PROXY
+        best.proxy_improvement = -INFINITY
 
         # Draw features without replacement until max_features non-constant
         # ones were evaluated. Constants found here move into the prefix so
