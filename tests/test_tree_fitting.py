@@ -306,3 +306,15 @@ def test_a_single_sample_can_be_fitted(estimator_class):
     assert estimator.tree_.node_count == 1
     np.testing.assert_array_equal(estimator.predict([[0.0, 0.0], [9.0, 9.0]]), [3, 3])
     assert estimator.tree_.n_node_samples[0] == 1
+
+
+def test_regression_keeps_precision_with_a_large_target_offset():
+    # Sums of squares at 1e6 lose the 1e-3 spread entirely; deviations do not.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3)).astype(np.float32)
+    signal = 1e-3 * (X[:, 0] > 0) + 1e-5 * rng.normal(size=2000)
+    shifted = DecisionTreeRegressor(max_depth=2).fit(X, 1e6 + signal)
+    centred = DecisionTreeRegressor(max_depth=2).fit(X, signal)
+    assert shifted.tree_.feature[0] == 0
+    np.testing.assert_array_equal(shifted.apply(X), centred.apply(X))
+    np.testing.assert_allclose(shifted.predict(X) - 1e6, centred.predict(X), atol=1e-9)
