@@ -11,6 +11,7 @@ from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
 from ._tree import build_tree
+from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 
@@ -44,6 +45,108 @@ def resolve_max_features(max_features, n_features):
     return value
 
 
+def resolve_tree_limits(params, criteria, n_samples, n_features):
+    """Check an estimator's tree hyper-parameters and turn fractions into counts.
+
+    Parameters
+    ----------
+    params : object
+    Holds ``criterion``, ``max_depth``, ``min_samples_split``,
+    ``min_samples_leaf``, ``min_weight_fraction_leaf``,
+    ``min_impurity_decrease``, ``max_leaf_nodes`` and ``max_features`` as
+    attributes (a tree or a forest).
+    criteria : dict
+    The criterion names the estimator accepts.
+    n_samples, n_features : int
+
+    Returns
+    -------
+    dict
+    """
+    if not isinstance(params.criterion, str) or params.criterion not in criteria:
+        raise ValueError(f"criterion must be one of {sorted(criteria)}; "
+                         f"got {params.criterion!r}")
+    if params.max_depth is not None and (
+            not isinstance(params.max_depth, (numbers.Integral, np.integer))
+            or isinstance(params.max_depth, bool) or params.max_depth < 1):
+        raise ValueError(f"max_depth must be None or an int >= 1; got {params.max_depth!r}")
+    min_samples_split = check_int_or_fraction(params.min_samples_split, "min_samples_split",
+                                              minimum_int=2)
+    if isinstance(min_samples_split, float):
+        min_samples_split = max(2, math.ceil(min_samples_split * n_samples))
+    min_samples_leaf = params.min_samples_leaf
+    if isinstance(min_samples_leaf, (float, np.floating)) and min_samples_leaf >= 1.0:
+        raise ValueError(f"min_samples_leaf as a float must be in (0, 1); "
+                         f"got {min_samples_leaf}")
+    min_samples_leaf = check_int_or_fraction(min_samples_leaf, "min_samples_leaf",
+                                             minimum_int=1)
+    if isinstance(min_samples_leaf, float):
+        min_samples_leaf = max(1, math.ceil(min_samples_leaf * n_samples))
+    fraction = params.min_weight_fraction_leaf
+    if (not isinstance(fraction, (numbers.Real, np.floating)) or isinstance(fraction, bool)
+            or not 0.0 <= fraction <= 0.5):
+        raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; "
+                         f"got {fraction!r}")
+    decrease = params.min_impurity_decrease
+    if (not isinstance(decrease, (numbers.Real, np.floating)) or isinstance(decrease, bool)
+            or not decrease >= 0.0 or not math.isfinite(decrease)):
+        raise ValueError(f"min_impurity_decrease must be a finite float >= 0; "
+                         f"got {decrease!r}")
+    max_leaf_nodes = params.max_leaf_nodes
+    if max_leaf_nodes is not None and (
+            not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
+            or isinstance(max_leaf_nodes, bool) or max_leaf_nodes < 2):
+        raise ValueError(f"max_leaf_nodes must be None or an int >= 2; "
+                         f"got {max_leaf_nodes!r}")
+    return {
+        "max_depth": np.iinfo(np.int32).max if params.max_depth is None else int(params.max_depth),
+        "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
+        "min_samples_leaf": int(min_samples_leaf),
+        "min_weight_fraction_leaf": float(fraction),
+        "min_impurity_decrease": float(decrease),
+        "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        "max_features": resolve_max_features(params.max_features, n_features),
+    }
+
+
+def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_offset=0.0):
+    """Grow one tree.
+
+    Parameters
+    ----------
+    ranked_features : tuple
+        ``rank_features(X)`` of the training matrix.
+    criterion : Criterion
+        Bound to the targets and ``sample_weight``.
+    sample_weight : ndarray of float64
+        Rows of zero weight take no part (a bootstrap passes its draw counts here).
+    limits : dict
+        From :func:`resolve_tree_limits`.
+    seed : int
+        Seed of the per-node feature draws.
+    value_offset : float, default=0.0
+        Added to the node values (the regressor centres its target).
+
+    Returns
+    -------
+    Tree
+    """
+    ranks, values, value_offsets = ranked_features
+    weighted_n_total = float(sample_weight.sum())
+    min_weight_leaf = limits["min_weight_fraction_leaf"] * weighted_n_total
+    samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
+    splitter = Splitter(criterion, ranks, values, value_offsets, limits["max_features"],
+                        limits["min_samples_leaf"], min_weight_leaf, seed)
+    arrays = build_tree(
+        splitter, samples, n_values=criterion.n_values,
+        max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
+        min_samples_leaf=limits["min_samples_leaf"], min_weight_leaf=min_weight_leaf,
+        min_impurity_decrease=limits["min_impurity_decrease"],
+        max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
+    arrays["value"] += value_offset
+    return Tree(ranks.shape[0], criterion.n_values, arrays)
+
+
 class BaseDecisionTree(BaseEstimator):
     """Validation and growth shared by the classifier and the regressor."""
 
@@ -51,50 +154,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def _resolve_limits(self, n_samples, n_features):
         """Check the hyper-parameters and turn fractions into counts."""
-        if not isinstance(self.criterion, str) or self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {sorted(self._criteria)}; "
-                             f"got {self.criterion!r}")
-        if self.max_depth is not None and (
-                not isinstance(self.max_depth, (numbers.Integral, np.integer))
-                or isinstance(self.max_depth, bool) or self.max_depth < 1):
-            raise ValueError(f"max_depth must be None or an int >= 1; got {self.max_depth!r}")
-        min_samples_split = check_int_or_fraction(self.min_samples_split, "min_samples_split",
-                                                  minimum_int=2)
-        if isinstance(min_samples_split, float):
-            min_samples_split = max(2, math.ceil(min_samples_split * n_samples))
-        min_samples_leaf = self.min_samples_leaf
-        if isinstance(min_samples_leaf, (float, np.floating)) and min_samples_leaf >= 1.0:
-            raise ValueError(f"min_samples_leaf as a float must be in (0, 1); "
-                             f"got {min_samples_leaf}")
-        min_samples_leaf = check_int_or_fraction(min_samples_leaf, "min_samples_leaf",
-                                                 minimum_int=1)
-        if isinstance(min_samples_leaf, float):
-            min_samples_leaf = max(1, math.ceil(min_samples_leaf * n_samples))
-        fraction = self.min_weight_fraction_leaf
-        if (not isinstance(fraction, (numbers.Real, np.floating)) or isinstance(fraction, bool)
-                or not 0.0 <= fraction <= 0.5):
-            raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; "
-                             f"got {fraction!r}")
-        decrease = self.min_impurity_decrease
-        if (not isinstance(decrease, (numbers.Real, np.floating)) or isinstance(decrease, bool)
-                or not decrease >= 0.0 or not math.isfinite(decrease)):
-            raise ValueError(f"min_impurity_decrease must be a finite float >= 0; "
-                             f"got {decrease!r}")
-        max_leaf_nodes = self.max_leaf_nodes
-        if max_leaf_nodes is not None and (
-                not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
-                or isinstance(max_leaf_nodes, bool) or max_leaf_nodes < 2):
-            raise ValueError(f"max_leaf_nodes must be None or an int >= 2; "
-                             f"got {max_leaf_nodes!r}")
-        return {
-            "max_depth": np.iinfo(np.int32).max if self.max_depth is None else int(self.max_depth),
-            "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
-            "min_samples_leaf": int(min_samples_leaf),
-            "min_weight_fraction_leaf": float(fraction),
-            "min_impurity_decrease": float(decrease),
-            "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-            "max_features": resolve_max_features(self.max_features, n_features),
-        }
+        return resolve_tree_limits(self, self._criteria, n_samples, n_features)
 
     def _validate_X_for_fit(self, X):
         """Validated float32 X and its feature names (None without names)."""
@@ -121,28 +181,9 @@ class BaseDecisionTree(BaseEstimator):
             setattr(self, name, value)
 
     def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0):
-        """Grow a Tree from validated float32 X and a bound criterion.
-
-        ``value_offset`` is added to the node values (the regressor centres
-        its target).
-        """
-        min_weight_leaf = limits["min_weight_fraction_leaf"] * float(sample_weight.sum())
-        seed = check_random_state(self.random_state)
-        ranks, values, value_offsets = rank_features(X)
-        # Rows of zero weight take no part in the fit.
-        samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
-        weighted_n_total = float(sample_weight.sum())
-        splitter = Splitter(criterion, ranks, values, value_offsets, limits["max_features"],
-                            limits["min_samples_leaf"], min_weight_leaf, seed)
-        arrays = build_tree(
-            splitter, samples, n_values=criterion.n_values,
-            max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
-            min_samples_leaf=limits["min_samples_leaf"],
-            min_weight_leaf=min_weight_leaf,
-            min_impurity_decrease=limits["min_impurity_decrease"],
-            max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
-        arrays["value"] += value_offset
-        return Tree(X.shape[1], criterion.n_values, arrays)
+        """Grow a Tree from validated float32 X and a bound criterion."""
+        return grow_tree(rank_features(X), criterion, sample_weight, limits,
+                         check_random_state(self.random_state), value_offset)
 
     def _check_fitted(self):
         if not hasattr(self, "tree_"):
@@ -446,75 +487,3 @@ class DecisionTreeRegressor(BaseDecisionTree):
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of ``predict(X)``."""
         return r2_score(y, self.predict(X), sample_weight)
-
-
-def as_1d(y, n_samples, estimator):
-    """y as a 1-D array of n_samples entries (a single column is accepted)."""
-    if hasattr(y, "to_numpy"):
-        y = y.to_numpy()
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"{estimator}: y must be 1-D (one target per sample); got shape "
-                         f"{y.shape}")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"{estimator}: y has {y.shape[0]} entries but X has {n_samples} "
-                         "samples")
-    return y
-
-
-def encode_labels(y, n_samples, estimator):
-    """Sorted distinct labels and every sample's index into them (int32)."""
-    y = as_1d(y, n_samples, estimator)
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"{estimator}: y contains NaN; every sample needs a class label")
-    if y.dtype.kind == "O" and any(label is None or (isinstance(label, float)
-                                   and math.isnan(label)) for label in y):
-        raise ValueError(f"{estimator}: y contains missing labels (None or NaN)")
-    try:
-        classes, class_index = np.unique(y, return_inverse=True)
-    except TypeError:
-        raise TypeError(f"{estimator}: class labels must be of one sortable type; got a mix "
-                        f"of {sorted({type(label).__name__ for label in y})}") from None
-    return classes, np.ascontiguousarray(class_index.reshape(-1), dtype=np.int32)
-
-
-def class_weight_per_sample(class_weight, classes, class_index):
-    """Weight factor of every sample from ``class_weight``."""
-    if class_weight is None:
-        return np.ones(class_index.shape[0], dtype=np.float64)
-    if isinstance(class_weight, str):
-        if class_weight != "balanced":
-            raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
-                             f"got {class_weight!r}")
-        counts = np.bincount(class_index, minlength=len(classes))
-        per_class = class_index.shape[0] / (len(classes) * counts)
-        return per_class[class_index]
-    if not isinstance(class_weight, dict):
-        raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
-                         f"got {type(class_weight).__name__}")
-    per_class = np.ones(len(classes), dtype=np.float64)
-    known = {label: position for position, label in enumerate(classes.tolist())}
-    for label, weight in class_weight.items():
-        if label not in known:
-            raise ValueError(f"class_weight names the class {label!r}, which is not in y "
-                             f"(classes: {classes.tolist()})")
-        if (not isinstance(weight, (numbers.Real, np.floating)) or not math.isfinite(weight)
-                or weight < 0):
-            raise ValueError(f"class_weight for class {label!r} must be a finite number >= 0; "
-                             f"got {weight!r}")
-        per_class[known[label]] = float(weight)
-    return per_class[class_index]
-
-
-def check_regression_target(y, n_samples, estimator):
-    """Finite float64 targets, one per sample."""
-    y = as_1d(y, n_samples, estimator)
-    try:
-        target = np.ascontiguousarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{estimator}: y must hold numbers for regression") from None
-    if not np.isfinite(target).all():
-        raise ValueError(f"{estimator}: y contains NaN or infinity")
-    return target

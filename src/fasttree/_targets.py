@@ -1,0 +1,78 @@
+"""Targets: class labels to indices, class weights, regression targets."""
+
+import math
+import numbers
+
+import numpy as np
+
+
+def as_1d(y, n_samples, estimator):
+    """y as a 1-D array of n_samples entries (a single column is accepted)."""
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{estimator}: y must be 1-D (one target per sample); got shape "
+                         f"{y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{estimator}: y has {y.shape[0]} entries but X has {n_samples} "
+                         "samples")
+    return y
+
+
+def encode_labels(y, n_samples, estimator):
+    """Sorted distinct labels and every sample's index into them (int32)."""
+    y = as_1d(y, n_samples, estimator)
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"{estimator}: y contains NaN; every sample needs a class label")
+    if y.dtype.kind == "O" and any(label is None or (isinstance(label, float)
+                                   and math.isnan(label)) for label in y):
+        raise ValueError(f"{estimator}: y contains missing labels (None or NaN)")
+    try:
+        classes, class_index = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{estimator}: class labels must be of one sortable type; got a mix "
+                        f"of {sorted({type(label).__name__ for label in y})}") from None
+    return classes, np.ascontiguousarray(class_index.reshape(-1), dtype=np.int32)
+
+
+def class_weight_per_sample(class_weight, classes, class_index):
+    """Weight factor of every sample from ``class_weight``."""
+    if class_weight is None:
+        return np.ones(class_index.shape[0], dtype=np.float64)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
+                             f"got {class_weight!r}")
+        counts = np.bincount(class_index, minlength=len(classes))
+        per_class = class_index.shape[0] / (len(classes) * counts)
+        return per_class[class_index]
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
+                         f"got {type(class_weight).__name__}")
+    per_class = np.ones(len(classes), dtype=np.float64)
+    known = {label: position for position, label in enumerate(classes.tolist())}
+    for label, weight in class_weight.items():
+        if label not in known:
+            raise ValueError(f"class_weight names the class {label!r}, which is not in y "
+                             f"(classes: {classes.tolist()})")
+        if (not isinstance(weight, (numbers.Real, np.floating)) or not math.isfinite(weight)
+                or weight < 0):
+            raise ValueError(f"class_weight for class {label!r} must be a finite number >= 0; "
+                             f"got {weight!r}")
+        per_class[known[label]] = float(weight)
+    return per_class[class_index]
+
+
+def check_regression_target(y, n_samples, estimator):
+    """Finite float64 targets, one per sample."""
+    y = as_1d(y, n_samples, estimator)
+    try:
+        target = np.ascontiguousarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{estimator}: y must hold numbers for regression") from None
+    if not np.isfinite(target).all():
+        raise ValueError(f"{estimator}: y contains NaN or infinity")
+    return target
