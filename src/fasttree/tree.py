@@ -10,8 +10,8 @@ from ._criterion import Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
-from ._tree import build_tree
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
+from ._tree import build_tree
 from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 
