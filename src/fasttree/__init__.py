@@ -1,8 +1,16 @@
 """fasttree: fast, exact decision trees with a scikit-learn compatible API."""
 
 from ._validation import NotFittedError
+from .forest import RandomForestClassifier, RandomForestRegressor
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "NotFittedError", "__version__"]
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "NotFittedError",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "__version__",
+]

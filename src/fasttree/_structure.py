@@ -36,18 +36,49 @@ class Tree:
         self.n_features = int(n_features)
         self.n_values = int(n_values)
         self._nodes = arrays["nodes"]
-        # Loaded models may hold anything: coerce and let _validate judge.
-        self.impurity = _float_array(arrays["impurity"], "impurity")
-        self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
-        self.weighted_n_node_samples = _float_array(arrays["weighted_n_node_samples"],
-                                                    "weighted_n_node_samples")
-        self._value = _float_array(arrays["value"], "value")
         self.max_depth = int(arrays["max_depth"])
-        self._validate()
+        self._validate_nodes()
+        # A compact tree (a forest's member) keeps only what prediction needs:
+        # the nodes and the values of the leaves.
+        self.compact = "leaf_value" in arrays
+        leaf = self._nodes["left_child"] == -1
+        if self.compact:
+            leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
+            if leaf_value.shape != (int(leaf.sum()), self.n_values):
+                raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
+            self._value = np.full((self.node_count, self.n_values), np.nan)
+            self._value[leaf] = leaf_value
+            self.impurity = self.n_node_samples = self.weighted_n_node_samples = None
+        else:
+            # Loaded models may hold anything: coerce and let the checks judge.
+            self._value = _float_array(arrays["value"], "value")
+            self.impurity = _float_array(arrays["impurity"], "impurity")
+            self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
+            self.weighted_n_node_samples = _float_array(arrays["weighted_n_node_samples"],
+                                                        "weighted_n_node_samples")
+            for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
+                if getattr(self, name).shape != (self.node_count,):
+                    raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
+            if self._value.shape != (self.node_count, self.n_values):
+                raise ValueError("corrupt fasttree model: value has the wrong shape")
         self._walk = walk_nodes(self._nodes)
         # Derived once here, not stored in pickles.
-        self._majority_class = np.argmax(self._value, axis=1).astype(np.intp)
+        self._majority_class = np.argmax(np.nan_to_num(self._value, nan=-1.0),
+                                         axis=1).astype(np.intp)
         self._first_value = np.ascontiguousarray(self._value[:, 0])
+
+    def compacted(self):
+        """This tree without its node statistics and inner-node values.
+
+        Forests keep their trees so: prediction reads only the nodes and the
+        leaf values. ``impurity``, ``n_node_samples`` and
+        ``weighted_n_node_samples`` are None, and ``value`` is NaN at inner
+        nodes.
+        """
+        leaf = self._nodes["left_child"] == -1
+        return Tree(self.n_features, self.n_values, {
+            "nodes": self._nodes, "leaf_value": self._value[leaf],
+            "max_depth": self.max_depth})
 
     @property
     def node_count(self):
@@ -138,6 +169,9 @@ class Tree:
         -------
         ndarray of float64, shape (n_features,)
         """
+        if self.compact:
+            raise ValueError("a compact tree has no node statistics; forests compute "
+                             "their importances while they fit")
         left = self._nodes["left_child"].astype(np.intp)
         right = self._nodes["right_child"].astype(np.intp)
         split = np.flatnonzero(left != -1)
@@ -153,17 +187,20 @@ class Tree:
         return importances
 
     def __getstate__(self):
-        return {
+        state = {
             "format_version": FORMAT_VERSION,
             "n_features": self.n_features,
             "n_values": self.n_values,
             "nodes": self._nodes,
-            "impurity": self.impurity,
-            "n_node_samples": self.n_node_samples,
-            "weighted_n_node_samples": self.weighted_n_node_samples,
-            "value": self._value,
             "max_depth": self.max_depth,
         }
+        if self.compact:
+            state["leaf_value"] = self._value[self._nodes["left_child"] == -1]
+        else:
+            state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
+                         weighted_n_node_samples=self.weighted_n_node_samples,
+                         value=self._value)
+        return state
 
     def __setstate__(self, state):
         if not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION:
@@ -175,19 +212,14 @@ class Tree:
         except KeyError as missing:
             raise ValueError(f"corrupt fasttree model: the tree lacks {missing}") from None
 
-    def _validate(self):
-        """Check the arrays' layout and links so that prediction cannot go astray."""
+    def _validate_nodes(self):
+        """Check the nodes' layout and links so that prediction cannot go astray."""
         nodes = self._nodes
         if not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.ndim != 1:
             raise ValueError("corrupt fasttree model: node records have an unexpected layout")
         count = nodes.shape[0]
         if count == 0:
             raise ValueError("corrupt fasttree model: the tree has no nodes")
-        for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
-            if getattr(self, name).shape != (count,):
-                raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
-        if self._value.shape != (count, self.n_values):
-            raise ValueError("corrupt fasttree model: value has the wrong shape")
         left = nodes["left_child"].astype(np.int64)
         right = nodes["right_child"].astype(np.int64)
         index = np.arange(count)

@@ -27,14 +27,16 @@ def _shared_pool():
     return _pool
 
 
-def map_rows(kernel, X, out, *args):
+def map_rows(kernel, X, out, *args, n_threads=None):
     """Run ``kernel(*args, X_part, out_part)`` on row blocks of X, in parallel.
 
-    The kernel releases the GIL, so the blocks run on all cores at once.
-    Returns the largest status code the kernel returned (0 when all succeeded).
+    The kernel releases the GIL, so the blocks run on ``n_threads`` cores at
+    once (None: all the process may use). Returns the largest status code
+    the kernel returned (0 when all succeeded).
     """
     n_rows = X.shape[0]
-    n_blocks = min(available_cores(), n_rows // MIN_ROWS_PER_THREAD)
+    n_threads = available_cores() if n_threads is None else n_threads
+    n_blocks = min(n_threads, n_rows // MIN_ROWS_PER_THREAD)
     if n_blocks <= 1:
         return kernel(*args, X, out)
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)

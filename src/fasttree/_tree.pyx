@@ -395,8 +395,10 @@ cdef enum:
 
 
 cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
-                     intp_t n_rows, intp_t* leaves) noexcept nogil:
+                     intp_t n_rows, intp_t* leaves, bint check_finite) noexcept nogil:
     """Leaf of every row; returns 1 if X holds NaN or infinity, else 0.
+
+    With check_finite false the values are trusted and 0 is returned.
 
     nodes must come from walk_nodes: leaves loop to themselves. A block of
     rows then steps in lockstep with no branch per step: the direction is
@@ -415,9 +417,10 @@ cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
     while block_start < n_rows:
         block_size = min(<intp_t> ROW_BLOCK, n_rows - block_start)
         block_X = X + block_start * n_features
-        block_bits = <const uint32_t*> block_X
-        for j in range(block_size * n_features):
-            exponent_all_ones |= (block_bits[j] & 0x7F800000u) == 0x7F800000u
+        if check_finite:
+            block_bits = <const uint32_t*> block_X
+            for j in range(block_size * n_features):
+                exponent_all_ones |= (block_bits[j] & 0x7F800000u) == 0x7F800000u
         for j in range(block_size):
             current[j] = 0
         moved = 1
@@ -469,7 +472,7 @@ def apply_rows(object nodes, const float[:, ::1] X not None, intp_t[::1] out not
     cdef int status = 0
     if X.shape[0]:
         with nogil:
-            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0])
+            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &out[0], True)
     return status
 
 
@@ -491,7 +494,7 @@ def predict_leaf_outputs(object nodes, const leaf_output[::1] node_output not No
     cdef int status = 0
     if X.shape[0]:
         with nogil:
-            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &leaves[0])
+            status = find_leaves(node_array, &X[0, 0], X.shape[1], X.shape[0], &leaves[0], True)
             for row in range(X.shape[0]):
                 out[row] = node_output[leaves[row]]
     return status

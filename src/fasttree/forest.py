@@ -1,0 +1,612 @@
+"""Random forests: bootstrap samples, a fresh feature subset at every node,
+trees trained on threads without the GIL."""
+
+import numbers
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._base import BaseEstimator, accuracy, r2_score
+from ._features import rank_features
+from ._forest import each_tree_output, sum_tree_outputs
+from ._targets import class_weight_per_sample, check_regression_target, encode_labels
+from ._threads import available_cores, map_rows
+from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
+                          check_random_state, check_sample_weight, feature_names_of,
+                          non_finite_error)
+from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
+                   DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
+                   resolve_tree_limits)
+
+__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, available_cores() + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def tree_seeds(base_seed, tree_index):
+    """Seeds of tree ``tree_index``'s bootstrap and feature draws.
+
+    They depend only on the forest's seed and the tree's position, so the
+    forest is the same whatever the number of threads, and a warm start
+    grows the same trees as one long fit.
+    """
+    state = np.random.SeedSequence([base_seed, tree_index]).generate_state(2, np.uint64)
+    return int(state[0]), int(state[1])
+
+
+def draw_counts(n_samples, n_draws, seed, replace):
+    """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
+    rng = np.random.default_rng(seed)
+    if replace:
+        return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
+    counts = np.zeros(n_samples, dtype=np.int64)
+    counts[rng.choice(n_samples, n_draws, replace=False)] = 1
+    return counts
+
+
+class BaseForest(BaseEstimator):
+    """Fitting, out-of-bag estimates and prediction shared by the forests."""
+
+    _criteria = {}
+    _tree_class = None
+
+    def _check_forest_parameters(self, n_samples):
+        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
+                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
+            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True: without a bootstrap "
+                             "no row is out of bag")
+        if self.max_samples is None:
+            n_draws = n_samples
+        else:
+            if not self.bootstrap:
+                raise ValueError("max_samples applies to bootstrap samples; set "
+                                 "bootstrap=True or leave max_samples=None")
+            value = check_int_or_fraction(self.max_samples, "max_samples", minimum_int=1)
+            if isinstance(value, float):
+                n_draws = max(1, int(round(value * n_samples)))
+            elif value > n_samples:
+                raise ValueError(f"max_samples={value} exceeds the number of samples "
+                                 f"({n_samples})")
+            else:
+                n_draws = value
+        if not isinstance(self.verbose, (numbers.Integral, np.integer)) or self.verbose < 0:
+            raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
+        return n_draws, resolve_n_jobs(self.n_jobs)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numbers; converted once to float32.
+        y : array-like of shape (n_samples,)
+            Class labels (classifier) or real targets (regressor).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, multiplied by each tree's bootstrap counts.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        feature_names = feature_names_of(X)
+        X = check_array_2d(X, estimator=name)
+        if X.shape[0] > MAX_SAMPLES:
+            raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
+        n_samples, n_features = X.shape
+        targets = self._encode_targets(y, n_samples)
+        sample_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
+        sample_weight = sample_weight * self._class_weight_factor(targets)
+        n_draws, n_threads = self._check_forest_parameters(n_samples)
+        limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
+
+        fitted = self.warm_start and hasattr(self, "estimators_")
+        if fitted and self.n_features_in_ != n_features:
+            raise ValueError(f"warm_start: X has {n_features} features, but the forest "
+                             f"was fitted with {self.n_features_in_}")
+        trees = list(self._trees) if fitted else []
+        importances = list(self._tree_importances) if fitted else []
+        base_seed = self._base_seed if fitted else check_random_state(self.random_state)
+        if self.n_estimators < len(trees):
+            raise ValueError(f"n_estimators={self.n_estimators} is below the "
+                             f"{len(trees)} trees already fitted with warm_start=True")
+
+        ranked = rank_features(X)
+        grown = self._grow_trees(ranked, targets, sample_weight, limits, base_seed,
+                                 range(len(trees), self.n_estimators), n_draws, n_threads)
+        for tree, tree_importances in grown:
+            trees.append(tree)
+            importances.append(tree_importances)
+
+        self._trees = trees
+        self._tree_importances = importances
+        self._base_seed = base_seed
+        self._n_draws = n_draws
+        self._n_samples = n_samples
+        self.n_features_in_ = n_features
+        self.n_outputs_ = 1
+        self.max_features_ = limits["max_features"]
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._set_target_attributes(targets)
+        self._ensemble = None
+        self.estimators_ = [self._as_estimator(tree) for tree in trees]
+        if self.oob_score:
+            self._compute_oob(X, targets)
+        return self
+
+    def _grow_trees(self, ranked, targets, sample_weight, limits, base_seed, indices,
+                    n_draws, n_threads):
+        """Grow the trees at ``indices``, on ``n_threads`` threads, in order."""
+        indices = list(indices)
+        n_samples = sample_weight.shape[0]
+        progress = {"done": 0, "start": time.perf_counter()}
+        lock = threading.Lock()
+
+        def grow(index):
+            bootstrap_seed, feature_seed = tree_seeds(base_seed, index)
+            weight = sample_weight
+            if self.bootstrap:
+                counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
+                weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
+            criterion = self._make_criterion(targets, weight)
+            offset = self._value_offset(targets, weight)
+            tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
+            result = (tree.compacted(), tree.compute_feature_importances())
+            if self.verbose:
+                with lock:
+                    progress["done"] += 1
+                    elapsed = time.perf_counter() - progress["start"]
+                    print(f"{type(self).__name__}: {progress['done']}/{len(indices)} trees "
+                          f"built, {elapsed:.1f} s", flush=True)
+            return result
+
+        if n_threads == 1 or len(indices) == 1:
+            return [grow(index) for index in indices]
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            return list(pool.map(grow, indices))
+
+    def _in_bag_counts(self, tree_index, n_samples):
+        """The bootstrap counts tree ``tree_index`` was grown on (drawn again)."""
+        bootstrap_seed, _ = tree_seeds(self._base_seed, tree_index)
+        return draw_counts(n_samples, self._n_draws, bootstrap_seed, replace=True)
+
+    @property
+    def estimators_samples_(self):
+        """Per tree, the indices of the rows drawn for it (with repeats)."""
+        self._check_fitted()
+        if not self.bootstrap:
+            raise AttributeError("estimators_samples_ exists only with bootstrap=True")
+        n_samples = self._n_samples
+        return [np.repeat(np.arange(n_samples), self._in_bag_counts(index, n_samples))
+                for index in range(len(self._trees))]
+
+    def _compute_oob(self, X, targets):
+        """Out-of-bag sums: each row through the trees that did not draw it."""
+        n_samples = X.shape[0]
+        n_values = self._trees[0].n_values
+        sums = np.zeros((n_samples, n_values))
+        counts = np.zeros(n_samples, dtype=np.int64)
+        for index, tree in enumerate(self._trees):
+            out_of_bag = np.flatnonzero(self._in_bag_counts(index, n_samples) == 0)
+            if out_of_bag.size == 0:
+                continue
+            rows = np.ascontiguousarray(X[out_of_bag])
+            sums[out_of_bag] += tree.node_values[tree.apply(rows)]
+            counts[out_of_bag] += 1
+        if not counts.any():
+            raise ValueError("no row was left out of every bootstrap sample: too few trees "
+                             "for an out-of-bag estimate")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            averages = sums / counts[:, None]
+        self._set_oob_attributes(averages, counts > 0, targets)
+
+    def _check_fitted(self):
+        if not hasattr(self, "estimators_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
+                                 "call 'fit' with appropriate arguments first")
+
+    def _validate_X_for_predict(self, X):
+        self._check_fitted()
+        names = feature_names_of(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted_names is not None and not np.array_equal(
+                names, fitted_names):
+            raise ValueError("the feature names of X differ from those seen in fit: "
+                             f"got {list(names)}, expected {list(fitted_names)}")
+        X = check_array_2d(X, estimator=type(self).__name__, check_finite=False)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                             f"was fitted with {self.n_features_in_} features")
+        return X
+
+    def _ensemble_arrays(self):
+        """All trees' walk nodes and node values back to back (built once, not pickled)."""
+        if getattr(self, "_ensemble", None) is None:
+            starts = np.zeros(len(self._trees) + 1, dtype=np.intp)
+            np.cumsum([tree.node_count for tree in self._trees], out=starts[1:])
+            walk = np.concatenate([tree.walk for tree in self._trees])
+            values = np.ascontiguousarray(np.concatenate(
+                [tree.node_values for tree in self._trees]))
+            self._ensemble = {"walk": walk, "starts": starts, "values": values}
+        return self._ensemble
+
+    def _sum_over_trees(self, X, node_output):
+        """Per row, the sum over trees of ``node_output`` at the row's leaves."""
+        arrays = self._ensemble_arrays()
+        out = np.empty((X.shape[0], node_output.shape[1]))
+        if map_rows(sum_tree_outputs, X, out, arrays["walk"], arrays["starts"], node_output,
+                    n_threads=resolve_n_jobs(self.n_jobs)):
+            raise non_finite_error(X)
+        return out
+
+    def _per_tree_values(self, X):
+        """``out[row, t]``: tree t's value for each row (one value per node)."""
+        arrays = self._ensemble_arrays()
+        out = np.empty((X.shape[0], len(self._trees)))
+        column = np.ascontiguousarray(arrays["values"][:, 0])
+        if map_rows(each_tree_output, X, out, arrays["walk"], arrays["starts"], column,
+                    n_threads=resolve_n_jobs(self.n_jobs)):
+            raise non_finite_error(X)
+        return out
+
+    @property
+    def feature_importances_(self):
+        """Mean decrease in impurity: the trees' normalised importances, averaged."""
+        self._check_fitted()
+        importances = np.mean(self._tree_importances, axis=0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    def apply(self, X):
+        """Leaf index in every tree of every row: an array (n_samples, n_estimators)."""
+        X = self._validate_X_for_predict(X)
+        return np.column_stack([tree.apply(X) for tree in self._trees])
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_ensemble", None)
+        # The members are views of the trees, rebuilt on load.
+        state.pop("estimators_", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._ensemble = None
+        if "_trees" in state:
+            self.estimators_ = [self._as_estimator(tree) for tree in self._trees]
+
+    def _as_estimator(self, tree):
+        """A fitted single-tree estimator around one of the forest's trees."""
+        estimator = self._tree_class(**{
+            name: getattr(self, name) for name in self._tree_class._parameter_names()
+            if hasattr(self, name)})
+        estimator.tree_ = tree
+        estimator.n_features_in_ = tree.n_features
+        estimator.n_outputs_ = 1
+        estimator.max_features_ = getattr(self, "max_features_", None)
+        self._set_member_attributes(estimator)
+        return estimator
+
+
+class RandomForestClassifier(BaseForest):
+    """A random forest of classification trees.
+
+    Each tree grows on a bootstrap sample of the rows (kept as per-row draw
+    counts, which act as sample weights) and draws a fresh random subset of
+    ``max_features`` features at every node. Trees are built on ``n_jobs``
+    threads, each build running without the GIL.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease
+        As for :class:`fasttree.DecisionTreeClassifier`.
+    max_features : int, float, {'sqrt', 'log2'} or None, default='sqrt'
+        Features drawn at every node; 'sqrt' (the random-forest default for
+        classification) means ``int(sqrt(n_features))``.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample; False grows every tree on all rows.
+    max_samples : int, float or None, default=None
+        Draws per bootstrap sample: None = n_samples, a float = that fraction
+        of n_samples (the ``c * n`` of the literature), an int = that many.
+    oob_score : bool, default=False
+        Estimate the accuracy on the out-of-bag rows (``oob_score_``,
+        ``oob_decision_function_``).
+    n_jobs : int or None, default=None
+        Threads used to grow and to predict: None = 1, -1 = all cores.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The same value gives the same forest whatever ``n_jobs`` is.
+    verbose : int, default=0
+        Print progress (trees done / total, elapsed seconds) while fitting.
+    warm_start : bool, default=False
+        Keep the fitted trees and add trees up to ``n_estimators``.
+    class_weight : dict, 'balanced', 'balanced_subsample' or None, default=None
+        'balanced_subsample' computes the balanced weights on each tree's
+        bootstrap sample.
+    voting : {'soft', 'hard'}, default='soft'
+        'soft' averages the trees' class probabilities; 'hard' takes the
+        majority vote of the trees (ties go to the first class in ``classes_``).
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+        The trees, stored compactly (see :meth:`fasttree.tree.Tree.compacted`).
+    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_
+    feature_importances_ : ndarray of shape (n_features,)
+    oob_score_ : float
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        NaN for rows that every tree drew.
+    """
+
+    _criteria = CLASSIFICATION_CRITERIA
+    _tree_class = DecisionTreeClassifier
+    _estimator_type = "classifier"
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
+                 random_state=None, verbose=0, warm_start=False, class_weight=None,
+                 voting="soft"):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.voting = voting
+
+    def _encode_targets(self, y, n_samples):
+        classes, class_index = encode_labels(y, n_samples, type(self).__name__)
+        if self.warm_start and hasattr(self, "classes_") and not np.array_equal(
+                classes, self.classes_):
+            raise ValueError("warm_start: y has other classes than the fitted forest")
+        if self.voting not in ("soft", "hard"):
+            raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+        return {"classes": classes, "class_index": class_index}
+
+    def _class_weight_factor(self, targets):
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample":
+            return np.ones(targets["class_index"].shape[0])
+        return class_weight_per_sample(self.class_weight, targets["classes"],
+                                       targets["class_index"])
+
+    def _subsample_class_weight(self, targets, counts):
+        if not (isinstance(self.class_weight, str)
+                and self.class_weight == "balanced_subsample"):
+            return 1.0
+        class_index = targets["class_index"]
+        n_classes = len(targets["classes"])
+        drawn = np.bincount(class_index, weights=counts, minlength=n_classes)
+        per_class = np.zeros(n_classes)
+        present = drawn > 0
+        per_class[present] = counts.sum() / (n_classes * drawn[present])
+        return per_class[class_index]
+
+    def _make_criterion(self, targets, weight):
+        return self._criteria[self.criterion](targets["class_index"], weight,
+                                              len(targets["classes"]))
+
+    def _value_offset(self, targets, weight):
+        return 0.0
+
+    def _set_target_attributes(self, targets):
+        self.classes_ = targets["classes"]
+        self.n_classes_ = len(self.classes_)
+
+    def _set_member_attributes(self, estimator):
+        estimator.classes_ = self.classes_
+        estimator.n_classes_ = self.n_classes_
+
+    def _set_oob_attributes(self, averages, has_oob, targets):
+        self.oob_decision_function_ = averages
+        predicted = np.argmax(averages[has_oob], axis=1)
+        self.oob_score_ = float(np.mean(predicted == targets["class_index"][has_oob]))
+
+    def _leaf_votes(self):
+        """One-hot majority class of every node, for hard voting."""
+        arrays = self._ensemble_arrays()
+        if "votes" not in arrays:
+            values = np.nan_to_num(arrays["values"], nan=-1.0)
+            votes = np.zeros_like(values)
+            votes[np.arange(values.shape[0]), np.argmax(values, axis=1)] = 1.0
+            arrays["votes"] = votes
+        return arrays["votes"]
+
+    def predict_proba(self, X):
+        """Mean of the trees' class probabilities (soft voting).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._validate_X_for_predict(X)
+        return self._sum_over_trees(X, self._ensemble_arrays()["values"]) / len(self._trees)
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of ``predict_proba``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def vote_fractions(self, X):
+        """Share of trees voting for each class (each tree votes its leaf's majority).
+
+        With it a caller can ask for unanimity (a fraction of 1) or a strict
+        majority (above 0.5) and abstain otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._validate_X_for_predict(X)
+        return self._sum_over_trees(X, self._leaf_votes()) / len(self._trees)
+
+    def predict(self, X):
+        """Predicted class: by ``voting``, ties going to the first class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_for_predict(X)
+        if self.voting == "hard":
+            scores = self._sum_over_trees(X, self._leaf_votes())
+        else:
+            scores = self._sum_over_trees(X, self._ensemble_arrays()["values"])
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict(X)`` against ``y``."""
+        return accuracy(y, self.predict(X), sample_weight)
+
+
+class RandomForestRegressor(BaseForest):
+    """A random forest of regression trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    criterion : {'squared_error'}, default='squared_error'
+    max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
+        1.0 (all features at every node) follows scikit-learn's default for
+        regression; 1/3 of the features is the textbook choice.
+    aggregation : {'mean', 'median'}, default='mean'
+        How the trees' predictions are combined; 'median' is robust bagging
+        ("bragging").
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease, bootstrap, max_samples, oob_score,
+    n_jobs, random_state, verbose, warm_start
+        As for :class:`RandomForestClassifier`.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+    feature_importances_, n_features_in_, feature_names_in_, max_features_
+    oob_score_ : float
+        R^2 of the out-of-bag predictions.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        NaN for rows that every tree drew.
+    """
+
+    _criteria = REGRESSION_CRITERIA
+    _tree_class = DecisionTreeRegressor
+    _estimator_type = "regressor"
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
+                 random_state=None, verbose=0, warm_start=False, aggregation="mean"):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.aggregation = aggregation
+
+    def _encode_targets(self, y, n_samples):
+        if self.aggregation not in ("mean", "median"):
+            raise ValueError(f"aggregation must be 'mean' or 'median'; "
+                             f"got {self.aggregation!r}")
+        return {"target": check_regression_target(y, n_samples, type(self).__name__)}
+
+    def _class_weight_factor(self, targets):
+        return 1.0
+
+    def _subsample_class_weight(self, targets, counts):
+        return 1.0
+
+    def _make_criterion(self, targets, weight):
+        return self._criteria[self.criterion](targets["target"] - self._value_offset(
+            targets, weight), weight)
+
+    def _value_offset(self, targets, weight):
+        # Centring the target keeps the sums of squares precise (see the tree).
+        return float(np.average(targets["target"], weights=weight))
+
+    def _set_target_attributes(self, targets):
+        pass
+
+    def _set_member_attributes(self, estimator):
+        pass
+
+    def _set_oob_attributes(self, averages, has_oob, targets):
+        self.oob_prediction_ = averages[:, 0]
+        self.oob_score_ = r2_score(targets["target"][has_oob], averages[has_oob, 0])
+
+    def predict(self, X):
+        """Mean (or median, by ``aggregation``) of the trees' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        X = self._validate_X_for_predict(X)
+        if self.aggregation == "median":
+            return np.median(self._per_tree_values(X), axis=1)
+        return self._sum_over_trees(X, self._ensemble_arrays()["values"])[:, 0] / len(
+            self._trees)
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of ``predict(X)``."""
+        return r2_score(y, self.predict(X), sample_weight)
