@@ -394,6 +394,13 @@ cdef enum:
     ROW_BLOCK = 8
 
 
+cdef inline int32_t step(const Node* nodes, const float* row, int32_t node_id) noexcept nogil:
+    # The direction is arithmetic, not a branch: random turns cost nothing.
+    cdef const Node* node = &nodes[node_id]
+    return node.left_child + (<int32_t> (row[node.feature] > node.threshold)) * (
+        node.right_child - node.left_child)
+
+
 cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
                      intp_t n_rows, intp_t* leaves, bint check_finite) noexcept nogil:
     """Leaf of every row; returns 1 if X holds NaN or infinity, else 0.
@@ -410,7 +417,6 @@ cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
     cdef intp_t block_size, j
     cdef int32_t current[ROW_BLOCK]
     cdef int32_t next_node, moved
-    cdef const Node* node
     cdef const float* block_X
     cdef const uint32_t* block_bits
     cdef uint32_t exponent_all_ones = 0
@@ -425,12 +431,13 @@ cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
             current[j] = 0
         moved = 1
         while moved:
+            # Steps past a leaf stay at the leaf, so only every second step
+            # needs to ask whether any row still moves.
+            for j in range(block_size):
+                current[j] = step(nodes, block_X + j * n_features, current[j])
             moved = 0
             for j in range(block_size):
-                node = &nodes[current[j]]
-                next_node = node.left_child + (
-                    <int32_t> (block_X[j * n_features + node.feature] > node.threshold)
-                ) * (node.right_child - node.left_child)
+                next_node = step(nodes, block_X + j * n_features, current[j])
                 moved |= next_node ^ current[j]
                 current[j] = next_node
         for j in range(block_size):
