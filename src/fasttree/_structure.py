@@ -127,6 +127,16 @@ class Tree:
         return self._walk
 
     @property
+    def majority_class(self):
+        """Per node, the index of the largest value (the majority class)."""
+        return self._majority_class
+
+    @property
+    def first_value(self):
+        """Per node, the first value (the mean, for regression trees)."""
+        return self._first_value
+
+    @property
     def node_values(self):
         """``value`` as a 2-D array (node_count, n_values)."""
         return self._value

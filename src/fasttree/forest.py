@@ -13,6 +13,7 @@ from ._features import rank_features
 from ._forest import each_tree_output, sum_tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows
+from ._tree import apply_rows, predict_leaf_outputs
 from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
@@ -46,6 +47,39 @@ def tree_seeds(base_seed, tree_index):
     return int(state[0]), int(state[1])
 
 
+def in_bag_counts(base_seed, tree_index, n_samples, n_draws):
+    """The bootstrap counts of tree ``tree_index`` (drawn again from its seed)."""
+    return draw_counts(n_samples, n_draws, tree_seeds(base_seed, tree_index)[0], replace=True)
+
+
+def out_of_bag_values(tree, X, counts):
+    """Rows that ``tree`` did not draw, and the tree's values for them.
+
+    Runs the nogil kernel on the calling thread (forest workers call it).
+    """
+    rows = np.flatnonzero(counts == 0)
+    leaves = np.empty(rows.shape[0], dtype=np.intp)
+    apply_rows(tree.walk, np.ascontiguousarray(X[rows]), leaves)
+    return rows, tree.node_values[leaves]
+
+
+class OutOfBagSums:
+    """Running per-row sums of the out-of-bag trees' values."""
+
+    def __init__(self, n_samples, n_values):
+        self.sums = np.zeros((n_samples, n_values))
+        self.counts = np.zeros(n_samples, dtype=np.int64)
+
+    def add(self, rows, values):
+        self.sums[rows] += values
+        self.counts[rows] += 1
+
+    def averages(self):
+        """Per row, the mean over its out-of-bag trees (NaN without any)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.sums / self.counts[:, None]
+
+
 def draw_counts(n_samples, n_draws, seed, replace):
     """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
     rng = np.random.default_rng(seed)
@@ -68,9 +102,19 @@ class BaseForest(BaseEstimator):
             raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True: without a bootstrap "
-                             "no row is out of bag")
+        if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
+            raise ValueError("out-of-bag estimates (oob_score, oob_batch_size) need "
+                             "bootstrap=True: without a bootstrap no row is out of bag")
+        if self.oob_batch_size is not None and (
+                not isinstance(self.oob_batch_size, (numbers.Integral, np.integer))
+                or isinstance(self.oob_batch_size, bool) or self.oob_batch_size < 1):
+            raise ValueError(f"oob_batch_size must be None or an int >= 1; "
+                             f"got {self.oob_batch_size!r}")
+        if (not isinstance(self.oob_patience, (numbers.Integral, np.integer))
+                or isinstance(self.oob_patience, bool) or self.oob_patience < 1):
+            raise ValueError(f"oob_patience must be an int >= 1; got {self.oob_patience!r}")
+        if not isinstance(self.oob_tol, (numbers.Real, np.floating)) or not self.oob_tol >= 0:
+            raise ValueError(f"oob_tol must be a number >= 0; got {self.oob_tol!r}")
         if self.max_samples is None:
             n_draws = n_samples
         else:
@@ -128,12 +172,28 @@ class BaseForest(BaseEstimator):
             raise ValueError(f"n_estimators={self.n_estimators} is below the "
                              f"{len(trees)} trees already fitted with warm_start=True")
 
+        track_oob = self.oob_score or self.oob_batch_size is not None
+        oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
+                           self._n_values(targets)) if track_oob else None
+        for index, tree in enumerate(trees if track_oob else []):
+            oob.add(*out_of_bag_values(tree, X, in_bag_counts(base_seed, index, n_samples,
+                                                              n_draws)))
+        batch_size = self.oob_batch_size or self.n_estimators
+        curve = []
         ranked = rank_features(X)
-        grown = self._grow_trees(ranked, targets, sample_weight, limits, base_seed,
-                                 range(len(trees), self.n_estimators), n_draws, n_threads)
-        for tree, tree_importances in grown:
-            trees.append(tree)
-            importances.append(tree_importances)
+        while len(trees) < self.n_estimators:
+            batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
+            for tree, tree_importances, oob_part in self._grow_trees(
+                    ranked, X, targets, sample_weight, limits, base_seed, batch, n_draws,
+                    n_threads, track_oob):
+                trees.append(tree)
+                importances.append(tree_importances)
+                if track_oob:
+                    oob.add(*oob_part)
+            if self.oob_batch_size is not None:
+                curve.append((len(trees), self._oob_error(oob, targets)))
+                if self._oob_stable([error for _, error in curve]):
+                    break
 
         self._trees = trees
         self._tree_importances = importances
@@ -150,13 +210,39 @@ class BaseForest(BaseEstimator):
         self._set_target_attributes(targets)
         self._ensemble = None
         self.estimators_ = [self._as_estimator(tree) for tree in trees]
-        if self.oob_score:
-            self._compute_oob(X, targets)
+        if track_oob:
+            if not oob.counts.any():
+                raise ValueError("no row was left out of every bootstrap sample: too few "
+                                 "trees for an out-of-bag estimate")
+            self._set_oob_attributes(oob.averages(), oob.counts > 0, targets)
+        if self.oob_batch_size is not None:
+            self.oob_curve_ = np.array(curve, dtype=np.float64).reshape(-1, 2)
+        elif hasattr(self, "oob_curve_"):
+            del self.oob_curve_
         return self
 
-    def _grow_trees(self, ranked, targets, sample_weight, limits, base_seed, indices,
-                    n_draws, n_threads):
-        """Grow the trees at ``indices``, on ``n_threads`` threads, in order."""
+    def _oob_error(self, oob, targets):
+        """Out-of-bag error so far: 1 - accuracy, or 1 - R^2 for regression."""
+        has_oob = oob.counts > 0
+        if not has_oob.any():
+            return np.nan
+        return 1.0 - self._oob_score_of(oob.averages()[has_oob], targets, has_oob)
+
+    def _oob_stable(self, errors):
+        """True once the best error of the last ``oob_patience`` batches beats the
+        best before them by less than ``oob_tol``."""
+        patience = self.oob_patience
+        if len(errors) <= patience or np.isnan(errors[-1]):
+            return False
+        return min(errors[:-patience]) - min(errors[-patience:]) < self.oob_tol
+
+    def _grow_trees(self, ranked, X, targets, sample_weight, limits, base_seed, indices,
+                    n_draws, n_threads, track_oob):
+        """Grow the trees at ``indices`` on ``n_threads`` threads.
+
+        Returns, in index order, (compact tree, its importances, its out-of-bag
+        rows and values or None).
+        """
         indices = list(indices)
         n_samples = sample_weight.shape[0]
         progress = {"done": 0, "start": time.perf_counter()}
@@ -171,7 +257,9 @@ class BaseForest(BaseEstimator):
             criterion = self._make_criterion(targets, weight)
             offset = self._value_offset(targets, weight)
             tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
-            result = (tree.compacted(), tree.compute_feature_importances())
+            compact = tree.compacted()
+            oob_part = out_of_bag_values(compact, X, counts) if track_oob else None
+            result = (compact, tree.compute_feature_importances(), oob_part)
             if self.verbose:
                 with lock:
                     progress["done"] += 1
@@ -185,11 +273,6 @@ class BaseForest(BaseEstimator):
         with ThreadPoolExecutor(max_workers=n_threads) as pool:
             return list(pool.map(grow, indices))
 
-    def _in_bag_counts(self, tree_index, n_samples):
-        """The bootstrap counts tree ``tree_index`` was grown on (drawn again)."""
-        bootstrap_seed, _ = tree_seeds(self._base_seed, tree_index)
-        return draw_counts(n_samples, self._n_draws, bootstrap_seed, replace=True)
-
     @property
     def estimators_samples_(self):
         """Per tree, the indices of the rows drawn for it (with repeats)."""
@@ -197,28 +280,9 @@ class BaseForest(BaseEstimator):
         if not self.bootstrap:
             raise AttributeError("estimators_samples_ exists only with bootstrap=True")
         n_samples = self._n_samples
-        return [np.repeat(np.arange(n_samples), self._in_bag_counts(index, n_samples))
+        return [np.repeat(np.arange(n_samples),
+                          in_bag_counts(self._base_seed, index, n_samples, self._n_draws))
                 for index in range(len(self._trees))]
-
-    def _compute_oob(self, X, targets):
-        """Out-of-bag sums: each row through the trees that did not draw it."""
-        n_samples = X.shape[0]
-        n_values = self._trees[0].n_values
-        sums = np.zeros((n_samples, n_values))
-        counts = np.zeros(n_samples, dtype=np.int64)
-        for index, tree in enumerate(self._trees):
-            out_of_bag = np.flatnonzero(self._in_bag_counts(index, n_samples) == 0)
-            if out_of_bag.size == 0:
-                continue
-            rows = np.ascontiguousarray(X[out_of_bag])
-            sums[out_of_bag] += tree.node_values[tree.apply(rows)]
-            counts[out_of_bag] += 1
-        if not counts.any():
-            raise ValueError("no row was left out of every bootstrap sample: too few trees "
-                             "for an out-of-bag estimate")
-        with np.errstate(invalid="ignore", divide="ignore"):
-            averages = sums / counts[:, None]
-        self._set_oob_attributes(averages, counts > 0, targets)
 
     def _check_fitted(self):
         if not hasattr(self, "estimators_"):
@@ -276,6 +340,79 @@ class BaseForest(BaseEstimator):
         importances = np.mean(self._tree_importances, axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+    def oob_permutation_importance(self, X, y, *, n_repeats=1, random_state=None):
+        """Breiman's out-of-bag permutation importance.
+
+        For every tree and feature, the feature's values are permuted among
+        the tree's out-of-bag rows, and the loss of the tree's accuracy (rise
+        in squared error, for regression) on those rows is recorded; the
+        importance of a feature is the mean loss over trees (those with
+        out-of-bag rows) and repeats. Trees are scored on threads (``n_jobs``).
+
+        Parameters
+        ----------
+        X, y : the training data given to ``fit``.
+        n_repeats : int, default=1
+            Permutations per tree and feature.
+        random_state : None, int or numpy Generator, default=None
+            The permutations are drawn from ``numpy.random.default_rng(random_state)``
+            in the order tree, feature, repeat: one ``permutation(n_out_of_bag)``
+            each, for every feature, as :mod:`fasttree.reference` does.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_features,)
+        """
+        self._check_fitted()
+        if not self.bootstrap:
+            raise ValueError("out-of-bag importance needs a forest fitted with bootstrap=True")
+        if (not isinstance(n_repeats, (numbers.Integral, np.integer)) or n_repeats < 1):
+            raise ValueError(f"n_repeats must be an int >= 1; got {n_repeats!r}")
+        X = check_array_2d(X, estimator=type(self).__name__)
+        if X.shape != (self._n_samples, self.n_features_in_):
+            raise ValueError(f"X must be the training data, of shape "
+                             f"{(self._n_samples, self.n_features_in_)}; got {X.shape}")
+        truth = self._importance_targets(y)
+        rng = (random_state if isinstance(random_state, np.random.Generator)
+               else np.random.default_rng(random_state))
+        n_threads = resolve_n_jobs(self.n_jobs)
+        drops = np.zeros(self.n_features_in_)
+        n_scored = 0
+
+        def score_tree(job):
+            tree, rows, permutations = job
+            X_oob = np.ascontiguousarray(X[rows])
+            base = self._tree_score(tree, X_oob, truth[rows])
+            tree_drops = np.zeros(self.n_features_in_)
+            for feature in range(self.n_features_in_):
+                saved = X_oob[:, feature].copy()
+                for order in permutations[feature]:
+                    X_oob[:, feature] = saved[order]
+                    tree_drops[feature] += base - self._tree_score(tree, X_oob, truth[rows])
+                X_oob[:, feature] = saved
+            return tree_drops
+
+        # The permutations are drawn here, tree by tree, so that the result
+        # does not depend on the threads; a chunk of trees is held at a time.
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            for chunk_start in range(0, len(self._trees), n_threads):
+                jobs = []
+                for index in range(chunk_start, min(len(self._trees), chunk_start + n_threads)):
+                    counts = in_bag_counts(self._base_seed, index, self._n_samples,
+                                           self._n_draws)
+                    rows = np.flatnonzero(counts == 0)
+                    if rows.size == 0:
+                        continue
+                    permutations = [[rng.permutation(rows.size) for _ in range(n_repeats)]
+                                    for _ in range(self.n_features_in_)]
+                    jobs.append((self._trees[index], rows, permutations))
+                for tree_drops in pool.map(score_tree, jobs):
+                    drops += tree_drops
+                    n_scored += 1
+        if n_scored == 0:
+            raise ValueError("no tree has out-of-bag rows")
+        return drops / (n_scored * n_repeats)
 
     def apply(self, X):
         """Leaf index in every tree of every row: an array (n_samples, n_estimators)."""
@@ -348,6 +485,14 @@ class RandomForestClassifier(BaseForest):
     voting : {'soft', 'hard'}, default='soft'
         'soft' averages the trees' class probabilities; 'hard' takes the
         majority vote of the trees (ties go to the first class in ``classes_``).
+    oob_batch_size : int or None, default=None
+        Grow until the out-of-bag error stabilises: add trees in batches of
+        this size, measuring the OOB error (1 - accuracy) after each, and stop
+        once the best error of the last ``oob_patience`` batches improves on
+        the best before them by less than ``oob_tol``, or at ``n_estimators``
+        trees. The curve is kept in ``oob_curve_``. Needs bootstrap=True.
+    oob_tol : float, default=1e-3
+    oob_patience : int, default=3
 
     Attributes
     ----------
@@ -358,6 +503,9 @@ class RandomForestClassifier(BaseForest):
     oob_score_ : float
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         NaN for rows that every tree drew.
+    oob_curve_ : ndarray of shape (n_batches, 2)
+        With ``oob_batch_size``: the number of trees and the OOB error after
+        each batch.
     """
 
     _criteria = CLASSIFICATION_CRITERIA
@@ -369,7 +517,7 @@ class RandomForestClassifier(BaseForest):
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
-                 voting="soft"):
+                 voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -388,6 +536,9 @@ class RandomForestClassifier(BaseForest):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.voting = voting
+        self.oob_batch_size = oob_batch_size
+        self.oob_tol = oob_tol
+        self.oob_patience = oob_patience
 
     def _encode_targets(self, y, n_samples):
         classes, class_index = encode_labels(y, n_samples, type(self).__name__)
@@ -431,10 +582,27 @@ class RandomForestClassifier(BaseForest):
         estimator.classes_ = self.classes_
         estimator.n_classes_ = self.n_classes_
 
+    def _n_values(self, targets):
+        return len(targets["classes"])
+
+    def _importance_targets(self, y):
+        classes, class_index = encode_labels(y, self._n_samples, type(self).__name__)
+        if not np.array_equal(classes, self.classes_):
+            raise ValueError("y has other classes than the fitted forest")
+        return class_index
+
+    def _tree_score(self, tree, X, class_index):
+        """Accuracy of one tree (its leaves' majority class)."""
+        predicted = np.empty(X.shape[0], dtype=np.intp)
+        predict_leaf_outputs(tree.walk, tree.majority_class, X, predicted)
+        return float(np.mean(predicted == class_index))
+
+    def _oob_score_of(self, averages, targets, rows):
+        return float(np.mean(np.argmax(averages, axis=1) == targets["class_index"][rows]))
+
     def _set_oob_attributes(self, averages, has_oob, targets):
         self.oob_decision_function_ = averages
-        predicted = np.argmax(averages[has_oob], axis=1)
-        self.oob_score_ = float(np.mean(predicted == targets["class_index"][has_oob]))
+        self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def _leaf_votes(self):
         """One-hot majority class of every node, for hard voting."""
@@ -520,8 +688,9 @@ class RandomForestRegressor(BaseForest):
         ("bragging").
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, bootstrap, max_samples, oob_score,
-    n_jobs, random_state, verbose, warm_start
-        As for :class:`RandomForestClassifier`.
+    n_jobs, random_state, verbose, warm_start, oob_batch_size, oob_tol, oob_patience
+        As for :class:`RandomForestClassifier`; the out-of-bag error of a
+        regressor is 1 - R^2.
 
     Attributes
     ----------
@@ -531,6 +700,7 @@ class RandomForestRegressor(BaseForest):
         R^2 of the out-of-bag predictions.
     oob_prediction_ : ndarray of shape (n_samples,)
         NaN for rows that every tree drew.
+    oob_curve_ : ndarray of shape (n_batches, 2)
     """
 
     _criteria = REGRESSION_CRITERIA
@@ -541,7 +711,8 @@ class RandomForestRegressor(BaseForest):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
-                 random_state=None, verbose=0, warm_start=False, aggregation="mean"):
+                 random_state=None, verbose=0, warm_start=False, aggregation="mean",
+                 oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -559,6 +730,9 @@ class RandomForestRegressor(BaseForest):
         self.verbose = verbose
         self.warm_start = warm_start
         self.aggregation = aggregation
+        self.oob_batch_size = oob_batch_size
+        self.oob_tol = oob_tol
+        self.oob_patience = oob_patience
 
     def _encode_targets(self, y, n_samples):
         if self.aggregation not in ("mean", "median"):
@@ -586,9 +760,24 @@ class RandomForestRegressor(BaseForest):
     def _set_member_attributes(self, estimator):
         pass
 
+    def _n_values(self, targets):
+        return 1
+
+    def _importance_targets(self, y):
+        return check_regression_target(y, self._n_samples, type(self).__name__)
+
+    def _tree_score(self, tree, X, target):
+        """Minus the mean squared error of one tree."""
+        predicted = np.empty(X.shape[0], dtype=np.float64)
+        predict_leaf_outputs(tree.walk, tree.first_value, X, predicted)
+        return -float(np.mean((predicted - target) ** 2))
+
+    def _oob_score_of(self, averages, targets, rows):
+        return r2_score(targets["target"][rows], averages[:, 0])
+
     def _set_oob_attributes(self, averages, has_oob, targets):
         self.oob_prediction_ = averages[:, 0]
-        self.oob_score_ = r2_score(targets["target"][has_oob], averages[has_oob, 0])
+        self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def predict(self, X):
         """Mean (or median, by ``aggregation``) of the trees' predictions.
