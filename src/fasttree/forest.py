@@ -250,10 +250,11 @@ class BaseForest(BaseEstimator):
 
         def grow(index):
             bootstrap_seed, feature_seed = tree_seeds(base_seed, index)
-            weight = sample_weight
+            counts = np.ones(n_samples, dtype=np.int64)
             if self.bootstrap:
                 counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
-                weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
+            # Without a bootstrap the "subsample" is every row.
+            weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
             criterion = self._make_criterion(targets, weight)
             offset = self._value_offset(targets, weight)
             tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)

@@ -1,0 +1,354 @@
+"""RandomForestClassifier / RandomForestRegressor: the member trees, randomness,
+warm start, voting and aggregation, importances, pickling, scikit-learn
+interplay, validation and progress output.
+
+Agreement with the reference forest on the same bootstrap draws, the draws
+themselves (max_samples, the 1/e rule), class weights and the out-of-bag
+estimates are in test_forest_oob.py.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError,
+                      RandomForestClassifier, RandomForestRegressor)
+from synthetic import classification_data, regression_data
+
+FORESTS = [RandomForestClassifier, RandomForestRegressor]
+FORESTS_AND_TREES = [(RandomForestClassifier, DecisionTreeClassifier),
+                     (RandomForestRegressor, DecisionTreeRegressor)]
+
+
+def data_for_forest(forest_class, **kwargs):
+    if forest_class is RandomForestClassifier:
+        return classification_data(**kwargs)
+    return regression_data(**kwargs)
+
+
+def forest_output(estimator, X):
+    """Class probabilities of a classifier (forest or tree), predictions otherwise."""
+    if is_classifier(estimator):
+        return estimator.predict_proba(X)
+    return estimator.predict(X)
+
+
+def prediction_methods(forest_class):
+    if forest_class is RandomForestClassifier:
+        return ["predict", "apply", "predict_proba", "vote_fractions"]
+    return ["predict", "apply"]
+
+
+def tree_arrays(tree):
+    return (tree.children_left, tree.children_right, tree.feature, tree.threshold)
+
+
+# -- the member trees ----------------------------------------------------------------
+
+@pytest.mark.parametrize("forest_class, tree_class", FORESTS_AND_TREES)
+def test_one_tree_without_bootstrap_equals_a_single_decision_tree(forest_class, tree_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=1, bootstrap=False, max_features=None,
+                          random_state=3).fit(X, y)
+    tree = tree_class().fit(X, y)
+    for ours, theirs in zip(tree_arrays(forest.estimators_[0].tree_), tree_arrays(tree.tree_)):
+        np.testing.assert_array_equal(ours, theirs)
+    leaf = tree.tree_.children_left == -1
+    np.testing.assert_array_equal(forest.estimators_[0].tree_.value[leaf],
+                                  tree.tree_.value[leaf])
+    X_new = np.random.default_rng(4).normal(size=(500, X.shape[1]))
+    for rows in (X, X_new):
+        np.testing.assert_array_equal(forest.predict(rows), tree.predict(rows))
+        if forest_class is RandomForestClassifier:
+            np.testing.assert_array_equal(forest.predict_proba(rows), tree.predict_proba(rows))
+
+
+@pytest.mark.parametrize("forest_class, tree_class", FORESTS_AND_TREES)
+def test_estimators_are_fitted_trees_that_make_up_the_forest(forest_class, tree_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=7, max_depth=5, random_state=0).fit(X, y)
+    X_new = np.random.default_rng(1).normal(size=(200, X.shape[1]))
+    assert len(forest.estimators_) == 7
+    assert all(isinstance(member, tree_class) for member in forest.estimators_)
+    leaves = forest.apply(X_new)
+    assert leaves.shape == (200, 7)
+    member_outputs = []
+    for t, member in enumerate(forest.estimators_):
+        assert member.n_features_in_ == X.shape[1]
+        np.testing.assert_array_equal(member.apply(X_new), leaves[:, t])
+        assert np.all(member.tree_.children_left[leaves[:, t]] == -1)
+        member_outputs.append(forest_output(member, X_new))
+    np.testing.assert_allclose(np.mean(member_outputs, axis=0), forest_output(forest, X_new),
+                               rtol=1e-12, atol=1e-12)
+    if forest_class is RandomForestClassifier:
+        np.testing.assert_array_equal(forest.estimators_[0].classes_, forest.classes_)
+
+
+# -- randomness ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_the_same_random_state_gives_the_same_forest_for_any_n_jobs(forest_class):
+    X, y = data_for_forest(forest_class)
+    X_new = np.random.default_rng(2).normal(size=(5000, X.shape[1]))  # several chunks
+    forests = [forest_class(n_estimators=12, random_state=5, n_jobs=n_jobs).fit(X, y)
+               for n_jobs in (1, 2, -1)]
+    outputs = [forest_output(forest, X_new) for forest in forests]
+    for forest, output in zip(forests[1:], outputs[1:]):
+        np.testing.assert_array_equal(output, outputs[0])
+        np.testing.assert_array_equal(forest.predict(X_new), forests[0].predict(X_new))
+        for ours, theirs in zip(forest.estimators_, forests[0].estimators_):
+            for a, b in zip(tree_arrays(ours.tree_), tree_arrays(theirs.tree_)):
+                np.testing.assert_array_equal(a, b)
+    single = forests[0]
+    for n_jobs in (2, -1):
+        single.set_params(n_jobs=n_jobs)
+        np.testing.assert_array_equal(forest_output(single, X_new), outputs[0])
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_different_random_states_give_different_forests(forest_class):
+    X, y = data_for_forest(forest_class)
+    first = forest_class(n_estimators=5, random_state=0).fit(X, y)
+    second = forest_class(n_estimators=5, random_state=1).fit(X, y)
+    assert not np.array_equal(forest_output(first, X), forest_output(second, X))
+    assert not np.array_equal(first.estimators_samples_[0], second.estimators_samples_[0])
+
+
+@pytest.mark.parametrize("make_state", [np.random.default_rng, np.random.RandomState],
+                         ids=["Generator", "RandomState"])
+def test_a_generator_or_random_state_is_accepted_as_random_state(make_state):
+    X, y = classification_data()
+    first = RandomForestClassifier(n_estimators=5, random_state=make_state(9)).fit(X, y)
+    second = RandomForestClassifier(n_estimators=5, random_state=make_state(9)).fit(X, y)
+    np.testing.assert_array_equal(first.predict_proba(X), second.predict_proba(X))
+    assert first.score(X, y) > 0.8
+
+
+# -- warm start ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_warm_start_growing_ten_then_twenty_trees_equals_twenty_at_once(forest_class):
+    X, y = data_for_forest(forest_class)
+    warm = forest_class(n_estimators=10, random_state=4, warm_start=True).fit(X, y)
+    first_ten = list(warm.estimators_)
+    warm.set_params(n_estimators=20).fit(X, y)
+    cold = forest_class(n_estimators=20, random_state=4).fit(X, y)
+    assert len(warm.estimators_) == 20
+    assert all(a.tree_ is b.tree_ for a, b in zip(warm.estimators_[:10], first_ten))
+    X_new = np.random.default_rng(3).normal(size=(300, X.shape[1]))
+    np.testing.assert_array_equal(forest_output(warm, X_new), forest_output(cold, X_new))
+    for a, b in zip(warm.estimators_samples_, cold.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_warm_start_refuses_to_shrink_the_forest(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=10, random_state=0, warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="n_estimators"):
+        forest.set_params(n_estimators=5).fit(X, y)
+
+
+# -- voting and aggregation --------------------------------------------------------------
+
+def test_hard_and_soft_voting_follow_their_own_scores_and_can_differ():
+    X, y = classification_data(n_samples=300, n_classes=3)
+    soft = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=2).fit(X, y)
+    hard = clone(soft).set_params(voting="hard").fit(X, y)
+    X_new = np.random.default_rng(7).normal(size=(2000, X.shape[1]))
+    proba, votes = soft.predict_proba(X_new), hard.vote_fractions(X_new)
+    np.testing.assert_array_equal(soft.predict(X_new), soft.classes_[np.argmax(proba, axis=1)])
+    np.testing.assert_array_equal(hard.predict(X_new), hard.classes_[np.argmax(votes, axis=1)])
+    np.testing.assert_array_equal(hard.predict_proba(X_new), proba)  # voting only picks
+    assert np.any(soft.predict(X_new) != hard.predict(X_new))
+
+
+def test_tied_hard_votes_go_to_the_first_class():
+    X, codes = classification_data(n_samples=300, n_classes=3)
+    y = np.array(["c", "a", "b"])[codes]
+    forest = RandomForestClassifier(n_estimators=4, max_depth=2, voting="hard",
+                                    random_state=0).fit(X, y)
+    X_new = np.random.default_rng(8).normal(size=(2000, X.shape[1]))
+    votes = forest.vote_fractions(X_new)
+    top = votes.max(axis=1)
+    tied = np.sum(votes == top[:, None], axis=1) > 1
+    assert tied.any()
+    first_top = np.argmax(votes == top[:, None], axis=1)
+    np.testing.assert_array_equal(forest.predict(X_new), forest.classes_[first_top])
+
+
+def test_vote_fractions_sum_to_one_and_support_unanimity_and_majority_rules():
+    X, y = classification_data(n_samples=300, n_classes=3)
+    forest = RandomForestClassifier(n_estimators=9, max_depth=4, random_state=1).fit(X, y)
+    X_new = np.random.default_rng(9).normal(size=(1000, X.shape[1]))
+    votes = forest.vote_fractions(X_new)
+    assert votes.shape == (1000, 3)
+    np.testing.assert_allclose(votes.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(votes * 9, np.round(votes * 9), atol=1e-9)  # whole votes
+    member_votes = np.stack([member.predict(X_new) for member in forest.estimators_], axis=1)
+    unanimous = np.isclose(votes.max(axis=1), 1.0)
+    assert unanimous.any() and not unanimous.all()
+    assert np.all(member_votes[unanimous] == member_votes[unanimous, :1])
+    majority = votes.max(axis=1) > 0.5
+    winner = forest.classes_[np.argmax(votes, axis=1)]
+    agreeing = np.sum(member_votes == winner[:, None], axis=1)
+    np.testing.assert_array_equal(agreeing[majority] > 4.5, True)
+    np.testing.assert_array_equal(agreeing[~majority] <= 4, True)
+
+
+@pytest.mark.parametrize("n_estimators", [7, 8])
+def test_median_aggregation_is_the_median_of_the_member_predictions(n_estimators):
+    X, y = regression_data()
+    y = y.copy()
+    y[::25] += 50.0  # outliers pull some trees' means
+    forest = RandomForestRegressor(n_estimators=n_estimators, aggregation="median",
+                                   random_state=6).fit(X, y)
+    X_new = np.random.default_rng(10).normal(size=(500, X.shape[1]))
+    members = np.stack([member.predict(X_new) for member in forest.estimators_])
+    np.testing.assert_allclose(forest.predict(X_new), np.median(members, axis=0),
+                               rtol=0, atol=1e-12)
+    mean = forest.set_params(aggregation="mean").predict(X_new)
+    assert not np.allclose(mean, np.median(members, axis=0))
+
+
+# -- importances ---------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_feature_importances_sum_to_one_and_rank_signal_above_noise(forest_class):
+    X, y = data_for_forest(forest_class, n_samples=500, n_features=6)
+    if forest_class is RandomForestClassifier:
+        y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    importances = forest_class(n_estimators=20, random_state=0).fit(X, y).feature_importances_
+    assert importances.shape == (6,)
+    assert importances.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(importances >= 0.0)
+    assert min(importances[:2]) > max(importances[2:])
+
+
+# -- pickling ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_pickle_round_trip_keeps_predictions_and_members(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=10, random_state=0).fit(X, y)
+    X_new = np.random.default_rng(11).normal(size=(300, X.shape[1]))
+    expected = forest_output(forest, X_new)
+    loaded = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(forest_output(loaded, X_new), expected)
+    np.testing.assert_array_equal(loaded.predict(X_new), forest.predict(X_new))
+    np.testing.assert_array_equal(loaded.apply(X_new), forest.apply(X_new))
+    assert len(loaded.estimators_) == 10
+    np.testing.assert_array_equal(loaded.estimators_[3].predict(X_new),
+                                  forest.estimators_[3].predict(X_new))
+
+
+def test_pickled_forest_is_much_smaller_than_scikit_learns():
+    X, y = classification_data(n_samples=1000)
+    ours = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    theirs = SklearnForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    assert len(pickle.dumps(ours)) < 0.5 * len(pickle.dumps(theirs))
+
+
+# -- scikit-learn interplay ---------------------------------------------------------------
+
+def test_forests_are_a_classifier_and_a_regressor():
+    assert is_classifier(RandomForestClassifier()) and not is_regressor(RandomForestClassifier())
+    assert is_regressor(RandomForestRegressor()) and not is_classifier(RandomForestRegressor())
+
+
+@pytest.mark.parametrize("forest_class, extra", [
+    (RandomForestClassifier, {"voting": "hard", "class_weight": "balanced"}),
+    (RandomForestRegressor, {"aggregation": "median"})])
+def test_get_params_set_params_and_clone_round_trip(forest_class, extra):
+    forest = forest_class()
+    params = forest.get_params()
+    assert params["n_estimators"] == 100 and params["bootstrap"] is True
+    changed = dict(params, n_estimators=7, max_features=2, max_samples=0.5, oob_score=True,
+                   random_state=3, **extra)
+    assert forest.set_params(**changed) is forest
+    assert forest.get_params() == changed
+    X, y = data_for_forest(forest_class)
+    forest.fit(X, y)
+    copy = clone(forest)
+    assert copy.get_params() == changed and not hasattr(copy, "estimators_")
+    np.testing.assert_array_equal(forest_output(copy.fit(X, y), X), forest_output(forest, X))
+    with pytest.raises(ValueError, match="no_such_parameter"):
+        forest.set_params(no_such_parameter=1)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_grid_search_and_cross_val_score_work(forest_class):
+    X, y = data_for_forest(forest_class, n_samples=240)
+    search = GridSearchCV(forest_class(random_state=0),
+                          {"n_estimators": [3, 10], "max_features": [1, None]}, cv=3)
+    search.fit(X, y)
+    assert search.best_params_["n_estimators"] in (3, 10)
+    assert search.best_estimator_.n_estimators == search.best_params_["n_estimators"]
+    assert len(search.best_estimator_.estimators_) == search.best_params_["n_estimators"]
+    scores = cross_val_score(forest_class(n_estimators=10, random_state=0), X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.5)
+
+
+# -- validation and progress -----------------------------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+@pytest.mark.parametrize("params", [
+    {"n_estimators": 0}, {"n_estimators": 2.5}, {"n_estimators": True}, {"n_jobs": 0},
+    {"n_jobs": 1.5}, {"criterion": "bogus"}],
+    ids=["n_estimators=0", "n_estimators=2.5", "n_estimators=True", "n_jobs=0",
+         "n_jobs=1.5", "criterion=bogus"])
+def test_invalid_parameters_are_rejected_at_fit(forest_class, params):
+    X, y = data_for_forest(forest_class)
+    with pytest.raises(ValueError):
+        forest_class(**dict({"n_estimators": 3}, **params)).fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class, params", [
+    (RandomForestClassifier, {"voting": "bogus"}),
+    (RandomForestRegressor, {"aggregation": "bogus"})])
+def test_unknown_voting_or_aggregation_is_rejected_at_fit(forest_class, params):
+    X, y = data_for_forest(forest_class)
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=name):
+        forest_class(n_estimators=3, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_predicting_before_fit_raises_not_fitted_error(forest_class):
+    X, _ = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=3)
+    for method in prediction_methods(forest_class):
+        with pytest.raises(NotFittedError):
+            getattr(forest, method)(X)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_wrong_feature_count_and_nan_are_rejected(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        forest.predict(X[:, :-1])
+    with pytest.raises(ValueError, match="features"):
+        forest.predict(np.column_stack([X, X[:, 0]]))
+    with_nan = X.copy()
+    with_nan[5, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        forest_class(n_estimators=3).fit(with_nan, y)
+    forest.set_params(n_jobs=2)
+    for method in prediction_methods(forest_class):
+        with pytest.raises(ValueError, match="NaN"):
+            getattr(forest, method)(with_nan)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_verbose_prints_one_progress_line_per_tree(forest_class, capsys):
+    X, y = data_for_forest(forest_class)
+    forest_class(n_estimators=4, verbose=1, random_state=0).fit(X, y)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(lines) == 4 and all("trees built" in line for line in lines)
+    forest_class(n_estimators=4, random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""

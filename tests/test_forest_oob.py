@@ -1,0 +1,291 @@
+"""Bootstrap draws and out-of-bag estimates of the forests: agreement with the
+reference forest grown on the same draws, the draws themselves (max_samples,
+the 1/e rule), out-of-bag scores against scikit-learn and a held-out score,
+class weights, and the validation of the bootstrap parameters.
+
+The reference comparison gives fasttree's forest and reference.build_forest
+the same bootstrap counts (from estimators_samples_) and uses max_features=None,
+so only ties could make the trees differ. Integer bootstrap counts make ties
+common in small nodes (two features cutting the same few rows apart, possibly
+mirrored, with improvements that differ only by rounding), so the data are
+continuous, every row carries a continuous weight and min_samples_leaf keeps
+the nodes large.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_friedman1
+from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
+from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
+from sklearn.metrics import r2_score
+from sklearn.utils.class_weight import compute_sample_weight
+
+from fasttree import RandomForestClassifier, RandomForestRegressor, reference
+from synthetic import classification_data, regression_data
+
+FORESTS = [RandomForestClassifier, RandomForestRegressor]
+TOLERANCE = 1e-9
+REFERENCE_ROWS = 300
+REFERENCE_LEAF = 8
+
+
+def data_for_forest(forest_class, **kwargs):
+    if forest_class is RandomForestClassifier:
+        return classification_data(**kwargs)
+    return regression_data(**kwargs)
+
+
+def imbalanced_data(n_samples=400, seed=0):
+    """About one row in seven is positive."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, 5))
+    return X, (X[:, 0] + 0.3 * rng.normal(size=n_samples) > 1.0).astype(int)
+
+
+# -- agreement with the reference forest on the same draws ----------------------------
+
+def fit_with_reference(criterion, seed):
+    """fasttree's forest and the reference grown on the same draws, plus fresh rows."""
+    rng = np.random.default_rng(seed)
+    n = REFERENCE_ROWS
+    X32 = rng.normal(size=(n, 4)).astype(np.float32)
+    weights = rng.uniform(0.5, 2.0, size=n)
+    X_new = rng.normal(size=(400, 4)).astype(np.float32)
+    params = {"n_estimators": 6, "max_features": None, "min_samples_leaf": REFERENCE_LEAF,
+              "oob_score": True, "random_state": seed}
+    if criterion == "squared_error":
+        y = 2.0 * X32[:, 0] + np.sin(3.0 * X32[:, 1]) + 0.3 * rng.normal(size=n)
+        forest, n_classes = RandomForestRegressor(**params), None
+    else:
+        y = np.argmax(X32[:, :3] + 0.7 * rng.normal(size=(n, 3)), axis=1)
+        forest, n_classes = RandomForestClassifier(criterion=criterion, **params), 3
+    forest.fit(X32, y, sample_weight=weights)
+    counts_list = [np.bincount(rows, minlength=n) for rows in forest.estimators_samples_]
+    oracle = reference.build_forest(X32, y, counts_list, criterion=criterion,
+                                    n_classes=n_classes, sample_weight=weights,
+                                    min_samples_leaf=REFERENCE_LEAF)
+    return forest, oracle, X32, y, X_new
+
+
+@pytest.fixture(scope="module", params=["gini", "entropy"])
+def classifier_and_reference(request):
+    return fit_with_reference(request.param, seed=11)
+
+
+@pytest.fixture(scope="module")
+def regressor_and_reference():
+    return fit_with_reference("squared_error", seed=12)
+
+
+def test_classifier_probabilities_and_votes_equal_the_reference(classifier_and_reference):
+    forest, oracle, X32, _, X_new = classifier_and_reference
+    for X in (X32, X_new):
+        np.testing.assert_allclose(forest.predict_proba(X), oracle.predict_proba(X),
+                                   rtol=0, atol=TOLERANCE)
+        np.testing.assert_allclose(forest.vote_fractions(X), oracle.vote_fractions(X),
+                                   rtol=0, atol=TOLERANCE)
+        for voting in ("soft", "hard"):
+            forest.set_params(voting=voting)
+            np.testing.assert_array_equal(forest.predict(X), oracle.predict(X, voting=voting))
+    forest.set_params(voting="soft")
+
+
+def test_classifier_out_of_bag_estimates_equal_the_reference(classifier_and_reference):
+    forest, oracle, _, y, _ = classifier_and_reference
+    ours, theirs = forest.oob_decision_function_, oracle.oob_decision_function()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.isnan(ours[:, 0]).any()  # six trees leave some row in every bag
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
+    assert forest.oob_score_ == pytest.approx(oracle.oob_score(y), rel=0, abs=TOLERANCE)
+
+
+def test_regressor_mean_and_median_equal_the_reference(regressor_and_reference):
+    forest, oracle, X32, _, X_new = regressor_and_reference
+    for X in (X32, X_new):
+        for aggregation in ("mean", "median"):
+            forest.set_params(aggregation=aggregation)
+            np.testing.assert_allclose(forest.predict(X),
+                                       oracle.predict(X, aggregation=aggregation),
+                                       rtol=0, atol=TOLERANCE)
+    forest.set_params(aggregation="mean")
+
+
+def test_regressor_out_of_bag_estimates_equal_the_reference(regressor_and_reference):
+    forest, oracle, _, y, _ = regressor_and_reference
+    ours, theirs = forest.oob_prediction_, oracle.oob_prediction()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.isnan(ours).any()
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
+    assert forest.oob_score_ == pytest.approx(oracle.oob_score(y), rel=0, abs=TOLERANCE)
+
+
+# -- the draws -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("max_samples, expected_draws", [
+    (None, 300), (0.5, 150), (0.25, 75), (1.0, 300), (40, 40), (300, 300)])
+def test_max_samples_sets_the_number_of_draws_per_tree(max_samples, expected_draws):
+    X, y = classification_data(n_samples=300)
+    forest = RandomForestClassifier(n_estimators=6, max_samples=max_samples,
+                                    random_state=0).fit(X, y)
+    samples = forest.estimators_samples_
+    assert len(samples) == 6
+    assert all(len(rows) == expected_draws for rows in samples)
+    assert all(rows.min() >= 0 and rows.max() < 300 for rows in samples)
+    assert not np.array_equal(samples[0], samples[1])
+
+
+@pytest.mark.parametrize("max_samples, expected_fraction", [
+    (None, np.exp(-1.0)), (0.5, np.exp(-0.5))])
+def test_a_bootstrap_leaves_the_expected_fraction_of_rows_out_of_bag(max_samples,
+                                                                     expected_fraction):
+    rng = np.random.default_rng(0)
+    n = 5000
+    X, y = rng.normal(size=(n, 2)), rng.integers(0, 2, size=n)
+    forest = RandomForestClassifier(n_estimators=50, max_depth=1, max_samples=max_samples,
+                                    random_state=1).fit(X, y)
+    fractions = [np.mean(np.bincount(rows, minlength=n) == 0)
+                 for rows in forest.estimators_samples_]
+    assert abs(np.mean(fractions) - expected_fraction) < 0.01
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_out_of_bag_estimates_average_the_trees_that_did_not_draw_the_row(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=5, oob_score=True, random_state=2).fit(X, y)
+    in_bag = np.array([np.bincount(rows, minlength=len(y)) > 0
+                       for rows in forest.estimators_samples_])
+    if forest_class is RandomForestClassifier:
+        outputs = np.stack([member.predict_proba(X) for member in forest.estimators_])
+        estimate = forest.oob_decision_function_
+    else:
+        outputs = np.stack([member.predict(X)[:, None] for member in forest.estimators_])
+        estimate = forest.oob_prediction_[:, None]
+    n_out = np.sum(~in_bag, axis=0)
+    scored = n_out > 0
+    assert not scored.all()  # five trees: some rows are in every bag
+    assert np.all(np.isnan(estimate[~scored]))
+    expected = np.sum(np.where(~in_bag[:, :, None], outputs, 0.0), axis=0)[scored]
+    np.testing.assert_allclose(estimate[scored], expected / n_out[scored, None],
+                               rtol=0, atol=1e-12)
+    if forest_class is RandomForestClassifier:
+        predicted = forest.classes_[np.argmax(estimate[scored], axis=1)]
+        assert forest.oob_score_ == pytest.approx(np.mean(predicted == y[scored]), abs=1e-12)
+    else:
+        assert forest.oob_score_ == pytest.approx(r2_score(y[scored], estimate[scored, 0]),
+                                                  abs=1e-12)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_warm_started_out_of_bag_estimates_equal_those_of_one_fit(forest_class):
+    X, y = data_for_forest(forest_class)
+    warm = forest_class(n_estimators=5, oob_score=True, warm_start=True,
+                        random_state=3).fit(X, y)
+    warm.set_params(n_estimators=15).fit(X, y)
+    cold = forest_class(n_estimators=15, oob_score=True, random_state=3).fit(X, y)
+    assert warm.oob_score_ == cold.oob_score_
+    name = ("oob_decision_function_" if forest_class is RandomForestClassifier
+            else "oob_prediction_")
+    np.testing.assert_array_equal(getattr(warm, name), getattr(cold, name))
+
+
+# -- out-of-bag scores against scikit-learn and held-out rows ------------------------------
+
+@pytest.fixture(scope="module")
+def classification_scores():
+    X, y = make_classification(n_samples=2500, n_features=10, n_informative=4,
+                               random_state=0)
+    return scores_of(RandomForestClassifier, SklearnForestClassifier, X, y)
+
+
+@pytest.fixture(scope="module")
+def regression_scores():
+    X, y = make_friedman1(n_samples=2500, noise=1.0, random_state=0)
+    return scores_of(RandomForestRegressor, SklearnForestRegressor, X, y)
+
+
+def scores_of(forest_class, sklearn_class, X, y):
+    """OOB score of ours and of scikit-learn's on 2000 rows, and ours on 500 held out."""
+    train, test = slice(0, 2000), slice(2000, None)
+    ours = forest_class(n_estimators=100, oob_score=True, n_jobs=2, random_state=0)
+    theirs = sklearn_class(n_estimators=100, oob_score=True, n_jobs=2, random_state=0)
+    ours.fit(X[train], y[train])
+    theirs.fit(X[train], y[train])
+    assert not np.isnan(ours.oob_score_)
+    return ours.oob_score_, theirs.oob_score_, ours.score(X[test], y[test])
+
+
+def test_classifier_oob_accuracy_is_close_to_scikit_learns(classification_scores):
+    ours, theirs, _ = classification_scores
+    assert 0.7 < ours < 1.0
+    assert abs(ours - theirs) < 0.02
+
+
+def test_regressor_oob_r2_is_close_to_scikit_learns(regression_scores):
+    ours, theirs, _ = regression_scores
+    assert 0.7 < ours < 1.0
+    assert abs(ours - theirs) < 0.03
+
+
+def test_oob_scores_are_close_to_held_out_scores(classification_scores, regression_scores):
+    oob_accuracy, _, held_out_accuracy = classification_scores
+    assert abs(oob_accuracy - held_out_accuracy) < 0.05
+    oob_r2, _, held_out_r2 = regression_scores
+    assert abs(oob_r2 - held_out_r2) < 0.04
+
+
+# -- class weights --------------------------------------------------------------------------
+
+def test_balanced_and_dict_class_weights_act_as_sample_weights():
+    X, y = imbalanced_data()
+    for class_weight, weights in [("balanced", compute_sample_weight("balanced", y)),
+                                  ({0: 1.0, 1: 5.0}, np.where(y == 1, 5.0, 1.0))]:
+        weighted = RandomForestClassifier(n_estimators=8, class_weight=class_weight,
+                                          random_state=0).fit(X, y)
+        by_hand = RandomForestClassifier(n_estimators=8, random_state=0).fit(
+            X, y, sample_weight=weights)
+        np.testing.assert_allclose(weighted.predict_proba(X), by_hand.predict_proba(X),
+                                   rtol=0, atol=1e-12)
+
+
+def test_balanced_subsample_raises_the_minority_class_probability():
+    X, y = imbalanced_data()
+    plain = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    subsample = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0,
+                                       class_weight="balanced_subsample").fit(X, y)
+    assert not np.array_equal(plain.predict_proba(X), subsample.predict_proba(X))
+    assert subsample.predict_proba(X)[:, 1].mean() > plain.predict_proba(X)[:, 1].mean() + 0.03
+    assert np.mean(subsample.predict(X)[y == 1] == 1) >= np.mean(plain.predict(X)[y == 1] == 1)
+
+
+def test_balanced_subsample_without_bootstrap_equals_balanced():
+    # The "subsample" of a tree grown without bootstrap is every row, so the
+    # weights are the 'balanced' ones, as in scikit-learn.
+    X, y = imbalanced_data()
+    params = {"n_estimators": 5, "bootstrap": False, "max_depth": 3, "random_state": 0}
+    subsample = RandomForestClassifier(class_weight="balanced_subsample", **params).fit(X, y)
+    balanced = RandomForestClassifier(class_weight="balanced", **params).fit(X, y)
+    np.testing.assert_allclose(subsample.predict_proba(X), balanced.predict_proba(X),
+                               rtol=0, atol=1e-12)
+
+
+# -- validation of the bootstrap parameters ---------------------------------------------------
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+@pytest.mark.parametrize("params", [
+    {"bootstrap": "yes"}, {"oob_score": True, "bootstrap": False}, {"max_samples": 0},
+    {"max_samples": 1.5}, {"max_samples": 301}, {"max_samples": 0.5, "bootstrap": False}],
+    ids=["bootstrap=yes", "oob-without-bootstrap", "max_samples=0", "max_samples=1.5",
+         "max_samples=n+1", "max_samples-without-bootstrap"])
+def test_invalid_bootstrap_parameters_are_rejected_at_fit(forest_class, params):
+    X, y = data_for_forest(forest_class, n_samples=300)
+    with pytest.raises(ValueError):
+        forest_class(n_estimators=3, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_out_of_bag_attributes_exist_only_with_oob_score(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=5, random_state=0).fit(X, y)
+    assert not hasattr(forest, "oob_score_")
+    assert not hasattr(forest, "oob_decision_function_")
+    assert not hasattr(forest, "oob_prediction_")
