@@ -13,9 +13,12 @@ from ._utils cimport intp_t
 cnp.import_array()
 
 cdef enum:
-    # Rows taken through all trees before the next rows: a chunk of X stays
-    # in cache while every tree reads it.
-    ROW_CHUNK = 2048
+    # Rows taken through a group of trees before the next rows: a chunk of X
+    # small enough to stay in the first-level cache.
+    ROW_CHUNK = 256
+    # Nodes of a group of trees: 16 bytes each, about half of a 1 MiB cache,
+    # so the group's nodes stay cached while every chunk passes through it.
+    GROUP_NODES = 32768
 
 
 cdef int check_rows_finite(const float* X, intp_t n_values) noexcept nogil:
@@ -27,10 +30,11 @@ cdef int check_rows_finite(const float* X, intp_t n_values) noexcept nogil:
     return exponent_all_ones != 0
 
 
-def sum_tree_outputs(object walk, const intp_t[::1] tree_starts not None,
-                     const double[:, ::1] node_output not None,
-                     const float[:, ::1] X not None, double[:, ::1] out not None):
-    """Adds, over all trees, the output row of the leaf each row of X reaches.
+def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
+                 const double[:, ::1] node_output not None,
+                 const float[:, ::1] X not None, double[:, ::1] out not None,
+                 bint per_tree):
+    """Reads, for every tree, the output row of the leaf each row of X reaches.
 
     Parameters
     ----------
@@ -40,10 +44,13 @@ def sum_tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     tree_starts : ndarray of intp, shape (n_trees + 1,)
         Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``.
     node_output : ndarray of float64, shape (n_nodes, n_outputs)
-        What each node adds (class probabilities, a one-hot vote, a mean).
+        What each node gives (class probabilities, a one-hot vote, a mean).
     X : ndarray of float32, shape (n_rows, n_features)
-    out : ndarray of float64, shape (n_rows, n_outputs)
-        Overwritten with the sums.
+    out : ndarray of float64
+        With ``per_tree`` false, shape (n_rows, n_outputs): overwritten with
+        the sums over trees. With ``per_tree`` true, shape (n_rows, n_trees):
+        ``out[row, t]`` is tree t's first output.
+    per_tree : bool
 
     Returns
     -------
@@ -55,63 +62,39 @@ def sum_tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     cdef intp_t n_features = X.shape[1]
     cdef intp_t n_outputs = node_output.shape[1]
     cdef intp_t n_trees = tree_starts.shape[0] - 1
-    cdef intp_t chunk_start, chunk_size, tree, row, k, node
+    cdef intp_t row_chunk = ROW_CHUNK
+    cdef intp_t group_start, group_end, chunk_start, chunk_size, tree, row, k, node
     cdef intp_t* leaves
-    cdef int status = 0
+    cdef int status
     if n_rows == 0:
         return 0
-    out[:, :] = 0.0
+    if not per_tree:
+        out[:, :] = 0.0
     leaves = <intp_t*> malloc(ROW_CHUNK * sizeof(intp_t))
     if leaves == NULL:
         raise MemoryError()
     with nogil:
-        chunk_start = 0
-        while chunk_start < n_rows and status == 0:
-            chunk_size = min(<intp_t> ROW_CHUNK, n_rows - chunk_start)
-            status = check_rows_finite(&X[chunk_start, 0], chunk_size * n_features)
-            for tree in range(n_trees):
-                find_leaves(nodes + tree_starts[tree], &X[chunk_start, 0], n_features,
-                            chunk_size, leaves, False)
-                for row in range(chunk_size):
-                    node = tree_starts[tree] + leaves[row]
-                    for k in range(n_outputs):
-                        out[chunk_start + row, k] += node_output[node, k]
-            chunk_start += chunk_size
-    free(leaves)
-    return status
-
-
-def each_tree_output(object walk, const intp_t[::1] tree_starts not None,
-                     const double[::1] node_output not None,
-                     const float[:, ::1] X not None, double[:, ::1] out not None):
-    """Writes ``out[row, t]``: the scalar output of tree t's leaf for each row.
-
-    Parameters are as for :func:`sum_tree_outputs`, with one output per
-    node; ``out`` has shape (n_rows, n_trees). Returns 1 when X holds NaN or
-    infinity, else 0.
-    """
-    cdef const Node* nodes = <const Node*> cnp.PyArray_DATA(walk)
-    cdef intp_t n_rows = X.shape[0]
-    cdef intp_t n_features = X.shape[1]
-    cdef intp_t n_trees = tree_starts.shape[0] - 1
-    cdef intp_t chunk_start, chunk_size, tree, row
-    cdef intp_t* leaves
-    cdef int status = 0
-    if n_rows == 0:
-        return 0
-    leaves = <intp_t*> malloc(ROW_CHUNK * sizeof(intp_t))
-    if leaves == NULL:
-        raise MemoryError()
-    with nogil:
-        chunk_start = 0
-        while chunk_start < n_rows and status == 0:
-            chunk_size = min(<intp_t> ROW_CHUNK, n_rows - chunk_start)
-            status = check_rows_finite(&X[chunk_start, 0], chunk_size * n_features)
-            for tree in range(n_trees):
-                find_leaves(nodes + tree_starts[tree], &X[chunk_start, 0], n_features,
-                            chunk_size, leaves, False)
-                for row in range(chunk_size):
-                    out[chunk_start + row, tree] = node_output[tree_starts[tree] + leaves[row]]
-            chunk_start += chunk_size
+        status = check_rows_finite(&X[0, 0], n_rows * n_features)
+        group_start = 0
+        while group_start < n_trees and status == 0:
+            group_end = group_start + 1
+            while (group_end < n_trees and tree_starts[group_end + 1] - tree_starts[group_start]
+                   <= GROUP_NODES):
+                group_end += 1
+            chunk_start = 0
+            while chunk_start < n_rows:
+                chunk_size = min(row_chunk, n_rows - chunk_start)
+                for tree in range(group_start, group_end):
+                    find_leaves(nodes + tree_starts[tree], &X[chunk_start, 0], n_features,
+                                chunk_size, leaves, False)
+                    for row in range(chunk_size):
+                        node = tree_starts[tree] + leaves[row]
+                        if per_tree:
+                            out[chunk_start + row, tree] = node_output[node, 0]
+                        else:
+                            for k in range(n_outputs):
+                                out[chunk_start + row, k] += node_output[node, k]
+                chunk_start += chunk_size
+            group_start = group_end
     free(leaves)
     return status

@@ -27,8 +27,8 @@ def _shared_pool():
     return _pool
 
 
-def map_rows(kernel, X, out, *args, n_threads=None):
-    """Run ``kernel(*args, X_part, out_part)`` on row blocks of X, in parallel.
+def map_rows(kernel, X, out, *args, n_threads=None, **options):
+    """Run ``kernel(*args, X_part, out_part, **options)`` on row blocks of X, in parallel.
 
     The kernel releases the GIL, so the blocks run on ``n_threads`` cores at
     once (None: all the process may use). Returns the largest status code
@@ -38,8 +38,8 @@ def map_rows(kernel, X, out, *args, n_threads=None):
     n_threads = available_cores() if n_threads is None else n_threads
     n_blocks = min(n_threads, n_rows // MIN_ROWS_PER_THREAD)
     if n_blocks <= 1:
-        return kernel(*args, X, out)
+        return kernel(*args, X, out, **options)
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)
-    futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop])
+    futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop], **options)
                for start, stop in zip(bounds[:-1], bounds[1:])]
     return max(future.result() for future in futures)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._base import BaseEstimator, accuracy, r2_score
 from ._features import rank_features
-from ._forest import each_tree_output, sum_tree_outputs
+from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows
 from ._tree import apply_rows, predict_leaf_outputs
@@ -317,20 +317,18 @@ class BaseForest(BaseEstimator):
 
     def _sum_over_trees(self, X, node_output):
         """Per row, the sum over trees of ``node_output`` at the row's leaves."""
-        arrays = self._ensemble_arrays()
-        out = np.empty((X.shape[0], node_output.shape[1]))
-        if map_rows(sum_tree_outputs, X, out, arrays["walk"], arrays["starts"], node_output,
-                    n_threads=resolve_n_jobs(self.n_jobs)):
-            raise non_finite_error(X)
-        return out
+        return self._tree_outputs(X, node_output, np.empty((X.shape[0], node_output.shape[1])),
+                                  per_tree=False)
 
     def _per_tree_values(self, X):
         """``out[row, t]``: tree t's value for each row (one value per node)."""
+        return self._tree_outputs(X, self._ensemble_arrays()["values"],
+                                  np.empty((X.shape[0], len(self._trees))), per_tree=True)
+
+    def _tree_outputs(self, X, node_output, out, per_tree):
         arrays = self._ensemble_arrays()
-        out = np.empty((X.shape[0], len(self._trees)))
-        column = np.ascontiguousarray(arrays["values"][:, 0])
-        if map_rows(each_tree_output, X, out, arrays["walk"], arrays["starts"], column,
-                    n_threads=resolve_n_jobs(self.n_jobs)):
+        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"], node_output,
+                    n_threads=resolve_n_jobs(self.n_jobs), per_tree=per_tree):
             raise non_finite_error(X)
         return out
 
