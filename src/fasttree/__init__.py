@@ -1,12 +1,15 @@
 """fasttree: fast, exact decision trees with a scikit-learn compatible API."""
 
 from ._validation import NotFittedError
+from .bagging import BaggingClassifier, BaggingRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BaggingClassifier",
+    "BaggingRegressor",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "NotFittedError",

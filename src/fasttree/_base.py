@@ -4,9 +4,35 @@ import inspect
 
 import numpy as np
 
+from ._validation import NotFittedError, feature_names_of
+
 
 class BaseEstimator:
     """Parameters stored verbatim by ``__init__``, read and set by name."""
+
+    # The attribute that exists once the estimator is fitted.
+    _fitted_attribute = None
+
+    def _check_fitted(self):
+        if not hasattr(self, self._fitted_attribute):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
+                                 "call 'fit' with appropriate arguments first")
+
+    def _checked_predict_input(self, X, convert):
+        """``convert(X)``, after checking that the estimator is fitted and that X
+        has the feature names (if any) and the number of features seen in fit."""
+        self._check_fitted()
+        names = feature_names_of(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted_names is not None and not np.array_equal(
+                names, fitted_names):
+            raise ValueError("the feature names of X differ from those seen in fit: "
+                             f"got {list(names)}, expected {list(fitted_names)}")
+        X = convert(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                             f"was fitted with {self.n_features_in_} features")
+        return X
 
     @classmethod
     def _parameter_names(cls):

@@ -14,7 +14,7 @@ from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows
 from ._tree import apply_rows, predict_leaf_outputs
-from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
+from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
@@ -95,6 +95,7 @@ class BaseForest(BaseEstimator):
 
     _criteria = {}
     _tree_class = None
+    _fitted_attribute = "estimators_"
 
     def _check_forest_parameters(self, n_samples):
         if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
@@ -285,24 +286,10 @@ class BaseForest(BaseEstimator):
                           in_bag_counts(self._base_seed, index, n_samples, self._n_draws))
                 for index in range(len(self._trees))]
 
-    def _check_fitted(self):
-        if not hasattr(self, "estimators_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
-                                 "call 'fit' with appropriate arguments first")
-
     def _validate_X_for_predict(self, X):
-        self._check_fitted()
-        names = feature_names_of(X)
-        fitted_names = getattr(self, "feature_names_in_", None)
-        if names is not None and fitted_names is not None and not np.array_equal(
-                names, fitted_names):
-            raise ValueError("the feature names of X differ from those seen in fit: "
-                             f"got {list(names)}, expected {list(fitted_names)}")
-        X = check_array_2d(X, estimator=type(self).__name__, check_finite=False)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_} features")
-        return X
+        # The prediction kernel refuses NaN and infinity itself.
+        return self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__, check_finite=False))
 
     def _ensemble_arrays(self):
         """All trees' walk nodes and node values back to back (built once, not pickled)."""

@@ -12,7 +12,7 @@ from ._splitter import Splitter
 from ._structure import Tree
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._tree import build_tree
-from ._validation import (NotFittedError, check_array_2d, check_int_or_fraction,
+from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -150,6 +150,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
 class BaseDecisionTree(BaseEstimator):
     """Validation and growth shared by the classifier and the regressor."""
 
+    _fitted_attribute = "tree_"
+
     _criteria = {}
 
     def _resolve_limits(self, n_samples, n_features):
@@ -186,9 +188,7 @@ class BaseDecisionTree(BaseEstimator):
                          check_random_state(self.random_state), value_offset)
 
     def _check_fitted(self):
-        if not hasattr(self, "tree_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
-                                 "call 'fit' with appropriate arguments first")
+        super()._check_fitted()
         if getattr(self, "n_features_in_", None) != self.tree_.n_features:
             raise ValueError(f"corrupt {type(self).__name__}: n_features_in_ does not match "
                              "the fitted tree")
@@ -199,18 +199,8 @@ class BaseDecisionTree(BaseEstimator):
         The prediction kernels refuse NaN and infinity themselves, so the
         finiteness check is left to them unless ``check_finite``.
         """
-        self._check_fitted()
-        names = feature_names_of(X)
-        fitted_names = getattr(self, "feature_names_in_", None)
-        if names is not None and fitted_names is not None and not np.array_equal(
-                names, fitted_names):
-            raise ValueError("the feature names of X differ from those seen in fit: "
-                             f"got {list(names)}, expected {list(fitted_names)}")
-        X = check_array_2d(X, estimator=type(self).__name__, check_finite=check_finite)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_} features")
-        return X
+        return self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__, check_finite=check_finite))
 
     def apply(self, X):
         """Index of the leaf that each sample ends in.

@@ -1,0 +1,683 @@
+"""Bagging: copies of any estimator, each fit on its own sample of the rows and
+random subset of the features, their predictions averaged or voted."""
+
+import copy
+import inspect
+import numbers
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._base import BaseEstimator, accuracy, r2_score
+from ._targets import as_1d, check_regression_target, encode_labels
+from ._validation import (check_array_2d, check_int_or_fraction,
+                          check_random_state, check_sample_weight, feature_names_of,
+                          non_finite_error)
+from .forest import BaseForest, draw_counts, resolve_n_jobs, tree_seeds
+from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+
+__all__ = ["BaggingClassifier", "BaggingRegressor"]
+
+
+def clone_estimator(estimator):
+    """A fresh, unfitted estimator of the same class with the same parameters.
+
+    Parameters that are estimators themselves (or lists and tuples of them,
+    such as a pipeline's steps) are cloned as well, so that no two members
+    share a fitted sub-estimator.
+    """
+    params = estimator.get_params(deep=False)
+    return type(estimator)(**{name: _clone_parameter(value)
+                              for name, value in params.items()})
+
+
+def _clone_parameter(value):
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return clone_estimator(value)
+    if type(value) in (list, tuple):
+        return type(value)(_clone_parameter(item) for item in value)
+    return copy.deepcopy(value)
+
+
+def estimator_kind(estimator):
+    """'classifier', 'regressor' or None (unknown) for any estimator.
+
+    scikit-learn >= 1.6 states the kind only in its tags; asking for them
+    needs scikit-learn, which is then imported already since the estimator
+    comes from it.
+    """
+    kind = getattr(estimator, "_estimator_type", None)
+    if kind is None and hasattr(estimator, "__sklearn_tags__"):
+        try:
+            kind = estimator.__sklearn_tags__().estimator_type
+        except (AttributeError, ImportError, TypeError):
+            kind = None
+    return kind
+
+
+def accepts_sample_weight(estimator):
+    """Whether ``estimator.fit`` has a ``sample_weight`` parameter."""
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+class BaseBagging(BaseEstimator):
+    """Drawing, fitting, out-of-bag estimates and importances shared by both baggers."""
+
+    _default_estimator = None
+    _fitted_attribute = "estimators_"
+
+    # ------------------------------------------------------------ checks
+
+    def _validate_estimator(self):
+        estimator = self._default_estimator() if self.estimator is None else self.estimator
+        if isinstance(estimator, type):
+            raise ValueError(f"estimator must be an estimator instance, not the class "
+                             f"{estimator.__name__}; write {estimator.__name__}()")
+        missing = [name for name in ("fit", "predict", "get_params")
+                   if not hasattr(estimator, name)]
+        if missing:
+            raise ValueError(f"estimator {type(estimator).__name__} lacks "
+                             f"{', '.join(missing)}; bagging needs an estimator with "
+                             "fit, predict and get_params")
+        kind = estimator_kind(estimator)
+        if kind is not None and kind != self._estimator_type:
+            raise ValueError(f"{type(self).__name__} needs a {self._estimator_type}, but "
+                             f"estimator {type(estimator).__name__} is a {kind}")
+        return estimator
+
+    def _check_parameters(self, n_samples, n_features):
+        """Validate the bagging parameters; return (draws per member, features per member)."""
+        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
+                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
+            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
+        for name in ("bootstrap", "bootstrap_features", "oob_score", "warm_start"):
+            if not _is_bool(getattr(self, name)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
+        if (not isinstance(self.verbose, (numbers.Integral, np.integer))
+                or isinstance(self.verbose, bool) or self.verbose < 0):
+            raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
+        max_samples = check_int_or_fraction(self.max_samples, "max_samples", minimum_int=1)
+        if isinstance(max_samples, float):
+            n_draws = max(1, int(round(max_samples * n_samples)))
+        elif max_samples > n_samples:
+            raise ValueError(f"max_samples={max_samples} exceeds the number of samples "
+                             f"({n_samples})")
+        else:
+            n_draws = max_samples
+        max_features = check_int_or_fraction(self.max_features, "max_features",
+                                             minimum_int=1)
+        if isinstance(max_features, float):
+            # Rounded down, as a tree's fractional max_features is.
+            n_chosen = max(1, int(max_features * n_features))
+        elif max_features > n_features:
+            raise ValueError(f"max_features={max_features} exceeds the number of features "
+                             f"({n_features})")
+        else:
+            n_chosen = max_features
+        if self.oob_score and not self.bootstrap and n_draws >= n_samples:
+            raise ValueError("oob_score=True needs rows left out of the members' samples: "
+                             "set bootstrap=True or max_samples below 1.0 (all rows)")
+        self._check_combination()
+        return n_draws, n_chosen
+
+    def _as_matrix(self, X, use_float32, check_finite):
+        """X validated; float32 for fasttree members, float64 for any other estimator."""
+        name = type(self).__name__
+        validated = check_array_2d(X, estimator=name, check_finite=use_float32 and check_finite)
+        if use_float32:
+            return validated
+        if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
+            X = X.to_numpy()
+        matrix = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        if check_finite and not np.isfinite(matrix).all():
+            raise non_finite_error(matrix, estimator=name)
+        return matrix
+
+    def _validate_X_for_predict(self, X):
+        return self._checked_predict_input(
+            X, lambda X: self._as_matrix(X, self._float32, check_finite=False))
+
+    # ------------------------------------------------------------ fitting
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members, each on its own rows and features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (classifier) or real targets (regressor).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, multiplied by each member's draw counts.
+            Only for estimators whose ``fit`` takes ``sample_weight``.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        template = self._validate_estimator()
+        weighted = accepts_sample_weight(template)
+        if sample_weight is not None and not weighted:
+            raise ValueError(f"{name}: estimator {type(template).__name__} does not take "
+                             "sample_weight in fit, so the sample weights cannot be used")
+        # fasttree estimators work in float32: converting once here spares
+        # every member its own conversion.
+        use_float32 = isinstance(template, (BaseDecisionTree, BaseForest))
+        feature_names = feature_names_of(X)
+        X = self._as_matrix(X, use_float32, check_finite=True)
+        n_samples, n_features = X.shape
+        targets = self._encode_targets(y, n_samples)
+        user_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
+        n_draws, n_chosen = self._check_parameters(n_samples, n_features)
+        n_threads = resolve_n_jobs(self.n_jobs)
+
+        fitted = self.warm_start and hasattr(self, "estimators_")
+        if fitted:
+            if n_features != self.n_features_in_:
+                raise ValueError(f"warm_start: X has {n_features} features, but the "
+                                 f"ensemble was fitted with {self.n_features_in_}")
+            if n_samples != self._n_samples:
+                raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
+                                 f"was fitted on {self._n_samples}; pass the same data")
+            self._check_warm_targets(targets)
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} is below the "
+                                 f"{len(self.estimators_)} estimators already fitted with "
+                                 "warm_start=True")
+        members = list(self.estimators_) if fitted else []
+        features = list(self.estimators_features_) if fitted else []
+        draws = list(self._member_draws) if fitted else []
+        base_seed = self._base_seed if fitted else check_random_state(self.random_state)
+
+        new = self._fit_members(template, X, targets["fit_target"], user_weight, weighted,
+                                base_seed, range(len(members), self.n_estimators),
+                                n_draws, n_chosen, n_threads)
+        for member, member_features in new:
+            members.append(member)
+            features.append(member_features)
+            draws.append((n_draws, bool(self.bootstrap)))
+
+        # Published together once every member is fitted, so that a failed
+        # refit leaves the previous ensemble whole.
+        self.estimator_ = clone_estimator(template)
+        self.estimators_ = members
+        self.estimators_features_ = features
+        self._member_draws = draws
+        self._base_seed = base_seed
+        self._n_samples = n_samples
+        self._float32 = use_float32
+        self.n_features_in_ = n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._set_target_attributes(targets)
+        for attribute in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
+            if hasattr(self, attribute):
+                delattr(self, attribute)
+        if self.oob_score:
+            self._compute_oob(X, targets)
+        return self
+
+    def _fit_members(self, template, X, y, user_weight, weighted, base_seed, indices,
+                     n_draws, n_chosen, n_threads):
+        """Fit the members at ``indices`` on ``n_threads`` threads; results in order."""
+        indices = list(indices)
+        n_samples, n_features = X.shape
+        progress = {"done": 0, "start": time.perf_counter()}
+        lock = threading.Lock()
+        seeded = sorted(key for key in template.get_params(deep=True)
+                        if key == "random_state" or key.endswith("__random_state"))
+
+        def fit_one(index):
+            row_seed, feature_seed = tree_seeds(base_seed, index)
+            counts = draw_counts(n_samples, n_draws, row_seed, replace=self.bootstrap)
+            rng = np.random.default_rng(feature_seed)
+            features = rng.choice(n_features, n_chosen,
+                                  replace=self.bootstrap_features).astype(np.intp)
+            if not self.bootstrap_features:
+                features.sort()
+            member = clone_estimator(template)
+            # Members get their own seeds, so that randomised estimators differ
+            # from one another and the ensemble depends on random_state alone.
+            if seeded:
+                member.set_params(**{key: int(rng.integers(0, 2**31 - 1))
+                                     for key in seeded})
+            if weighted:
+                rows = np.flatnonzero(counts)
+                member.fit(X[np.ix_(rows, features)], y[rows],
+                           sample_weight=counts[rows] * user_weight[rows])
+            else:
+                rows = np.repeat(np.arange(n_samples), counts)
+                member.fit(X[np.ix_(rows, features)], y[rows])
+            if self.verbose:
+                with lock:
+                    progress["done"] += 1
+                    elapsed = time.perf_counter() - progress["start"]
+                    print(f"{type(self).__name__}: {progress['done']}/{len(indices)} "
+                          f"estimators fitted, {elapsed:.1f} s", flush=True)
+            return member, features
+
+        if n_threads == 1 or len(indices) <= 1:
+            return [fit_one(index) for index in indices]
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            return list(pool.map(fit_one, indices))
+
+    def _member_counts(self, index):
+        """How often member ``index`` drew each training row (drawn again from its seed)."""
+        n_draws, replace = self._member_draws[index]
+        row_seed, _ = tree_seeds(self._base_seed, index)
+        return draw_counts(self._n_samples, n_draws, row_seed, replace=replace)
+
+    @property
+    def estimators_samples_(self):
+        """Per member, the indices of the training rows it drew (with repeats, sorted)."""
+        self._check_fitted()
+        rows = np.arange(self._n_samples)
+        return [np.repeat(rows, self._member_counts(index))
+                for index in range(len(self.estimators_))]
+
+    # ------------------------------------------------------------ members' outputs
+
+    def _map_members(self, function, X, members=None):
+        """``function(index, member, X restricted to its features)`` for every member.
+
+        Runs on ``n_jobs`` threads; the results come back in member order,
+        so sums over them do not depend on the number of threads.
+        """
+        if members is None:
+            members = range(len(self.estimators_))
+        n_features = X.shape[1]
+
+        def run(index):
+            features = self.estimators_features_[index]
+            identity = features.shape[0] == n_features and np.array_equal(
+                features, np.arange(n_features))
+            return function(index, self.estimators_[index],
+                            X if identity else X[:, features])
+
+        members = list(members)
+        n_threads = resolve_n_jobs(self.n_jobs)
+        if n_threads == 1 or len(members) <= 1:
+            return [run(index) for index in members]
+        with ThreadPoolExecutor(max_workers=min(n_threads, len(members))) as pool:
+            return list(pool.map(run, members))
+
+    def _mean_output(self, function, X):
+        """Mean over members of ``function``'s output, summed in member order."""
+        outputs = self._map_members(function, X)
+        total = np.zeros_like(outputs[0], dtype=np.float64)
+        for output in outputs:
+            total += output
+        return total / len(outputs)
+
+    def _compute_oob(self, X, targets):
+        """Each training row through the members that did not draw it."""
+        n_samples = X.shape[0]
+        output = self._oob_output
+
+        def out_of_bag(index, member, X_member):
+            rows = np.flatnonzero(self._member_counts(index) == 0)
+            if rows.size == 0:
+                return rows, None
+            return rows, output(index, member, X_member[rows])
+
+        totals = None
+        n_members = np.zeros(n_samples, dtype=np.int64)
+        for rows, values in self._map_members(out_of_bag, X):
+            if values is None:
+                continue
+            if totals is None:
+                totals = np.zeros((n_samples, values.shape[1]))
+            totals[rows] += values
+            n_members[rows] += 1
+        has_oob = n_members > 0
+        if not has_oob.any():
+            raise ValueError("no training row was left out by any member: too few "
+                             "estimators for an out-of-bag estimate")
+        averages = np.full_like(totals, np.nan)
+        averages[has_oob] = totals[has_oob] / n_members[has_oob, None]
+        self._set_oob_attributes(averages, has_oob, targets)
+
+    @property
+    def feature_importances_(self):
+        """The members' ``feature_importances_``, mapped back to the original
+        features (a feature drawn twice gets both shares), averaged and
+        normalised to sum to 1.
+
+        Raises AttributeError when a member has no ``feature_importances_``.
+        """
+        self._check_fitted()
+        total = np.zeros(self.n_features_in_)
+        for member, features in zip(self.estimators_, self.estimators_features_):
+            importances = getattr(member, "feature_importances_", None)
+            if importances is None:
+                raise AttributeError(f"feature_importances_ needs members that have it; "
+                                     f"{type(member).__name__} has none")
+            np.add.at(total, features, np.asarray(importances, dtype=np.float64))
+        mean = total / len(self.estimators_)
+        mean_sum = mean.sum()
+        return mean / mean_sum if mean_sum > 0 else mean
+
+
+class BaggingClassifier(BaseBagging):
+    """Bagging of classifiers: bootstrap aggregation, subagging, random subspaces.
+
+    Every member is a clone of ``estimator`` fit on its own draw of the rows
+    (a bootstrap sample, or a subsample without replacement) restricted to
+    its own random subset of the features. Members are fit on ``n_jobs``
+    threads; fasttree trees release the GIL while they grow.
+
+    Parameters
+    ----------
+    estimator : classifier or None, default=None
+        The estimator to bag; None means ``DecisionTreeClassifier()``. A
+        fasttree or scikit-learn classifier; one whose ``fit`` lacks
+        ``sample_weight`` is fit on the drawn rows repeated as often as drawn.
+        Parameters named ``random_state`` (also nested ones) are set per
+        member from ``random_state``.
+    n_estimators : int, default=10
+        Number of members.
+    max_samples : int or float, default=1.0
+        Rows drawn per member: a float is that fraction of n_samples
+        (rounded), an int that many.
+    max_features : int or float, default=1.0
+        Features drawn per member: a float is that fraction of n_features
+        (rounded down, at least 1), an int that many.
+    bootstrap : bool, default=True
+        Draw rows with replacement; False draws without (subagging when
+        ``max_samples < 1``).
+    bootstrap_features : bool, default=False
+        Draw features with replacement.
+    oob_score : bool, default=False
+        Estimate the accuracy on the rows each member left out (needs
+        ``bootstrap=True`` or ``max_samples`` below all rows).
+    warm_start : bool, default=False
+        Keep the fitted members and add members up to ``n_estimators``; the
+        result equals one fit with the final ``n_estimators``.
+    n_jobs : int or None, default=None
+        Threads used to fit and to predict: None = 1, -1 = all cores.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The same value gives the same ensemble whatever ``n_jobs`` is.
+    verbose : int, default=0
+        Print progress (members done / total, elapsed seconds) while fitting.
+    voting : {'soft', 'hard'}, default='soft'
+        'soft' predicts the class of highest mean probability; 'hard' the
+        class most members predict (ties go to the first class in
+        ``classes_``). Soft voting falls back to hard voting when the members
+        have no ``predict_proba``.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The estimator the members were cloned from.
+    estimators_ : list of estimators
+    estimators_features_ : list of ndarray of int
+        The original feature indices each member sees, in its column order.
+    estimators_samples_ : list of ndarray of int
+        The training rows each member drew, with repeats.
+    classes_ : ndarray
+    n_classes_, n_features_in_, feature_names_in_
+    feature_importances_ : ndarray of shape (n_features,)
+        Only when every member has ``feature_importances_``.
+    oob_score_ : float
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Mean class probabilities (vote shares for members without
+        ``predict_proba``) over the members that left each row out; NaN for
+        rows every member drew.
+    """
+
+    _default_estimator = DecisionTreeClassifier
+    _estimator_type = "classifier"
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
+                 max_features=1.0, bootstrap=True, bootstrap_features=False,
+                 oob_score=False, warm_start=False, n_jobs=None, random_state=None,
+                 verbose=0, voting="soft"):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.voting = voting
+
+    def _check_combination(self):
+        if not isinstance(self.voting, str) or self.voting not in ("soft", "hard"):
+            raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+
+    def _encode_targets(self, y, n_samples):
+        name = type(self).__name__
+        classes, class_index = encode_labels(y, n_samples, name)
+        # Members learn the original labels, so their classes_ and
+        # predictions read like this ensemble's.
+        labels = as_1d(y, n_samples, name)
+        return {"classes": classes, "class_index": class_index, "fit_target": labels}
+
+    def _check_warm_targets(self, targets):
+        if not np.array_equal(targets["classes"], self.classes_):
+            raise ValueError("warm_start: y has other classes than the fitted ensemble")
+
+    def _set_target_attributes(self, targets):
+        self.classes_ = targets["classes"]
+        self.n_classes_ = len(self.classes_)
+
+    def _class_positions(self, labels):
+        """Column of ``classes_`` holding each label."""
+        labels = np.asarray(labels)
+        positions = np.minimum(np.searchsorted(self.classes_, labels), self.n_classes_ - 1)
+        if not np.array_equal(self.classes_[positions], labels):
+            raise ValueError("a member returned class labels that are not in classes_")
+        return positions
+
+    def _has_probabilities(self):
+        return all(hasattr(member, "predict_proba") for member in self.estimators_)
+
+    def _member_probabilities(self, index, member, X):
+        """The member's predict_proba placed in this ensemble's class columns.
+
+        A member whose sample lacked a class has fewer columns.
+        """
+        probabilities = np.asarray(member.predict_proba(X), dtype=np.float64)
+        member_classes = getattr(member, "classes_", self.classes_)
+        out = np.zeros((X.shape[0], self.n_classes_))
+        out[:, self._class_positions(member_classes)] = probabilities
+        return out
+
+    def _member_votes(self, index, member, X):
+        """One-hot rows: the class the member predicts."""
+        out = np.zeros((X.shape[0], self.n_classes_))
+        out[np.arange(X.shape[0]), self._class_positions(member.predict(X))] = 1.0
+        return out
+
+    def _oob_output(self, index, member, X):
+        if self._has_probabilities():
+            return self._member_probabilities(index, member, X)
+        return self._member_votes(index, member, X)
+
+    def _set_oob_attributes(self, averages, has_oob, targets):
+        self.oob_decision_function_ = averages
+        predicted = np.argmax(averages[has_oob], axis=1)
+        self.oob_score_ = float(np.mean(predicted == targets["class_index"][has_oob]))
+
+    def predict_proba(self, X):
+        """Mean over members of their class probabilities.
+
+        Members without ``predict_proba`` make this the share of votes
+        (:meth:`vote_fractions`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        X = self._validate_X_for_predict(X)
+        if not self._has_probabilities():
+            return self._mean_output(self._member_votes, X)
+        return self._mean_output(self._member_probabilities, X)
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def vote_fractions(self, X):
+        """Share of members predicting each class.
+
+        With it a caller can ask for unanimity (a fraction of 1) or a strict
+        majority (above 0.5) and abstain otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X = self._validate_X_for_predict(X)
+        return self._mean_output(self._member_votes, X)
+
+    def predict(self, X):
+        """Predicted class by ``voting``; ties go to the first class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        self._check_fitted()
+        self._check_combination()
+        if self.voting == "soft" and self._has_probabilities():
+            scores = self.predict_proba(X)
+        else:
+            scores = self.vote_fractions(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict(X)`` against ``y``."""
+        return accuracy(y, self.predict(X), sample_weight)
+
+
+class BaggingRegressor(BaseBagging):
+    """Bagging of regressors: bootstrap aggregation, subagging, random subspaces.
+
+    Every member is a clone of ``estimator`` fit on its own draw of the rows
+    restricted to its own random subset of the features; the prediction is
+    the members' mean or median.
+
+    Parameters
+    ----------
+    estimator : regressor or None, default=None
+        The estimator to bag; None means ``DecisionTreeRegressor()``.
+    aggregation : {'mean', 'median'}, default='mean'
+        How the members' predictions are combined; 'median' is robust bagging.
+    n_estimators, max_samples, max_features, bootstrap, bootstrap_features,
+    oob_score, warm_start, n_jobs, random_state, verbose
+        As for :class:`BaggingClassifier`.
+
+    Attributes
+    ----------
+    estimator_, estimators_, estimators_features_, estimators_samples_
+    n_features_in_, feature_names_in_, feature_importances_
+        As for :class:`BaggingClassifier`.
+    oob_score_ : float
+        R^2 of the out-of-bag predictions.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Mean prediction (whatever ``aggregation``) of the members that left
+        each row out; NaN for rows every member drew.
+    """
+
+    _default_estimator = DecisionTreeRegressor
+    _estimator_type = "regressor"
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
+                 max_features=1.0, bootstrap=True, bootstrap_features=False,
+                 oob_score=False, warm_start=False, n_jobs=None, random_state=None,
+                 verbose=0, aggregation="mean"):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.aggregation = aggregation
+
+    def _check_combination(self):
+        if not isinstance(self.aggregation, str) or self.aggregation not in ("mean",
+                                                                             "median"):
+            raise ValueError(f"aggregation must be 'mean' or 'median'; "
+                             f"got {self.aggregation!r}")
+
+    def _encode_targets(self, y, n_samples):
+        target = check_regression_target(y, n_samples, type(self).__name__)
+        return {"target": target, "fit_target": target}
+
+    def _check_warm_targets(self, targets):
+        pass
+
+    def _set_target_attributes(self, targets):
+        pass
+
+    def _member_predictions(self, index, member, X):
+        """The member's predictions as a column."""
+        values = np.asarray(member.predict(X), dtype=np.float64)
+        if values.size != X.shape[0]:
+            raise ValueError(f"member {type(member).__name__} returned {values.shape} "
+                             f"predictions for {X.shape[0]} rows; one value per row needed")
+        return values.reshape(-1, 1)
+
+    _oob_output = _member_predictions
+
+    def _set_oob_attributes(self, averages, has_oob, targets):
+        self.oob_prediction_ = averages[:, 0]
+        self.oob_score_ = r2_score(targets["target"][has_oob], averages[has_oob, 0])
+
+    def predict(self, X):
+        """Mean (or median, by ``aggregation``) of the members' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        X = self._validate_X_for_predict(X)
+        self._check_combination()
+        if self.aggregation == "median":
+            columns = self._map_members(self._member_predictions, X)
+            return np.median(np.hstack(columns), axis=1)
+        return self._mean_output(self._member_predictions, X)[:, 0]
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of ``predict(X)``."""
+        return r2_score(y, self.predict(X), sample_weight)

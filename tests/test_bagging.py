@@ -1,0 +1,384 @@
+"""BaggingClassifier and BaggingRegressor: against the reference forest, with
+scikit-learn estimators, and their parameters, randomness and errors."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from fasttree import (BaggingClassifier, BaggingRegressor, DecisionTreeClassifier,
+                      DecisionTreeRegressor, NotFittedError)
+from fasttree.reference import build_forest
+from synthetic import regression_data
+
+N_FEATURES = 5
+
+
+def classification_problem(n_samples, seed, n_classes=3):
+    """Continuous features (no ties); the class depends nonlinearly on two of them."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, N_FEATURES))
+    score = X[:, 0] * X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=n_samples)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y
+
+
+def regression_problem(n_samples, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, N_FEATURES))
+    return X, np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.2 * rng.normal(size=n_samples)
+
+
+def reference_forest(model, X, y, criterion, sample_weight=None, **tree_params):
+    """The oracle grown on exactly the rows and features the members drew."""
+    counts = [np.bincount(rows, minlength=X.shape[0]) for rows in model.estimators_samples_]
+    return build_forest(X.astype(np.float32), y, counts, criterion=criterion,
+                        feature_subsets=model.estimators_features_,
+                        sample_weight=sample_weight, **tree_params)
+
+
+SAMPLING = {
+    "bootstrap": dict(),
+    "subagging": dict(bootstrap=False, max_samples=0.5),
+    "subspaces": dict(max_features=0.6),
+    "subspaces_with_replacement": dict(max_features=4, bootstrap_features=True),
+}
+
+
+def check_draws(model, params, n_samples):
+    for rows, features in zip(model.estimators_samples_, model.estimators_features_):
+        if params.get("bootstrap", True):
+            assert rows.size == n_samples
+        else:  # subagging: exactly half the rows, each once
+            assert rows.size == np.unique(rows).size == n_samples // 2
+        if not params.get("bootstrap_features", False):
+            assert np.all(np.diff(features) > 0)
+        assert features.size == {1.0: N_FEATURES, 0.6: 3, 4: 4}[params.get("max_features",
+                                                                           1.0)]
+    if params.get("bootstrap_features"):
+        assert any(np.unique(f).size < f.size for f in model.estimators_features_)
+
+
+# Tree-level tie rules: the compiled tree visits features in a random order
+# and the oracle by index, so equally good splits may be chosen differently.
+# Shallow trees with large leaves make equally good splits on different
+# features unlikely, and continuous weights make a tie between two different
+# partitions with equal class counts impossible, so classifiers get them.
+
+
+@pytest.mark.parametrize("sampling", list(SAMPLING))
+def test_classifier_matches_the_reference_forest(sampling):
+    params = SAMPLING[sampling]
+    X, y = classification_problem(160, seed=1)
+    X_new, _ = classification_problem(100, seed=2)
+    weight = np.random.default_rng(3).uniform(0.5, 2.0, y.size)
+    tree_params = dict(max_depth=3, min_samples_leaf=12)
+    model = BaggingClassifier(DecisionTreeClassifier(**tree_params), n_estimators=8,
+                              oob_score=True, random_state=4, **params)
+    model.fit(X, y, sample_weight=weight)
+    check_draws(model, params, X.shape[0])
+    oracle = reference_forest(model, X, y, "gini", weight, n_classes=3, **tree_params)
+
+    np.testing.assert_allclose(model.predict_proba(X_new), oracle.predict_proba(X_new),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(model.vote_fractions(X_new), oracle.vote_fractions(X_new))
+    np.testing.assert_array_equal(model.predict(X_new),
+                                  oracle.predict(X_new, voting="soft"))
+    model.set_params(voting="hard")
+    np.testing.assert_array_equal(model.predict(X_new),
+                                  oracle.predict(X_new, voting="hard"))
+    np.testing.assert_allclose(model.oob_decision_function_,
+                               oracle.oob_decision_function(), rtol=1e-12, atol=1e-12)
+    assert model.oob_score_ == pytest.approx(oracle.oob_score(y), abs=1e-12)
+    np.testing.assert_allclose(model.feature_importances_, oracle.feature_importances(),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("sampling", list(SAMPLING))
+def test_regressor_matches_the_reference_forest(sampling, weighted):
+    params = SAMPLING[sampling]
+    X, y = regression_problem(160, seed=5)
+    X_new, _ = regression_problem(100, seed=6)
+    weight = np.random.default_rng(3).uniform(0.5, 2.0, y.size) if weighted else None
+    tree_params = dict(max_depth=3, min_samples_leaf=12)
+    model = BaggingRegressor(DecisionTreeRegressor(**tree_params), n_estimators=7,
+                             oob_score=True, random_state=7, **params)
+    model.fit(X, y, sample_weight=weight)
+    check_draws(model, params, X.shape[0])
+    oracle = reference_forest(model, X, y, "squared_error", weight, **tree_params)
+
+    np.testing.assert_allclose(model.predict(X_new), oracle.predict(X_new), rtol=1e-12)
+    model.set_params(aggregation="median")
+    np.testing.assert_allclose(model.predict(X_new),
+                               oracle.predict(X_new, aggregation="median"), rtol=1e-12)
+    np.testing.assert_allclose(model.oob_prediction_, oracle.oob_prediction(), rtol=1e-12)
+    assert model.oob_score_ == pytest.approx(oracle.oob_score(y), abs=1e-12)
+    np.testing.assert_allclose(model.feature_importances_, oracle.feature_importances(),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_bagged_stumps_beat_a_single_stump_on_a_band():
+    # Class 1 is the band |x0| < 0.5: one cut can close only one of its sides,
+    # but bootstrap samples disagree on which side, and averaging closes both.
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(1200, 3))
+    y = (np.abs(X[:, 0]) < 0.5).astype(int)
+    train, test = slice(0, 800), slice(800, None)
+    stump = DecisionTreeClassifier(max_depth=1).fit(X[train], y[train])
+    bagged = BaggingClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=50,
+                               random_state=0).fit(X[train], y[train])
+    assert bagged.score(X[test], y[test]) > stump.score(X[test], y[test]) + 0.15
+
+
+def test_default_members_are_full_fasttree_trees():
+    X, y = classification_problem(120, seed=9)
+    model = BaggingClassifier(random_state=0).fit(X, y)
+    assert len(model.estimators_) == 10
+    assert all(type(member) is DecisionTreeClassifier and member.max_depth is None
+               for member in model.estimators_)
+    regressor = BaggingRegressor(n_estimators=3, random_state=0).fit(*regression_problem(80, 0))
+    assert all(type(member) is DecisionTreeRegressor for member in regressor.estimators_)
+
+
+def test_scikit_learn_estimators_with_and_without_sample_weight():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(300, 4))
+    y = np.where(X[:, 0] + X[:, 1] > 0, "yes", "no")
+    logistic = BaggingClassifier(LogisticRegression(), n_estimators=5, max_features=0.75,
+                                 random_state=0).fit(X[:200], y[:200])
+    assert all(isinstance(member, LogisticRegression) for member in logistic.estimators_)
+    assert logistic.score(X[200:], y[200:]) > 0.85
+    with pytest.raises(AttributeError, match="LogisticRegression"):
+        logistic.feature_importances_  # noqa: B018
+
+    # No sample_weight in KNeighborsClassifier.fit: the drawn rows are repeated.
+    knn = BaggingClassifier(KNeighborsClassifier(n_neighbors=5), n_estimators=6,
+                            oob_score=True, random_state=0).fit(X[:200], y[:200])
+    for member, rows in zip(knn.estimators_, knn.estimators_samples_):
+        assert member.n_samples_fit_ == rows.size == 200
+    assert knn.score(X[200:], y[200:]) > 0.85
+    assert abs(knn.oob_score_ - knn.score(X[200:], y[200:])) < 0.1
+    with pytest.raises(ValueError, match="KNeighborsClassifier.*sample_weight"):
+        knn.fit(X, y, sample_weight=np.ones(300))
+
+
+def test_estimators_of_the_wrong_kind_are_refused():
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    X, y = classification_problem(50, seed=11)
+    for bagger, wrong in [(BaggingClassifier, DecisionTreeRegressor()),
+                          (BaggingClassifier, LinearRegression()),
+                          (BaggingRegressor, DecisionTreeClassifier()),
+                          (BaggingRegressor, LogisticRegression())]:
+        with pytest.raises(ValueError, match=f"needs a .*{type(wrong).__name__} is a"):
+            bagger(wrong).fit(X, y)
+    with pytest.raises(ValueError, match="instance"):
+        BaggingClassifier(DecisionTreeClassifier).fit(X, y)
+
+
+def test_same_ensemble_whatever_n_jobs():
+    X, y = classification_problem(200, seed=12)
+    fits = [BaggingClassifier(n_estimators=12, max_features=0.6, random_state=3,
+                              n_jobs=n_jobs).fit(X, y) for n_jobs in (1, 2, -1)]
+    for other in fits[1:]:
+        for mine, theirs in zip(fits[0].estimators_samples_, other.estimators_samples_):
+            np.testing.assert_array_equal(mine, theirs)
+        for mine, theirs in zip(fits[0].estimators_features_, other.estimators_features_):
+            np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(fits[0].predict_proba(X), other.predict_proba(X))
+
+
+def test_random_state_decides_the_draws():
+    X, y = regression_problem(100, seed=13)
+    first = BaggingRegressor(n_estimators=4, random_state=1).fit(X, y)
+    again = BaggingRegressor(n_estimators=4, random_state=1).fit(X, y)
+    other = BaggingRegressor(n_estimators=4, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(first.predict(X), again.predict(X))
+    assert not np.array_equal(first.estimators_samples_[0], other.estimators_samples_[0])
+
+
+def test_warm_start_equals_one_long_fit():
+    X, y = classification_problem(150, seed=14)
+    grown = BaggingClassifier(n_estimators=4, max_features=0.8, warm_start=True,
+                              oob_score=True, random_state=5).fit(X, y)
+    first_members = list(grown.estimators_)
+    grown.set_params(n_estimators=9).fit(X, y)
+    assert grown.estimators_[:4] == first_members
+    whole = BaggingClassifier(n_estimators=9, max_features=0.8, oob_score=True,
+                              random_state=5).fit(X, y)
+    np.testing.assert_array_equal(grown.predict_proba(X), whole.predict_proba(X))
+    np.testing.assert_array_equal(grown.oob_decision_function_,
+                                  whole.oob_decision_function_)
+    for mine, theirs in zip(grown.estimators_samples_, whole.estimators_samples_):
+        np.testing.assert_array_equal(mine, theirs)
+    with pytest.raises(ValueError, match="below"):
+        grown.set_params(n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="rows"):
+        grown.set_params(n_estimators=12).fit(X[:100], y[:100])
+
+
+def test_soft_and_hard_voting_and_vote_fractions():
+    X, y = classification_problem(200, seed=15)
+    model = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=7,
+                              random_state=6).fit(X, y)
+    fractions = model.vote_fractions(X)
+    np.testing.assert_allclose(fractions.sum(axis=1), 1.0)
+    np.testing.assert_allclose(fractions * 7, np.round(fractions * 7), atol=1e-12)
+    votes = np.zeros_like(fractions)
+    for member, features in zip(model.estimators_, model.estimators_features_):
+        votes[np.arange(len(y)), np.searchsorted(model.classes_,
+                                                 member.predict(X[:, features]))] += 1
+    np.testing.assert_allclose(fractions, votes / 7)
+    soft = model.predict(X)
+    np.testing.assert_array_equal(soft, model.classes_[np.argmax(model.predict_proba(X), 1)])
+    hard = model.set_params(voting="hard").predict(X)
+    np.testing.assert_array_equal(hard, model.classes_[np.argmax(fractions, axis=1)])
+    assert np.any(soft != hard)
+
+
+def test_without_predict_proba_soft_voting_falls_back_to_hard():
+    from sklearn.svm import SVC
+
+    X, y = classification_problem(150, seed=16)
+    model = BaggingClassifier(SVC(), n_estimators=5, random_state=0).fit(X, y)
+    fractions = model.vote_fractions(X)
+    np.testing.assert_array_equal(model.predict_proba(X), fractions)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(fractions, 1)])
+
+
+def test_members_missing_a_class_fill_their_own_columns():
+    rng = np.random.default_rng(17)
+    X = rng.normal(size=(60, 3))
+    y = np.array(["a"] * 28 + ["b"] * 29 + ["rare"] * 3)
+    model = BaggingClassifier(n_estimators=10, bootstrap=False, max_samples=0.2,
+                              random_state=1).fit(X, y)
+    assert any(len(member.classes_) < 3 for member in model.estimators_)
+    expected = np.zeros((60, 3))
+    for member, features in zip(model.estimators_, model.estimators_features_):
+        columns = np.searchsorted(model.classes_, member.classes_)
+        expected[:, columns] += member.predict_proba(X[:, features])
+    np.testing.assert_allclose(model.predict_proba(X), expected / 10, rtol=1e-12)
+    assert set(model.predict(X)) <= {"a", "b", "rare"}
+
+
+def test_median_aggregation():
+    X, y = regression_problem(150, seed=18)
+    y[:5] += 50.0  # outliers pull some members' leaves far away
+    model = BaggingRegressor(n_estimators=9, aggregation="median", random_state=2).fit(X, y)
+    per_member = np.column_stack([member.predict(X[:, features]) for member, features in
+                                  zip(model.estimators_, model.estimators_features_)])
+    np.testing.assert_allclose(model.predict(X), np.median(per_member, axis=1))
+    mean = model.set_params(aggregation="mean").predict(X)
+    np.testing.assert_allclose(mean, per_member.mean(axis=1), rtol=1e-12)
+    assert not np.allclose(mean, np.median(per_member, axis=1))
+
+
+@pytest.mark.parametrize("params", [dict(), dict(bootstrap=False, max_samples=0.6)])
+def test_out_of_bag_score_is_close_to_held_out_accuracy(params):
+    X, y = classification_problem(900, seed=19)
+    model = BaggingClassifier(n_estimators=30, oob_score=True, random_state=0, n_jobs=2,
+                              **params).fit(X[:600], y[:600])
+    assert abs(model.oob_score_ - model.score(X[600:], y[600:])) < 0.06
+    assert model.oob_decision_function_.shape == (600, 3)
+    X, y = regression_data(900, seed=20)  # smooth: R^2 on 300 rows is not too noisy
+    regressor = BaggingRegressor(n_estimators=30, oob_score=True, random_state=0,
+                                 **params).fit(X[:600], y[:600])
+    assert abs(regressor.oob_score_ - regressor.score(X[600:], y[600:])) < 0.04
+
+
+def test_rows_no_member_left_out_have_nan_out_of_bag_values():
+    X, y = classification_problem(100, seed=22)
+    model = BaggingClassifier(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    in_every_bag = np.all([np.isin(np.arange(100), rows)
+                           for rows in model.estimators_samples_], axis=0)
+    assert in_every_bag.any()
+    assert np.isnan(model.oob_decision_function_[in_every_bag]).all()
+    assert not np.isnan(model.oob_decision_function_[~in_every_bag]).any()
+
+
+def test_pickle_keeps_the_fitted_ensemble():
+    X, y = classification_problem(120, seed=23)
+    model = BaggingClassifier(n_estimators=5, max_features=0.6, oob_score=True,
+                              random_state=0).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.estimators_samples_[2], model.estimators_samples_[2])
+    assert loaded.oob_score_ == model.oob_score_
+
+
+def test_clone_get_params_and_grid_search():
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    model = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=4)
+    params = model.get_params(deep=True)
+    assert params["estimator__max_depth"] == 2 and params["n_estimators"] == 4
+    copy = clone(model)
+    assert copy.estimator is not model.estimator
+    assert copy.get_params()["estimator__max_depth"] == 2
+    rng = np.random.default_rng(24)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0) ^ (X[:, 1] > 0)  # needs depth 2 and both features
+    search = GridSearchCV(model, {"estimator__max_depth": [1, 4], "max_features": [0.6, 1.0]},
+                          cv=3).fit(X, y)
+    assert search.best_params_ == {"estimator__max_depth": 4, "max_features": 1.0}
+    assert search.best_estimator_.estimators_[0].max_depth == 4
+    regression = GridSearchCV(BaggingRegressor(n_estimators=3),
+                              {"aggregation": ["mean", "median"]}, cv=3)
+    regression.fit(*regression_problem(90, 25))
+
+
+def test_members_are_independent_clones_with_their_own_seeds():
+    X, y = classification_problem(100, seed=26)
+    template = DecisionTreeClassifier(max_features=2, random_state=0)
+    model = BaggingClassifier(template, n_estimators=4, random_state=1).fit(X, y)
+    assert not hasattr(template, "tree_")
+    seeds = {member.random_state for member in model.estimators_}
+    assert len(seeds) == 4 and len({id(m) for m in model.estimators_}) == 4
+
+
+def test_verbose_reports_progress(capsys):
+    X, y = regression_problem(60, seed=27)
+    BaggingRegressor(n_estimators=3, verbose=1, random_state=0).fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and "3/3 estimators fitted" in lines[-1]
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(n_estimators=0), "n_estimators"),
+    (dict(max_samples=0.0), "max_samples"),
+    (dict(max_samples=1.5), "max_samples"),
+    (dict(max_samples=0), "max_samples"),
+    (dict(max_samples=41), "exceeds the number of samples"),
+    (dict(max_features=0), "max_features"),
+    (dict(max_features=1.2), "max_features"),
+    (dict(max_features=N_FEATURES + 1), "exceeds the number of features"),
+    (dict(bootstrap=False, oob_score=True), "oob_score"),
+    (dict(bootstrap="yes"), "bootstrap"),
+    (dict(voting="majority"), "voting"),
+    (dict(n_jobs=0), "n_jobs"),
+])
+def test_invalid_classifier_parameters(params, message):
+    X, y = classification_problem(40, seed=28)
+    with pytest.raises(ValueError, match=message):
+        BaggingClassifier(**params).fit(X, y)
+
+
+def test_invalid_regressor_parameters_and_unfitted_use():
+    X, y = regression_problem(40, seed=29)
+    with pytest.raises(ValueError, match="aggregation"):
+        BaggingRegressor(aggregation="mode").fit(X, y)
+    model = BaggingRegressor(n_estimators=2)
+    for use in (lambda: model.predict(X), lambda: model.estimators_samples_,
+                lambda: model.feature_importances_):
+        with pytest.raises(NotFittedError):
+            use()
+    model.fit(X, y)
+    with pytest.raises(ValueError, match="3 features.*5 features"):
+        model.predict(X[:, :3])
+    with pytest.raises(NotFittedError):
+        BaggingClassifier().predict_proba(X)
