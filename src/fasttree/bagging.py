@@ -15,7 +15,8 @@ from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
-from .forest import BaseForest, draw_counts, resolve_n_jobs, tree_seeds
+from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws,
+                     resolve_n_jobs, tree_seeds)
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
@@ -96,23 +97,14 @@ class BaseBagging(BaseEstimator):
 
     def _check_parameters(self, n_samples, n_features):
         """Validate the bagging parameters; return (draws per member, features per member)."""
-        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
-                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
-            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
+        check_n_estimators(self.n_estimators)
         for name in ("bootstrap", "bootstrap_features", "oob_score", "warm_start"):
             if not _is_bool(getattr(self, name)):
                 raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
         if (not isinstance(self.verbose, (numbers.Integral, np.integer))
                 or isinstance(self.verbose, bool) or self.verbose < 0):
             raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
-        max_samples = check_int_or_fraction(self.max_samples, "max_samples", minimum_int=1)
-        if isinstance(max_samples, float):
-            n_draws = max(1, int(round(max_samples * n_samples)))
-        elif max_samples > n_samples:
-            raise ValueError(f"max_samples={max_samples} exceeds the number of samples "
-                             f"({n_samples})")
-        else:
-            n_draws = max_samples
+        n_draws = resolve_n_draws(self.max_samples, n_samples)
         max_features = check_int_or_fraction(self.max_features, "max_features",
                                              minimum_int=1)
         if isinstance(max_features, float):

@@ -36,6 +36,23 @@ def resolve_n_jobs(n_jobs):
     return int(n_jobs)
 
 
+def check_n_estimators(n_estimators):
+    """Raise unless ``n_estimators`` is an int >= 1."""
+    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
+            or isinstance(n_estimators, bool) or n_estimators < 1):
+        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
+
+
+def resolve_n_draws(max_samples, n_samples):
+    """Rows drawn per member: a fraction of n_samples (rounded) or a count <= n_samples."""
+    value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1)
+    if isinstance(value, float):
+        return max(1, int(round(value * n_samples)))
+    if value > n_samples:
+        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples})")
+    return value
+
+
 def tree_seeds(base_seed, tree_index):
     """Seeds of tree ``tree_index``'s bootstrap and feature draws.
 
@@ -98,9 +115,7 @@ class BaseForest(BaseEstimator):
     _fitted_attribute = "estimators_"
 
     def _check_forest_parameters(self, n_samples):
-        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
-                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
-            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
+        check_n_estimators(self.n_estimators)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
         if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
@@ -122,14 +137,7 @@ class BaseForest(BaseEstimator):
             if not self.bootstrap:
                 raise ValueError("max_samples applies to bootstrap samples; set "
                                  "bootstrap=True or leave max_samples=None")
-            value = check_int_or_fraction(self.max_samples, "max_samples", minimum_int=1)
-            if isinstance(value, float):
-                n_draws = max(1, int(round(value * n_samples)))
-            elif value > n_samples:
-                raise ValueError(f"max_samples={value} exceeds the number of samples "
-                                 f"({n_samples})")
-            else:
-                n_draws = value
+            n_draws = resolve_n_draws(self.max_samples, n_samples)
         if not isinstance(self.verbose, (numbers.Integral, np.integer)) or self.verbose < 0:
             raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
         return n_draws, resolve_n_jobs(self.n_jobs)
