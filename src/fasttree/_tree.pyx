@@ -401,6 +401,58 @@ cdef inline int32_t step(const Node* nodes, const float* row, int32_t node_id) n
         node.right_child - node.left_child)
 
 
+cdef inline void walk_eight(const Node* nodes, const float* X, intp_t n_features,
+                            intp_t* leaves) noexcept nogil:
+    # Eight rows in lockstep with their nodes in named locals, which the
+    # compiler keeps in registers: no store and reload between two steps.
+    cdef int32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0
+    cdef int32_t n0, n1, n2, n3, n4, n5, n6, n7
+    cdef const float* r0 = X
+    cdef const float* r1 = X + n_features
+    cdef const float* r2 = X + 2 * n_features
+    cdef const float* r3 = X + 3 * n_features
+    cdef const float* r4 = X + 4 * n_features
+    cdef const float* r5 = X + 5 * n_features
+    cdef const float* r6 = X + 6 * n_features
+    cdef const float* r7 = X + 7 * n_features
+    while True:
+        c0 = step(nodes, r0, c0)
+        c1 = step(nodes, r1, c1)
+        c2 = step(nodes, r2, c2)
+        c3 = step(nodes, r3, c3)
+        c4 = step(nodes, r4, c4)
+        c5 = step(nodes, r5, c5)
+        c6 = step(nodes, r6, c6)
+        c7 = step(nodes, r7, c7)
+        n0 = step(nodes, r0, c0)
+        n1 = step(nodes, r1, c1)
+        n2 = step(nodes, r2, c2)
+        n3 = step(nodes, r3, c3)
+        n4 = step(nodes, r4, c4)
+        n5 = step(nodes, r5, c5)
+        n6 = step(nodes, r6, c6)
+        n7 = step(nodes, r7, c7)
+        if ((n0 ^ c0) | (n1 ^ c1) | (n2 ^ c2) | (n3 ^ c3) | (n4 ^ c4) | (n5 ^ c5)
+                | (n6 ^ c6) | (n7 ^ c7)) == 0:
+            break
+        c0 = n0
+        c1 = n1
+        c2 = n2
+        c3 = n3
+        c4 = n4
+        c5 = n5
+        c6 = n6
+        c7 = n7
+    leaves[0] = c0
+    leaves[1] = c1
+    leaves[2] = c2
+    leaves[3] = c3
+    leaves[4] = c4
+    leaves[5] = c5
+    leaves[6] = c6
+    leaves[7] = c7
+
+
 cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
                      intp_t n_rows, intp_t* leaves, bint check_finite) noexcept nogil:
     """Leaf of every row; returns 1 if X holds NaN or infinity, else 0.
@@ -427,6 +479,10 @@ cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
             block_bits = <const uint32_t*> block_X
             for j in range(block_size * n_features):
                 exponent_all_ones |= (block_bits[j] & 0x7F800000u) == 0x7F800000u
+        if block_size == 8:
+            walk_eight(nodes, block_X, n_features, leaves + block_start)
+            block_start += block_size
+            continue
         for j in range(block_size):
             current[j] = 0
         moved = 1
