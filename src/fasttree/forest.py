@@ -189,7 +189,7 @@ class BaseForest(BaseEstimator):
                                                               n_draws)))
         batch_size = self.oob_batch_size or self.n_estimators
         curve = []
-        ranked = rank_features(X)
+        ranked = rank_features(X, n_threads)
         while len(trees) < self.n_estimators:
             batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
             for tree, tree_importances, oob_part in self._grow_trees(
