@@ -109,6 +109,31 @@ class BaseEstimator:
         return tags
 
 
+class ClassifierMixin:
+    """What every classifier shares: its kind, log-probabilities and accuracy."""
+
+    _estimator_type = "classifier"
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict(X)`` against ``y``."""
+        return accuracy(y, self.predict(X), sample_weight)
+
+
+class RegressorMixin:
+    """What every regressor shares: its kind and the R^2 score."""
+
+    _estimator_type = "regressor"
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of ``predict(X)``."""
+        return r2_score(y, self.predict(X), sample_weight)
+
+
 def _same_value(value, default):
     if value is default:
         return True

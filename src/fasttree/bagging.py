@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import BaseEstimator, accuracy, r2_score
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
@@ -362,7 +362,7 @@ class BaseBagging(BaseEstimator):
         return mean / mean_sum if mean_sum > 0 else mean
 
 
-class BaggingClassifier(BaseBagging):
+class BaggingClassifier(ClassifierMixin, BaseBagging):
     """Bagging of classifiers: bootstrap aggregation, subagging, random subspaces.
 
     Every member is a clone of ``estimator`` fit on its own draw of the rows
@@ -430,7 +430,6 @@ class BaggingClassifier(BaseBagging):
     """
 
     _default_estimator = DecisionTreeClassifier
-    _estimator_type = "classifier"
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
@@ -527,11 +526,6 @@ class BaggingClassifier(BaseBagging):
             return self._mean_output(self._member_votes, X)
         return self._mean_output(self._member_probabilities, X)
 
-    def predict_log_proba(self, X):
-        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
     def vote_fractions(self, X):
         """Share of members predicting each class.
 
@@ -568,12 +562,8 @@ class BaggingClassifier(BaseBagging):
             scores = self.vote_fractions(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def score(self, X, y, sample_weight=None):
-        """Accuracy of ``predict(X)`` against ``y``."""
-        return accuracy(y, self.predict(X), sample_weight)
 
-
-class BaggingRegressor(BaseBagging):
+class BaggingRegressor(RegressorMixin, BaseBagging):
     """Bagging of regressors: bootstrap aggregation, subagging, random subspaces.
 
     Every member is a clone of ``estimator`` fit on its own draw of the rows
@@ -603,7 +593,6 @@ class BaggingRegressor(BaseBagging):
     """
 
     _default_estimator = DecisionTreeRegressor
-    _estimator_type = "regressor"
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
@@ -670,6 +659,3 @@ class BaggingRegressor(BaseBagging):
             return np.median(np.hstack(columns), axis=1)
         return self._mean_output(self._member_predictions, X)[:, 0]
 
-    def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of ``predict(X)``."""
-        return r2_score(y, self.predict(X), sample_weight)

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import BaseEstimator, accuracy, r2_score
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
 from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
@@ -439,7 +439,7 @@ class BaseForest(BaseEstimator):
         return estimator
 
 
-class RandomForestClassifier(BaseForest):
+class RandomForestClassifier(ClassifierMixin, BaseForest):
     """A random forest of classification trees.
 
     Each tree grows on a bootstrap sample of the rows (kept as per-row draw
@@ -504,7 +504,6 @@ class RandomForestClassifier(BaseForest):
 
     _criteria = CLASSIFICATION_CRITERIA
     _tree_class = DecisionTreeClassifier
-    _estimator_type = "classifier"
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -622,11 +621,6 @@ class RandomForestClassifier(BaseForest):
         X = self._validate_X_for_predict(X)
         return self._sum_over_trees(X, self._ensemble_arrays()["values"]) / len(self._trees)
 
-    def predict_log_proba(self, X):
-        """Natural logarithm of ``predict_proba``."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
     def vote_fractions(self, X):
         """Share of trees voting for each class (each tree votes its leaf's majority).
 
@@ -662,12 +656,8 @@ class RandomForestClassifier(BaseForest):
             scores = self._sum_over_trees(X, self._ensemble_arrays()["values"])
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def score(self, X, y, sample_weight=None):
-        """Accuracy of ``predict(X)`` against ``y``."""
-        return accuracy(y, self.predict(X), sample_weight)
 
-
-class RandomForestRegressor(BaseForest):
+class RandomForestRegressor(RegressorMixin, BaseForest):
     """A random forest of regression trees.
 
     Parameters
@@ -699,7 +689,6 @@ class RandomForestRegressor(BaseForest):
 
     _criteria = REGRESSION_CRITERIA
     _tree_class = DecisionTreeRegressor
-    _estimator_type = "regressor"
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -790,6 +779,3 @@ class RandomForestRegressor(BaseForest):
         return self._sum_over_trees(X, self._ensemble_arrays()["values"])[:, 0] / len(
             self._trees)
 
-    def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of ``predict(X)``."""
-        return r2_score(y, self.predict(X), sample_weight)

@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from ._base import BaseEstimator, accuracy, r2_score
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._criterion import Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
@@ -257,7 +257,7 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.compute_feature_importances()
 
 
-class DecisionTreeClassifier(BaseDecisionTree):
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     """A CART classification tree grown with an exact sorted-threshold search.
 
     Parameters
@@ -304,7 +304,6 @@ class DecisionTreeClassifier(BaseDecisionTree):
     """
 
     _criteria = CLASSIFICATION_CRITERIA
-    _estimator_type = "classifier"
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
@@ -388,17 +387,8 @@ class DecisionTreeClassifier(BaseDecisionTree):
         X = self._validate_X_for_predict(X)
         return self.tree_.node_values[self.tree_.apply(X)]
 
-    def predict_log_proba(self, X):
-        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
-    def score(self, X, y, sample_weight=None):
-        """Accuracy of ``predict(X)`` against ``y``."""
-        return accuracy(y, self.predict(X), sample_weight)
-
-
-class DecisionTreeRegressor(BaseDecisionTree):
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree grown with an exact sorted-threshold search.
 
     Parameters
@@ -418,7 +408,6 @@ class DecisionTreeRegressor(BaseDecisionTree):
     """
 
     _criteria = REGRESSION_CRITERIA
-    _estimator_type = "regressor"
 
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
@@ -474,6 +463,3 @@ class DecisionTreeRegressor(BaseDecisionTree):
         X = self._validate_X_for_predict(X)
         return self.tree_.predict_mean(X)
 
-    def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of ``predict(X)``."""
-        return r2_score(y, self.predict(X), sample_weight)
