@@ -2,12 +2,14 @@
 
 from ._validation import NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
+from .boosting import AdaBoostClassifier
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaBoostClassifier",
     "BaggingClassifier",
     "BaggingRegressor",
     "DecisionTreeClassifier",

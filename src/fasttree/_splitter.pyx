@@ -6,7 +6,7 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from ._utils cimport item_rank, pack_item, rng_below, sort_items
+from ._utils cimport item_rank, midpoint, pack_item, rng_below, sort_items
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -14,17 +14,6 @@ cdef inline int bit_length(uint32_t value) noexcept nogil:
         bits += 1
         value >>= 1
     return bits
-
-
-cdef inline float midpoint(float low, float high) noexcept nogil:
-    # The exact midpoint of two float32 values can round up onto `high`;
-    # falling back to `low` keeps "x <= threshold" true for exactly the
-    # samples the sweep put on the left.
-    cdef float middle = <float> ((<double> low + <double> high) * 0.5)
-    # "not <" also catches the NaN midpoint of -inf and +inf.
-    if not middle < high:
-        return low
-    return middle
 
 
 cdef class Splitter:

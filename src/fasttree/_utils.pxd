@@ -27,3 +27,13 @@ cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil
 # holds the sorted items: either items or scratch.
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil
+
+# Threshold between two consecutive distinct float32 values low < high. The
+# exact midpoint can round up onto high; falling back to low keeps
+# "x <= threshold" true for exactly the values <= low.
+cdef inline float midpoint(float low, float high) noexcept nogil:
+    cdef float middle = <float> ((<double> low + <double> high) * 0.5)
+    # "not <" also catches the NaN midpoint of -inf and +inf.
+    if not middle < high:
+        return low
+    return middle

@@ -3,10 +3,18 @@
 Slow and written to be obviously correct: impurity criteria
 (:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
-such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`)
-and textbook ID3 for categorical data (:mod:`.id3`).  Only numpy is needed.
+such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
+textbook ID3 for categorical data (:mod:`.id3`) and AdaBoost (SAMME and
+AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
 """
 
+from .boosting import (
+    ReferenceBoost,
+    ReferenceBoostR2,
+    adaboost_r2,
+    samme,
+    weighted_median,
+)
 from .criteria import (
     CRITERIA,
     conditional_entropy,
@@ -25,12 +33,15 @@ from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
 __all__ = [
     "CRITERIA",
+    "TREE_LEAF",
+    "TREE_UNDEFINED",
     "Node",
+    "ReferenceBoost",
+    "ReferenceBoostR2",
     "ReferenceForest",
     "ReferenceTree",
     "Split",
-    "TREE_LEAF",
-    "TREE_UNDEFINED",
+    "adaboost_r2",
     "best_split",
     "bootstrap_counts",
     "build_forest",
@@ -44,5 +55,7 @@ __all__ = [
     "information_gain",
     "midpoint",
     "misclassification",
+    "samme",
     "squared_error",
+    "weighted_median",
 ]

@@ -1,0 +1,341 @@
+"""AdaBoost: SAMME for classification, with a fast path for fasttree stumps."""
+
+import inspect
+import numbers
+
+import numpy as np
+
+from ._base import BaseEstimator, ClassifierMixin
+from ._boosting import best_stump
+from ._features import rank_features
+from ._structure import Tree
+from ._targets import encode_labels
+from ._tree import NODE_DTYPE
+from ._validation import check_array_2d, check_random_state, check_sample_weight
+from .tree import DecisionTreeClassifier
+
+__all__ = ["AdaBoostClassifier"]
+
+# Stumps the fast path grows exactly as DecisionTreeClassifier would.
+FAST_STUMP_DEFAULTS = {"max_depth": 1, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
+                       "max_features": None, "max_leaf_nodes": None,
+                       "min_impurity_decrease": 0.0, "class_weight": None}
+PURE_IMPURITY = np.finfo(np.float64).eps
+
+
+def uses_fast_stump(estimator):
+    """Whether ``estimator`` is a fasttree stump the presorted path can grow."""
+    if type(estimator) is not DecisionTreeClassifier:
+        return False
+    params = estimator.get_params(deep=False)
+    return (params["criterion"] in ("gini", "entropy")
+            and isinstance(params["min_samples_leaf"], (numbers.Integral, np.integer))
+            and all(params[name] == value for name, value in FAST_STUMP_DEFAULTS.items()))
+
+
+class PresortedStumps:
+    """Grows depth-1 trees on one training set, its features sorted once."""
+
+    def __init__(self, X, class_index, n_classes, template):
+        self.X = X
+        self.class_index = class_index
+        self.n_classes = n_classes
+        self.template = template
+        self.ranked = rank_features(X)
+        ranks = self.ranked[0]
+        # Sorting each feature once serves every round; the ranks and classes
+        # in that order let a round read only the weights out of order.
+        self.order = np.argsort(ranks, axis=1, kind="stable").astype(np.uint32)
+        self.sorted_ranks = np.take_along_axis(ranks, self.order.astype(np.intp), axis=1)
+        self.sorted_classes = np.ascontiguousarray(class_index[self.order])
+
+    def fit(self, weight):
+        """A fitted DecisionTreeClassifier, as ``template`` fit with ``weight``."""
+        class_weights = np.bincount(self.class_index, weights=weight,
+                                    minlength=self.n_classes)
+        present = weight > 0
+        root_impurity = self._impurity(class_weights)
+        split = None
+        if root_impurity > PURE_IMPURITY and present.sum() >= max(
+                2, 2 * self.template.min_samples_leaf):
+            _, values, offsets = self.ranked
+            split = best_stump(self.order, self.sorted_ranks, self.sorted_classes, values,
+                               offsets, weight, self.n_classes,
+                               self.template.min_samples_leaf,
+                               self.template.criterion == "entropy")
+        return self._as_tree(weight, class_weights, root_impurity, split)
+
+    def _impurity(self, class_weights):
+        """Gini or entropy (bits) of class weights, by the template's criterion."""
+        fractions = class_weights / class_weights.sum()
+        if self.template.criterion == "gini":
+            return 1.0 - float(np.sum(fractions ** 2))
+        nonzero = fractions[fractions > 0]
+        return float(-np.sum(nonzero * np.log2(nonzero)))
+
+    def _as_tree(self, weight, class_weights, root_impurity, split):
+        rows = [(weight > 0, class_weights, root_impurity)]
+        nodes = np.zeros(1 if split is None else 3, dtype=NODE_DTYPE)
+        nodes["left_child"] = -1
+        nodes["right_child"] = -1
+        nodes["feature"] = -2
+        nodes["threshold"] = -2.0
+        if split is not None:
+            feature, threshold, threshold_rank = split
+            goes_left = self.ranked[0][feature] <= threshold_rank
+            nodes[0] = (1, 2, feature, threshold)
+            for side in (goes_left, ~goes_left):
+                side_weights = np.bincount(self.class_index[side], weights=weight[side],
+                                           minlength=self.n_classes)
+                rows.append(((weight > 0) & side, side_weights,
+                             self._impurity(side_weights)))
+        arrays = {
+            "nodes": nodes,
+            "impurity": np.array([impurity for _, _, impurity in rows]),
+            "n_node_samples": np.array([int(mask.sum()) for mask, _, _ in rows]),
+            "weighted_n_node_samples": np.array([weights.sum() for _, weights, _ in rows]),
+            "value": np.array([weights / weights.sum() for _, weights, _ in rows]),
+            "max_depth": 0 if split is None else 1,
+        }
+        stump = DecisionTreeClassifier(**self.template.get_params(deep=False))
+        stump.tree_ = Tree(self.X.shape[1], self.n_classes, arrays)
+        stump.n_features_in_ = self.X.shape[1]
+        stump.n_outputs_ = 1
+        stump.max_features_ = self.X.shape[1]
+        stump.classes_ = np.arange(self.n_classes)
+        stump.n_classes_ = self.n_classes
+        return stump
+
+
+class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+    """AdaBoost with SAMME, the multi-class rule that is the textbook's for two classes.
+
+    Sample weights start at 1/N (or the normalised ``sample_weight``). Each
+    round fits the estimator with the current weights, measures its weighted
+    error e, and gives it the weight
+    ``learning_rate * (log((1 - e) / e) + log(K - 1))``; the weights of the
+    rows it misclassified are multiplied by ``exp`` of that weight and all are
+    renormalised. An estimator with error 0 is kept and boosting stops; one
+    with error >= 1 - 1/K is discarded and boosting stops.
+
+    When the estimator is a fasttree stump (``DecisionTreeClassifier(max_depth=1)``
+    with the default other parameters but ``criterion`` and
+    ``min_samples_leaf``), every feature is sorted once per fit and each round
+    is one weighted sweep, without the GIL.
+
+    Parameters
+    ----------
+    estimator : classifier or None, default=None
+        Any classifier whose ``fit`` takes ``sample_weight`` (fasttree's or
+        scikit-learn's); None means ``DecisionTreeClassifier(max_depth=1)``.
+    n_estimators : int, default=50
+        Most rounds.
+    learning_rate : float, default=1.0
+        Multiplies every estimator weight.
+    boosting : {'reweight', 'resample'}, default='reweight'
+        'reweight' passes the weights to the estimator; 'resample' fits it on
+        N rows drawn with probabilities equal to the weights (the replicated
+        training set), with unit weights.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seeds the resampling (for an int, the draws are
+        ``numpy.random.default_rng(random_state).choice(N, N, p=weights)``, one
+        per round) and, separately, the estimators' own randomness.
+
+    Attributes
+    ----------
+    estimators_ : list of classifiers
+    estimator_weights_ : ndarray of float64
+    estimator_errors_ : ndarray of float64
+    classes_ : ndarray
+    n_classes_, n_features_in_ : int
+    feature_importances_ : ndarray of shape (n_features,)
+        The estimators' importances, averaged with the estimator weights.
+    """
+
+    _fitted_attribute = "estimators_"
+
+    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
+                 boosting="reweight", random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.boosting = boosting
+        self.random_state = random_state
+
+    def _check_parameters(self):
+        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
+                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
+            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
+        if (not isinstance(self.learning_rate, (numbers.Real, np.floating))
+                or not self.learning_rate > 0 or not np.isfinite(self.learning_rate)):
+            raise ValueError(f"learning_rate must be a finite number > 0; "
+                             f"got {self.learning_rate!r}")
+        if self.boosting not in ("reweight", "resample"):
+            raise ValueError(f"boosting must be 'reweight' or 'resample'; "
+                             f"got {self.boosting!r}")
+        estimator = (DecisionTreeClassifier(max_depth=1) if self.estimator is None
+                     else self.estimator)
+        if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
+            raise ValueError(f"estimator {estimator!r} has no fit/predict")
+        if self.boosting == "reweight" and "sample_weight" not in inspect.signature(
+                estimator.fit).parameters:
+            raise ValueError(f"estimator {type(estimator).__name__} does not take "
+                             "sample_weight; use boosting='resample'")
+        return estimator
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Initial weights (normalised); None gives 1/N each.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        estimator = self._check_parameters()
+        X = check_array_2d(X, estimator=name)
+        classes, class_index = encode_labels(y, X.shape[0], name)
+        n_classes = len(classes)
+        if n_classes < 2:
+            raise ValueError(f"{name} needs at least two classes in y; got {n_classes}")
+        weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
+        weight = weight / weight.sum()
+        # Resampling draws come from default_rng(random_state) for an int, as in
+        # fasttree.reference; the estimators' own seeds from a separate stream.
+        seed = (int(self.random_state) if isinstance(self.random_state, (numbers.Integral,
+                                                                           np.integer))
+                and not isinstance(self.random_state, bool) and self.random_state >= 0
+                else check_random_state(self.random_state))
+        rng = np.random.default_rng(seed)
+        member_rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
+        fast = self.boosting == "reweight" and uses_fast_stump(estimator)
+        stumps = PresortedStumps(X, class_index, n_classes, estimator) if fast else None
+
+        estimators, weights, errors = [], [], []
+        for _ in range(self.n_estimators):
+            if fast:
+                member = stumps.fit(weight)
+            else:
+                member = self._fit_member(estimator, X, class_index, weight, rng, member_rng)
+            predicted = self._member_classes(member, X)
+            wrong = predicted != class_index
+            error = float(np.sum(weight[wrong]))
+            if error <= 0.0:
+                estimators.append(member)
+                weights.append(1.0)
+                errors.append(0.0)
+                break
+            if error >= 1.0 - 1.0 / n_classes:
+                if not estimators:
+                    raise ValueError(f"{name}: the first estimator's error {error:.3f} is no "
+                                     f"better than chance (1 - 1/K = "
+                                     f"{1.0 - 1.0 / n_classes:.3f}); boosting cannot start")
+                break
+            alpha = self.learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1))
+            estimators.append(member)
+            weights.append(alpha)
+            errors.append(error)
+            weight = weight * np.exp(alpha * wrong)
+            weight /= weight.sum()
+
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.array(weights)
+        self.estimator_errors_ = np.array(errors)
+        self.classes_ = classes
+        self.n_classes_ = n_classes
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _fit_member(self, estimator, X, class_index, weight, rng, member_rng):
+        params = estimator.get_params(deep=False)
+        if "random_state" in params:
+            params["random_state"] = int(member_rng.integers(0, 2**31 - 1))
+        member = type(estimator)(**params)
+        if self.boosting == "reweight":
+            return member.fit(X, class_index, sample_weight=weight)
+        counts = np.bincount(rng.choice(len(weight), len(weight), p=weight),
+                             minlength=len(weight))
+        rows = np.flatnonzero(counts)
+        if "sample_weight" in inspect.signature(member.fit).parameters:
+            # Draw counts as weights: the same fit as the repeated rows.
+            return member.fit(X[rows], class_index[rows], sample_weight=counts[rows])
+        rows = np.repeat(rows, counts[rows])
+        return member.fit(X[rows], class_index[rows])
+
+    def _member_classes(self, member, X):
+        """Class indices a member predicts (members learn on class indices)."""
+        return np.asarray(member.predict(X)).astype(np.intp)
+
+    def _staged_scores(self, X):
+        X = self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__))
+        scores = np.zeros((X.shape[0], self.n_classes_))
+        rows = np.arange(X.shape[0])
+        for member, alpha in zip(self.estimators_, self.estimator_weights_):
+            scores[rows, self._member_classes(member, X)] += alpha
+            yield scores
+
+    def _scores(self, X):
+        scores = None
+        for scores in self._staged_scores(X):
+            pass
+        return scores
+
+    def decision_function(self, X):
+        """Weighted votes: per class, the sum of the weights of the estimators
+        predicting it, divided by the total weight.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes), or (n_samples,) for two
+        classes: the second class's score minus the first's.
+        """
+        scores = self._scores(X) / self.estimator_weights_.sum()
+        return scores[:, 1] - scores[:, 0] if self.n_classes_ == 2 else scores
+
+    def predict(self, X):
+        """Class with the largest weighted vote (the first class on ties)."""
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+    def predict_proba(self, X):
+        """Class probabilities: a softmax of the normalised weighted votes times K - 1."""
+        return _softmax(self._scores(X) / self.estimator_weights_.sum(), self.n_classes_)
+
+    def staged_predict(self, X):
+        """Predictions after each round (a generator)."""
+        for scores in self._staged_scores(X):
+            yield self.classes_[np.argmax(scores, axis=1)]
+
+    def staged_predict_proba(self, X):
+        """``predict_proba`` after each round (a generator)."""
+        for weight_sum, scores in zip(np.cumsum(self.estimator_weights_),
+                                      self._staged_scores(X)):
+            yield _softmax(scores / weight_sum, self.n_classes_)
+
+    def staged_score(self, X, y, sample_weight=None):
+        """Accuracy after each round (a generator)."""
+        y = np.asarray(y)
+        for predicted in self.staged_predict(X):
+            yield float(np.average(predicted == y, weights=sample_weight))
+
+    @property
+    def feature_importances_(self):
+        """The estimators' feature importances averaged with the estimator weights."""
+        self._check_fitted()
+        importances = sum(alpha * member.feature_importances_
+                          for member, alpha in zip(self.estimators_, self.estimator_weights_))
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+
+def _softmax(normalised_scores, n_classes):
+    scaled = normalised_scores * (n_classes - 1)
+    scaled -= scaled.max(axis=1, keepdims=True)
+    exponentials = np.exp(scaled)
+    return exponentials / exponentials.sum(axis=1, keepdims=True)

@@ -1,0 +1,161 @@
+"""AdaBoost (src/fasttree/boosting.py): SAMME against the reference and
+scikit-learn, the presorted stump path, early stops, resampling."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import AdaBoostClassifier as SklearnAdaBoost
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+import fasttree.boosting as boosting
+from fasttree import AdaBoostClassifier, DecisionTreeClassifier, reference
+
+
+def corner_problem(n_samples, seed, n_flipped):
+    """The textbook's example: one class in the top-right corner, a few labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_samples, 2)).astype(np.float32)
+    y = ((X[:, 0] > 0.6) & (X[:, 1] > 0.6)).astype(int)
+    flipped = rng.choice(n_samples, n_flipped, replace=False)
+    y[flipped] = 1 - y[flipped]
+    return X, y
+
+
+def three_classes(n_samples=600, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, 4)).astype(np.float32)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n_samples), [-0.5, 0.5])
+    return X, y
+
+
+def generic_path(monkeypatch):
+    monkeypatch.setattr(boosting, "uses_fast_stump", lambda estimator: False)
+
+
+def test_boosted_stumps_learn_the_corner_that_one_stump_cannot():
+    X, y = corner_problem(1000, 0, 30)
+    X_test, y_test = corner_problem(2000, 1, 0)
+    boosted = AdaBoostClassifier(n_estimators=60).fit(X, y)
+    errors = [1.0 - score for score in boosted.staged_score(X, y)]
+    assert errors[0] > 0.1
+    # The flipped labels (3%) are the floor the training error falls to.
+    assert errors[-1] <= errors[9] < errors[0] / 2
+    assert errors[-1] <= 0.035
+    assert boosted.score(X_test, y_test) > 0.95
+
+
+@pytest.mark.parametrize("make_data", [lambda: corner_problem(500, 2, 20), three_classes])
+def test_samme_equals_the_reference(make_data):
+    X, y = make_data()
+    ours = AdaBoostClassifier(n_estimators=25, learning_rate=0.8).fit(X, y)
+    oracle = reference.samme(X, y, n_estimators=25, learning_rate=0.8)
+    np.testing.assert_allclose(ours.estimator_weights_, oracle.alphas, rtol=1e-9)
+    np.testing.assert_allclose(ours.estimator_errors_, oracle.errors, rtol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), oracle.predict(X))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_presorted_stumps_equal_fitting_trees(criterion, monkeypatch):
+    X, y = three_classes(seed=3)
+    stump = DecisionTreeClassifier(max_depth=1, criterion=criterion, min_samples_leaf=5)
+    fast = AdaBoostClassifier(stump, n_estimators=20).fit(X, y)
+    generic_path(monkeypatch)
+    slow = AdaBoostClassifier(stump, n_estimators=20).fit(X, y)
+    np.testing.assert_allclose(fast.estimator_weights_, slow.estimator_weights_, rtol=1e-12)
+    for fast_member, slow_member in zip(fast.estimators_, slow.estimators_):
+        np.testing.assert_array_equal(fast_member.tree_.feature, slow_member.tree_.feature)
+        np.testing.assert_array_equal(fast_member.tree_.threshold, slow_member.tree_.threshold)
+        np.testing.assert_allclose(fast_member.tree_.value, slow_member.tree_.value)
+    np.testing.assert_allclose(fast.feature_importances_, slow.feature_importances_)
+
+
+def test_estimator_weights_and_predictions_equal_scikit_learn():
+    X, y = corner_problem(800, 4, 25)
+    ours = AdaBoostClassifier(n_estimators=30).fit(X, y)
+    theirs = SklearnAdaBoost(estimator=SklearnTree(max_depth=1), n_estimators=30,
+                             random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_, rtol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_an_error_free_estimator_stops_boosting():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    boosted = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    assert len(boosted.estimators_) == 1
+    assert boosted.estimator_weights_.tolist() == [1.0]
+    assert boosted.estimator_errors_.tolist() == [0.0]
+
+
+def test_an_estimator_no_better_than_chance_stops_boosting():
+    # A constant feature: every stump is one leaf, wrong on half the weight.
+    X = np.zeros((6, 1))
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="no better than chance"):
+        AdaBoostClassifier(n_estimators=5).fit(X, y)
+
+
+def test_samme_adds_log_of_classes_minus_one():
+    X, y = three_classes(seed=5)
+    boosted = AdaBoostClassifier(n_estimators=1, learning_rate=0.5).fit(X, y)
+    error = boosted.estimator_errors_[0]
+    expected = 0.5 * (np.log((1 - error) / error) + np.log(2))
+    assert boosted.estimator_weights_[0] == pytest.approx(expected)
+
+
+def test_resampling_is_reproducible_and_equals_the_reference():
+    X, y = corner_problem(400, 6, 15)
+    first = AdaBoostClassifier(n_estimators=15, boosting="resample", random_state=3).fit(X, y)
+    again = AdaBoostClassifier(n_estimators=15, boosting="resample", random_state=3).fit(X, y)
+    np.testing.assert_array_equal(first.estimator_weights_, again.estimator_weights_)
+    oracle = reference.samme(X, y, n_estimators=15, resample_rng=np.random.default_rng(3))
+    np.testing.assert_allclose(first.estimator_weights_, oracle.alphas, rtol=1e-9)
+    other = AdaBoostClassifier(n_estimators=15, boosting="resample", random_state=4).fit(X, y)
+    assert not np.array_equal(first.estimator_weights_, other.estimator_weights_)
+
+
+def test_staged_outputs_end_at_the_final_ones_and_probabilities_sum_to_one():
+    X, y = three_classes(seed=7)
+    boosted = AdaBoostClassifier(n_estimators=12).fit(X, y)
+    staged = list(boosted.staged_predict(X))
+    assert len(staged) == len(boosted.estimators_)
+    np.testing.assert_array_equal(staged[-1], boosted.predict(X))
+    probabilities = list(boosted.staged_predict_proba(X))[-1]
+    np.testing.assert_allclose(probabilities, boosted.predict_proba(X))
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    assert boosted.decision_function(X).shape == (len(y), 3)
+    np.testing.assert_array_equal(np.argmax(boosted.predict_proba(X), axis=1),
+                                  np.searchsorted(boosted.classes_, boosted.predict(X)))
+
+
+def test_labels_are_returned_as_given_and_binary_decision_is_one_column():
+    X, y = corner_problem(300, 8, 10)
+    labels = np.where(y == 1, "corner", "rest")
+    boosted = AdaBoostClassifier(n_estimators=8).fit(X, labels)
+    assert set(boosted.predict(X)) <= {"corner", "rest"}
+    decision = boosted.decision_function(X)
+    assert decision.shape == (len(y),)
+    np.testing.assert_array_equal(boosted.predict(X) == "rest", decision > 0)
+
+
+def test_any_classifier_with_sample_weight_can_be_boosted():
+    X, y = corner_problem(300, 9, 10)
+    boosted = AdaBoostClassifier(LogisticRegression(), n_estimators=5).fit(X, y)
+    assert 1 <= len(boosted.estimators_) <= 5
+    assert boosted.score(X, y) > 0.7
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_estimators": 0}, "n_estimators"),
+    ({"learning_rate": 0.0}, "learning_rate"),
+    ({"boosting": "bogus"}, "boosting"),
+])
+def test_bad_parameters_are_refused(params, message):
+    X, y = corner_problem(50, 10, 0)
+    with pytest.raises(ValueError, match=message):
+        AdaBoostClassifier(**params).fit(X, y)
+
+
+def test_one_class_is_refused():
+    with pytest.raises(ValueError, match="two classes"):
+        AdaBoostClassifier().fit(np.zeros((5, 2)), np.zeros(5))
