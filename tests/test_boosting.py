@@ -8,7 +8,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
 import fasttree.boosting as boosting
-from fasttree import AdaBoostClassifier, DecisionTreeClassifier, reference
+from fasttree import (AdaBoostClassifier, AdaBoostRegressor, DecisionTreeClassifier,
+                      DecisionTreeRegressor, reference)
 
 
 def corner_problem(n_samples, seed, n_flipped):
@@ -159,3 +160,50 @@ def test_bad_parameters_are_refused(params, message):
 def test_one_class_is_refused():
     with pytest.raises(ValueError, match="two classes"):
         AdaBoostClassifier().fit(np.zeros((5, 2)), np.zeros(5))
+
+
+def noisy_steps(n_samples=300, seed=11):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_samples, 1)).astype(np.float32)
+    y = np.where(X[:, 0] < 0.3, 0.0, np.where(X[:, 0] < 0.7, 2.0, 1.0))
+    return X, y + 0.2 * rng.normal(size=n_samples)
+
+
+@pytest.mark.parametrize("loss", ["linear", "square", "exponential"])
+def test_adaboost_r2_equals_the_reference(loss):
+    X, y = noisy_steps()
+    ours = AdaBoostRegressor(n_estimators=12, loss=loss, learning_rate=0.7,
+                             random_state=5).fit(X, y)
+    oracle = reference.adaboost_r2(X, y, n_estimators=12, loss=loss, learning_rate=0.7,
+                                   rng=np.random.default_rng(5))
+    np.testing.assert_allclose(ours.estimator_weights_, oracle.weights, rtol=1e-9)
+    np.testing.assert_allclose(ours.estimator_errors_, oracle.errors, rtol=1e-9)
+    np.testing.assert_allclose(ours.predict(X), oracle.predict(X), rtol=1e-12)
+
+
+def test_adaboost_r2_of_stumps_beats_one_stump():
+    X, y = noisy_steps(600)
+    X_test, y_test = noisy_steps(600, seed=12)
+    stump = DecisionTreeRegressor(max_depth=1)
+    single = stump.fit(X, y)
+    # With the linear loss boosting stops early here (mean loss >= 0.5).
+    boosted = AdaBoostRegressor(stump, n_estimators=30, loss="square",
+                                random_state=0).fit(X, y)
+    single_error = np.mean((single.predict(X_test) - y_test) ** 2)
+    assert np.mean((boosted.predict(X_test) - y_test) ** 2) < 0.85 * single_error
+    staged = list(boosted.staged_predict(X_test))
+    np.testing.assert_array_equal(staged[-1], boosted.predict(X_test))
+
+
+def test_adaboost_r2_stops_on_a_perfect_estimator():
+    X = np.arange(8, dtype=np.float64).reshape(-1, 1)
+    y = np.where(X[:, 0] < 4, 1.0, 3.0)
+    boosted = AdaBoostRegressor(n_estimators=10, random_state=0).fit(X, y)
+    assert len(boosted.estimators_) == 1
+    assert boosted.estimator_weights_.tolist() == [1.0]
+
+
+def test_adaboost_r2_refuses_an_unknown_loss():
+    X, y = noisy_steps(50)
+    with pytest.raises(ValueError, match="loss"):
+        AdaBoostRegressor(loss="huber").fit(X, y)

@@ -13,7 +13,8 @@ def test_version_matches_the_installed_metadata():
 
 def test_public_names_are_the_estimators():
     assert set(fasttree.__all__) == {
-        "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor", "DecisionTreeClassifier",
+        "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
+        "DecisionTreeClassifier",
         "DecisionTreeRegressor", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "__version__"}
     for name in fasttree.__all__:

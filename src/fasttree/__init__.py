@@ -2,7 +2,7 @@
 
 from ._validation import NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
-from .boosting import AdaBoostClassifier
+from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdaBoostClassifier",
+    "AdaBoostRegressor",
     "BaggingClassifier",
     "BaggingRegressor",
     "DecisionTreeClassifier",

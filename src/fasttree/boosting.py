@@ -5,16 +5,16 @@ import numbers
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
 from ._features import rank_features
 from ._structure import Tree
-from ._targets import encode_labels
+from ._targets import check_regression_target, encode_labels
 from ._tree import NODE_DTYPE
 from ._validation import check_array_2d, check_random_state, check_sample_weight
-from .tree import DecisionTreeClassifier
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-__all__ = ["AdaBoostClassifier"]
+__all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 
 # Stumps the fast path grows exactly as DecisionTreeClassifier would.
 FAST_STUMP_DEFAULTS = {"max_depth": 1, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
@@ -31,6 +31,42 @@ def uses_fast_stump(estimator):
     return (params["criterion"] in ("gini", "entropy")
             and isinstance(params["min_samples_leaf"], (numbers.Integral, np.integer))
             and all(params[name] == value for name, value in FAST_STUMP_DEFAULTS.items()))
+
+
+def boosting_generators(random_state):
+    """Generators for the resampling draws and for the estimators' own seeds.
+
+    For an int, the draws come from ``default_rng(random_state)``, as in
+    :mod:`fasttree.reference`; the estimators' seeds from a separate stream.
+    """
+    seed = (int(random_state) if isinstance(random_state, (numbers.Integral, np.integer))
+            and not isinstance(random_state, bool) and random_state >= 0
+            else check_random_state(random_state))
+    return (np.random.default_rng(seed),
+            np.random.default_rng(np.random.SeedSequence([seed, 1])))
+
+
+def fresh_member(estimator, member_rng):
+    """An unfitted copy of ``estimator`` with its own seed, if it takes one."""
+    params = estimator.get_params(deep=False)
+    if "random_state" in params:
+        params["random_state"] = int(member_rng.integers(0, 2**31 - 1))
+    return type(estimator)(**params)
+
+
+def fit_on_draws(member, X, y, weight, rng):
+    """Fit on N rows drawn with probabilities ``weight`` (one ``rng.choice`` call).
+
+    Draw counts become sample weights (the same fit as the repeated rows) when
+    the member takes them; otherwise the rows are repeated.
+    """
+    counts = np.bincount(rng.choice(len(weight), len(weight), p=weight),
+                         minlength=len(weight))
+    rows = np.flatnonzero(counts)
+    if "sample_weight" in inspect.signature(member.fit).parameters:
+        return member.fit(X[rows], y[rows], sample_weight=counts[rows])
+    rows = np.repeat(rows, counts[rows])
+    return member.fit(X[rows], y[rows])
 
 
 class PresortedStumps:
@@ -163,13 +199,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_parameters(self):
-        if (not isinstance(self.n_estimators, (numbers.Integral, np.integer))
-                or isinstance(self.n_estimators, bool) or self.n_estimators < 1):
-            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}")
-        if (not isinstance(self.learning_rate, (numbers.Real, np.floating))
-                or not self.learning_rate > 0 or not np.isfinite(self.learning_rate)):
-            raise ValueError(f"learning_rate must be a finite number > 0; "
-                             f"got {self.learning_rate!r}")
+        check_boosting_parameters(self.n_estimators, self.learning_rate)
         if self.boosting not in ("reweight", "resample"):
             raise ValueError(f"boosting must be 'reweight' or 'resample'; "
                              f"got {self.boosting!r}")
@@ -206,14 +236,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} needs at least two classes in y; got {n_classes}")
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
-        # Resampling draws come from default_rng(random_state) for an int, as in
-        # fasttree.reference; the estimators' own seeds from a separate stream.
-        seed = (int(self.random_state) if isinstance(self.random_state, (numbers.Integral,
-                                                                           np.integer))
-                and not isinstance(self.random_state, bool) and self.random_state >= 0
-                else check_random_state(self.random_state))
-        rng = np.random.default_rng(seed)
-        member_rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
+        rng, member_rng = boosting_generators(self.random_state)
         fast = self.boosting == "reweight" and uses_fast_stump(estimator)
         stumps = PresortedStumps(X, class_index, n_classes, estimator) if fast else None
 
@@ -253,20 +276,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _fit_member(self, estimator, X, class_index, weight, rng, member_rng):
-        params = estimator.get_params(deep=False)
-        if "random_state" in params:
-            params["random_state"] = int(member_rng.integers(0, 2**31 - 1))
-        member = type(estimator)(**params)
+        member = fresh_member(estimator, member_rng)
         if self.boosting == "reweight":
             return member.fit(X, class_index, sample_weight=weight)
-        counts = np.bincount(rng.choice(len(weight), len(weight), p=weight),
-                             minlength=len(weight))
-        rows = np.flatnonzero(counts)
-        if "sample_weight" in inspect.signature(member.fit).parameters:
-            # Draw counts as weights: the same fit as the repeated rows.
-            return member.fit(X[rows], class_index[rows], sample_weight=counts[rows])
-        rows = np.repeat(rows, counts[rows])
-        return member.fit(X[rows], class_index[rows])
+        return fit_on_draws(member, X, class_index, weight, rng)
 
     def _member_classes(self, member, X):
         """Class indices a member predicts (members learn on class indices)."""
@@ -339,3 +352,155 @@ def _softmax(normalised_scores, n_classes):
     scaled -= scaled.max(axis=1, keepdims=True)
     exponentials = np.exp(scaled)
     return exponentials / exponentials.sum(axis=1, keepdims=True)
+
+
+class AdaBoostRegressor(RegressorMixin, BaseEstimator):
+    """AdaBoost.R2 (Drucker, 1997): boosting for regression by resampling.
+
+    Weights start at 1/N. Each round fits the estimator on N rows drawn with
+    probabilities equal to the weights, measures every row's loss L_i in
+    [0, 1] (its absolute error over the largest one, squared or
+    ``1 - exp(-x)`` of it by ``loss``), the weighted mean loss Lbar, and
+    ``beta = Lbar / (1 - Lbar)``. The estimator's weight is
+    ``learning_rate * log(1 / beta)`` and each row's weight is multiplied by
+    ``beta ** ((1 - L_i) * learning_rate)``. A perfect estimator is kept
+    (weight 1) and boosting stops; one with Lbar >= 0.5 is discarded and
+    boosting stops. The prediction is the weighted median of the estimators'.
+
+    Parameters
+    ----------
+    estimator : regressor or None, default=None
+        None means ``DecisionTreeRegressor(max_depth=3)``.
+    n_estimators : int, default=50
+    learning_rate : float, default=1.0
+    loss : {'linear', 'square', 'exponential'}, default='linear'
+    random_state : None, int, numpy Generator or RandomState, default=None
+        For an int, the draws are ``numpy.random.default_rng(random_state)
+        .choice(N, N, p=weights)``, one per round.
+
+    Attributes
+    ----------
+    estimators_ : list of regressors
+    estimator_weights_ : ndarray of float64
+    estimator_errors_ : ndarray of float64
+        The weighted mean loss Lbar of each kept estimator.
+    n_features_in_ : int
+    feature_importances_ : ndarray of shape (n_features,)
+    """
+
+    _fitted_attribute = "estimators_"
+    _losses = {
+        "linear": lambda scaled: scaled,
+        "square": lambda scaled: scaled ** 2,
+        "exponential": lambda scaled: 1.0 - np.exp(-scaled),
+    }
+
+    def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
+                 random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.loss = loss
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Initial weights (normalised); None gives 1/N each.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        check_boosting_parameters(self.n_estimators, self.learning_rate)
+        if self.loss not in self._losses:
+            raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
+        estimator = (DecisionTreeRegressor(max_depth=3) if self.estimator is None
+                     else self.estimator)
+        X = check_array_2d(X, estimator=name)
+        target = check_regression_target(y, X.shape[0], name)
+        weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
+        weight = weight / weight.sum()
+        rng, member_rng = boosting_generators(self.random_state)
+        estimators, weights, errors = [], [], []
+        for _ in range(self.n_estimators):
+            member = fit_on_draws(fresh_member(estimator, member_rng), X, target, weight, rng)
+            absolute_error = np.abs(target - member.predict(X))
+            largest = absolute_error.max()
+            losses = self._losses[self.loss](absolute_error / largest) if largest > 0 else None
+            mean_loss = float(np.sum(weight * losses)) if largest > 0 else 0.0
+            if mean_loss <= 0.0:
+                estimators.append(member)
+                weights.append(1.0)
+                errors.append(0.0)
+                break
+            if mean_loss >= 0.5:
+                if not estimators:
+                    raise ValueError(f"{name}: the first estimator's mean loss "
+                                     f"{mean_loss:.3f} is >= 0.5; boosting cannot start")
+                break
+            beta = mean_loss / (1.0 - mean_loss)
+            estimators.append(member)
+            weights.append(self.learning_rate * np.log(1.0 / beta))
+            errors.append(mean_loss)
+            weight = weight * beta ** ((1.0 - losses) * self.learning_rate)
+            weight /= weight.sum()
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.array(weights)
+        self.estimator_errors_ = np.array(errors)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _predictions(self, X, n_estimators=None):
+        X = self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__))
+        members = self.estimators_[:n_estimators]
+        return np.array([member.predict(X) for member in members])
+
+    def predict(self, X):
+        """The weighted median of the estimators' predictions.
+
+        For each row, the smallest prediction whose cumulative estimator
+        weight, in increasing order of prediction, reaches half the total.
+        """
+        return weighted_median(self._predictions(X), self.estimator_weights_)
+
+    def staged_predict(self, X):
+        """Predictions with the first 1, 2, ... estimators (a generator)."""
+        predictions = self._predictions(X)
+        for count in range(1, len(self.estimators_) + 1):
+            yield weighted_median(predictions[:count], self.estimator_weights_[:count])
+
+    @property
+    def feature_importances_(self):
+        """The estimators' feature importances averaged with the estimator weights."""
+        self._check_fitted()
+        importances = sum(alpha * member.feature_importances_
+                          for member, alpha in zip(self.estimators_, self.estimator_weights_))
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+
+def weighted_median(predictions, weights):
+    """Per column of ``predictions`` (n_estimators, n_rows), the weighted median."""
+    order = np.argsort(predictions, axis=0, kind="stable")
+    cumulative = np.cumsum(weights[order], axis=0)
+    first = np.argmax(cumulative >= 0.5 * weights.sum(), axis=0)
+    rows = np.arange(predictions.shape[1])
+    return predictions[order[first, rows], rows]
+
+
+def check_boosting_parameters(n_estimators, learning_rate):
+    """Raise unless n_estimators is an int >= 1 and learning_rate a finite number > 0."""
+    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
+            or isinstance(n_estimators, bool) or n_estimators < 1):
+        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
+    if (not isinstance(learning_rate, (numbers.Real, np.floating))
+            or not learning_rate > 0 or not np.isfinite(learning_rate)):
+        raise ValueError(f"learning_rate must be a finite number > 0; got {learning_rate!r}")
