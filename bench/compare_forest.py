@@ -20,7 +20,6 @@ import pickle
 import statistics
 import time
 
-import numpy as np
 
 import fasttree
 from compare import holdout_split, make_data, score

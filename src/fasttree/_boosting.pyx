@@ -30,7 +30,7 @@ def best_stump(const uint32_t[:, ::1] order not None,
                const int32_t[:, ::1] sorted_classes not None,
                const float[::1] values not None, const intp_t[::1] value_offsets not None,
                const double[::1] weight not None, intp_t n_classes,
-               intp_t min_samples_leaf, bint entropy):
+               intp_t min_samples_leaf, bint entropy, intp_t first_feature=0):
     """The root split a depth-1 tree would choose, from presorted features.
 
     Rows of zero weight take no part, as in a tree's fit. Ties go to the
@@ -49,10 +49,14 @@ def best_stump(const uint32_t[:, ::1] order not None,
     n_classes, min_samples_leaf : int
     entropy : bool
         Entropy criterion; otherwise Gini.
+    first_feature : int, default=0
+        Index of the first row of ``order`` among all features (the arrays may
+        hold a slice of the features) in ``value_offsets``.
 
     Returns
     -------
-    (feature, threshold, threshold_rank) or None when no split is possible.
+    (feature, threshold, threshold_rank, proxy) or None when no split is
+    possible; ``proxy`` orders the splits of the node (larger is better).
     """
     cdef intp_t n_features = order.shape[0]
     cdef intp_t n_samples = order.shape[1]
@@ -118,7 +122,8 @@ def best_stump(const uint32_t[:, ::1] order not None,
     free(left)
     if best_feature < 0:
         return None
+    best_feature += first_feature
     return (best_feature,
             np.float32(midpoint(values[value_offsets[best_feature] + best_left_rank],
                                 values[value_offsets[best_feature] + best_right_rank])),
-            best_left_rank)
+            best_left_rank, best_proxy)

@@ -43,3 +43,10 @@ def map_rows(kernel, X, out, *args, n_threads=None, **options):
     futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop], **options)
                for start, stop in zip(bounds[:-1], bounds[1:])]
     return max(future.result() for future in futures)
+
+
+def map_blocks(function, blocks):
+    """``[function(block) for block in blocks]``, the blocks on the shared threads."""
+    if len(blocks) <= 1:
+        return [function(block) for block in blocks]
+    return list(_shared_pool().map(function, blocks))

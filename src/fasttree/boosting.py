@@ -10,6 +10,7 @@ from ._boosting import best_stump
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
+from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
 from ._validation import check_array_2d, check_random_state, check_sample_weight
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -84,6 +85,18 @@ class PresortedStumps:
         self.order = np.argsort(ranks, axis=1, kind="stable").astype(np.uint32)
         self.sorted_ranks = np.take_along_axis(ranks, self.order.astype(np.intp), axis=1)
         self.sorted_classes = np.ascontiguousarray(class_index[self.order])
+        bounds = np.linspace(0, X.shape[1], min(available_cores(), X.shape[1]) + 1)
+        self.blocks = [(int(start), int(stop)) for start, stop in
+                       zip(bounds[:-1].round(), bounds[1:].round()) if stop > start]
+
+    def predict_classes(self, stump):
+        """Class indices the stump predicts for the training rows, from the ranks."""
+        tree = stump.tree_
+        if tree.node_count == 1:
+            return np.full(self.X.shape[0], tree.majority_class[0])
+        feature = tree.nodes["feature"][0]
+        goes_left = self.X[:, feature] <= tree.nodes["threshold"][0]
+        return np.where(goes_left, tree.majority_class[1], tree.majority_class[2])
 
     def fit(self, weight):
         """A fitted DecisionTreeClassifier, as ``template`` fit with ``weight``."""
@@ -94,12 +107,25 @@ class PresortedStumps:
         split = None
         if root_impurity > PURE_IMPURITY and present.sum() >= max(
                 2, 2 * self.template.min_samples_leaf):
-            _, values, offsets = self.ranked
-            split = best_stump(self.order, self.sorted_ranks, self.sorted_classes, values,
-                               offsets, weight, self.n_classes,
-                               self.template.min_samples_leaf,
-                               self.template.criterion == "entropy")
+            split = self._best_split(weight)
         return self._as_tree(weight, class_weights, root_impurity, split)
+
+    def _best_split(self, weight):
+        """The best root split, features searched in blocks on the threads."""
+        _, values, offsets = self.ranked
+
+        def search(block):
+            start, stop = block
+            return best_stump(self.order[start:stop], self.sorted_ranks[start:stop],
+                              self.sorted_classes[start:stop], values, offsets, weight,
+                              self.n_classes, self.template.min_samples_leaf,
+                              self.template.criterion == "entropy", start)
+
+        found = [split for split in map_blocks(search, self.blocks) if split is not None]
+        if not found:
+            return None
+        # The largest proxy; on ties the lowest feature, as the tree's splitter.
+        return min(found, key=lambda split: (-split[3], split[0]))[:3]
 
     def _impurity(self, class_weights):
         """Gini or entropy (bits) of class weights, by the template's criterion."""
@@ -246,7 +272,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 member = stumps.fit(weight)
             else:
                 member = self._fit_member(estimator, X, class_index, weight, rng, member_rng)
-            predicted = self._member_classes(member, X)
+            predicted = (stumps.predict_classes(member) if fast
+                         else self._member_classes(member, X))
             wrong = predicted != class_index
             error = float(np.sum(weight[wrong]))
             if error <= 0.0:
