@@ -207,3 +207,17 @@ def test_adaboost_r2_refuses_an_unknown_loss():
     X, y = noisy_steps(50)
     with pytest.raises(ValueError, match="loss"):
         AdaBoostRegressor(loss="huber").fit(X, y)
+
+
+@pytest.mark.parametrize("boosting_mode", ["reweight", "resample"])
+def test_shallow_trees_reusing_the_fit_ranks_equal_plain_fits(boosting_mode, monkeypatch):
+    X, y = three_classes(seed=13)
+    tree = DecisionTreeClassifier(max_depth=2)
+    shared = AdaBoostClassifier(tree, n_estimators=10, boosting=boosting_mode,
+                                random_state=1).fit(X, y)
+    monkeypatch.setattr(boosting, "shared_ranks", lambda estimator, X: None)
+    plain = AdaBoostClassifier(tree, n_estimators=10, boosting=boosting_mode,
+                               random_state=1).fit(X, y)
+    np.testing.assert_allclose(shared.estimator_weights_, plain.estimator_weights_,
+                               rtol=1e-12)
+    np.testing.assert_array_equal(shared.predict(X), plain.predict(X))

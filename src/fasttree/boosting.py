@@ -13,7 +13,7 @@ from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
 from ._validation import check_array_2d, check_random_state, check_sample_weight
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 
@@ -55,7 +55,23 @@ def fresh_member(estimator, member_rng):
     return type(estimator)(**params)
 
 
-def fit_on_draws(member, X, y, weight, rng):
+def fit_member(member, X, y, weight, ranked):
+    """``member.fit(X, y, weight)``; a fasttree tree reuses the fit's feature ranks.
+
+    Rows of zero weight take no part in a fasttree tree, so the draw counts
+    of a resampled round can be passed over all rows.
+    """
+    if ranked is not None and isinstance(member, BaseDecisionTree):
+        return member._fit(X, y, weight, ranked=ranked)
+    return member.fit(X, y, sample_weight=weight)
+
+
+def shared_ranks(estimator, X):
+    """``rank_features(X)`` once per fit when every round grows a fasttree tree."""
+    return rank_features(X) if isinstance(estimator, BaseDecisionTree) else None
+
+
+def fit_on_draws(member, X, y, weight, rng, ranked=None):
     """Fit on N rows drawn with probabilities ``weight`` (one ``rng.choice`` call).
 
     Draw counts become sample weights (the same fit as the repeated rows) when
@@ -63,6 +79,8 @@ def fit_on_draws(member, X, y, weight, rng):
     """
     counts = np.bincount(rng.choice(len(weight), len(weight), p=weight),
                          minlength=len(weight))
+    if ranked is not None and isinstance(member, BaseDecisionTree):
+        return fit_member(member, X, y, counts.astype(np.float64), ranked)
     rows = np.flatnonzero(counts)
     if "sample_weight" in inspect.signature(member.fit).parameters:
         return member.fit(X[rows], y[rows], sample_weight=counts[rows])
@@ -183,7 +201,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     When the estimator is a fasttree stump (``DecisionTreeClassifier(max_depth=1)``
     with the default other parameters but ``criterion`` and
     ``min_samples_leaf``), every feature is sorted once per fit and each round
-    is one weighted sweep, without the GIL.
+    is one weighted sweep, without the GIL. Any other fasttree tree reuses the
+    fit's feature ranks in every round, so no round sorts values again.
 
     Parameters
     ----------
@@ -265,13 +284,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         rng, member_rng = boosting_generators(self.random_state)
         fast = self.boosting == "reweight" and uses_fast_stump(estimator)
         stumps = PresortedStumps(X, class_index, n_classes, estimator) if fast else None
+        ranked = None if fast else shared_ranks(estimator, X)
 
         estimators, weights, errors = [], [], []
         for _ in range(self.n_estimators):
             if fast:
                 member = stumps.fit(weight)
             else:
-                member = self._fit_member(estimator, X, class_index, weight, rng, member_rng)
+                member = self._fit_member(estimator, X, class_index, weight, rng, member_rng,
+                                          ranked)
             predicted = (stumps.predict_classes(member) if fast
                          else self._member_classes(member, X))
             wrong = predicted != class_index
@@ -302,11 +323,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def _fit_member(self, estimator, X, class_index, weight, rng, member_rng):
+    def _fit_member(self, estimator, X, class_index, weight, rng, member_rng, ranked):
         member = fresh_member(estimator, member_rng)
         if self.boosting == "reweight":
-            return member.fit(X, class_index, sample_weight=weight)
-        return fit_on_draws(member, X, class_index, weight, rng)
+            return fit_member(member, X, class_index, weight, ranked)
+        return fit_on_draws(member, X, class_index, weight, rng, ranked)
 
     def _member_classes(self, member, X):
         """Class indices a member predicts (members learn on class indices)."""
@@ -455,9 +476,11 @@ class AdaBoostRegressor(RegressorMixin, BaseEstimator):
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
         rng, member_rng = boosting_generators(self.random_state)
+        ranked = shared_ranks(estimator, X)
         estimators, weights, errors = [], [], []
         for _ in range(self.n_estimators):
-            member = fit_on_draws(fresh_member(estimator, member_rng), X, target, weight, rng)
+            member = fit_on_draws(fresh_member(estimator, member_rng), X, target, weight, rng,
+                                  ranked)
             absolute_error = np.abs(target - member.predict(X))
             largest = absolute_error.max()
             losses = self._losses[self.loss](absolute_error / largest) if largest > 0 else None

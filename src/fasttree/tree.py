@@ -182,9 +182,15 @@ class BaseDecisionTree(BaseEstimator):
         for name, value in attributes.items():
             setattr(self, name, value)
 
-    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0):
-        """Grow a Tree from validated float32 X and a bound criterion."""
-        return grow_tree(rank_features(X), criterion, sample_weight, limits,
+    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0, ranked=None):
+        """Grow a Tree from validated float32 X and a bound criterion.
+
+        ``ranked`` is ``rank_features(X)`` when the caller has it already (a
+        booster fitting many trees on one X); otherwise X is ranked here.
+        """
+        if ranked is None:
+            ranked = rank_features(X)
+        return grow_tree(ranked, criterion, sample_weight, limits,
                          check_random_state(self.random_state), value_offset)
 
     def _check_fitted(self):
@@ -336,6 +342,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         -------
         self
         """
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names = self._validate_X_for_fit(X)
         classes, class_index = encode_labels(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
@@ -346,7 +355,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
         criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
-        tree = self._grow(X, criterion, sample_weight, limits)
+        tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked)
         self._set_fitted(tree, feature_names, limits, classes_=classes,
                          n_classes_=len(classes))
         return self
@@ -436,6 +445,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         -------
         self
         """
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names = self._validate_X_for_fit(X)
         target = check_regression_target(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
@@ -445,7 +457,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         limits = self._resolve_limits(*X.shape)
         offset = float(np.average(target, weights=sample_weight))
         criterion = self._criteria[self.criterion](target - offset, sample_weight)
-        tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset)
+        tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
+                          ranked=ranked)
         self._set_fitted(tree, feature_names, limits)
         return self
 
