@@ -221,3 +221,31 @@ def test_shallow_trees_reusing_the_fit_ranks_equal_plain_fits(boosting_mode, mon
     np.testing.assert_allclose(shared.estimator_weights_, plain.estimator_weights_,
                                rtol=1e-12)
     np.testing.assert_array_equal(shared.predict(X), plain.predict(X))
+
+
+class MajorityGuess:
+    """A weak learner that always predicts the weighted majority class of its fit."""
+
+    def __init__(self):
+        pass
+
+    def get_params(self, deep=True):
+        return {}
+
+    def fit(self, X, y, sample_weight=None):
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        self.label_ = np.argmax(np.bincount(y, weights=weights))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label_)
+
+
+def test_a_later_estimator_no_better_than_chance_is_discarded_and_boosting_stops():
+    # Round 1 errs on one row in four (kept); that row then weighs one half, so
+    # round 2's guess errs on half the weight: discarded, and boosting stops.
+    X = np.zeros((4, 1))
+    y = np.array([0, 0, 0, 1])
+    boosted = AdaBoostClassifier(MajorityGuess(), n_estimators=10).fit(X, y)
+    assert len(boosted.estimators_) == 1
+    assert boosted.estimator_errors_.tolist() == [0.25]
