@@ -187,7 +187,22 @@ class PresortedStumps:
         return stump
 
 
-class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+class BaseBoosting(BaseEstimator):
+    """What both AdaBoost estimators share once fitted."""
+
+    _fitted_attribute = "estimators_"
+
+    @property
+    def feature_importances_(self):
+        """The estimators' feature importances averaged with the estimator weights."""
+        self._check_fitted()
+        importances = sum(alpha * member.feature_importances_
+                          for member, alpha in zip(self.estimators_, self.estimator_weights_))
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+
+class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     """AdaBoost with SAMME, the multi-class rule that is the textbook's for two classes.
 
     Sample weights start at 1/N (or the normalised ``sample_weight``). Each
@@ -232,8 +247,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     feature_importances_ : ndarray of shape (n_features,)
         The estimators' importances, averaged with the estimator weights.
     """
-
-    _fitted_attribute = "estimators_"
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
                  boosting="reweight", random_state=None):
@@ -385,15 +398,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         for predicted in self.staged_predict(X):
             yield float(np.average(predicted == y, weights=sample_weight))
 
-    @property
-    def feature_importances_(self):
-        """The estimators' feature importances averaged with the estimator weights."""
-        self._check_fitted()
-        importances = sum(alpha * member.feature_importances_
-                          for member, alpha in zip(self.estimators_, self.estimator_weights_))
-        total = importances.sum()
-        return importances / total if total > 0 else importances
-
 
 def _softmax(normalised_scores, n_classes):
     scaled = normalised_scores * (n_classes - 1)
@@ -402,7 +406,7 @@ def _softmax(normalised_scores, n_classes):
     return exponentials / exponentials.sum(axis=1, keepdims=True)
 
 
-class AdaBoostRegressor(RegressorMixin, BaseEstimator):
+class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     """AdaBoost.R2 (Drucker, 1997): boosting for regression by resampling.
 
     Weights start at 1/N. Each round fits the estimator on N rows drawn with
@@ -436,7 +440,6 @@ class AdaBoostRegressor(RegressorMixin, BaseEstimator):
     feature_importances_ : ndarray of shape (n_features,)
     """
 
-    _fitted_attribute = "estimators_"
     _losses = {
         "linear": lambda scaled: scaled,
         "square": lambda scaled: scaled ** 2,
@@ -526,15 +529,6 @@ class AdaBoostRegressor(RegressorMixin, BaseEstimator):
         predictions = self._predictions(X)
         for count in range(1, len(self.estimators_) + 1):
             yield weighted_median(predictions[:count], self.estimator_weights_[:count])
-
-    @property
-    def feature_importances_(self):
-        """The estimators' feature importances averaged with the estimator weights."""
-        self._check_fitted()
-        importances = sum(alpha * member.feature_importances_
-                          for member, alpha in zip(self.estimators_, self.estimator_weights_))
-        total = importances.sum()
-        return importances / total if total > 0 else importances
 
 
 def weighted_median(predictions, weights):
