@@ -13,6 +13,7 @@ from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
 from ._validation import check_array_2d, check_random_state, check_sample_weight
+from .forest import check_n_estimators
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -542,9 +543,7 @@ def weighted_median(predictions, weights):
 
 def check_boosting_parameters(n_estimators, learning_rate):
     """Raise unless n_estimators is an int >= 1 and learning_rate a finite number > 0."""
-    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
-            or isinstance(n_estimators, bool) or n_estimators < 1):
-        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
+    check_n_estimators(n_estimators)
     if (not isinstance(learning_rate, (numbers.Real, np.floating))
             or not learning_rate > 0 or not np.isfinite(learning_rate)):
         raise ValueError(f"learning_rate must be a finite number > 0; got {learning_rate!r}")
