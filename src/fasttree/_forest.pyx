@@ -4,50 +4,62 @@
 import numpy as np
 cimport numpy as cnp
 
-from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 
-from ._tree cimport Node, find_leaves
+from ._predict import WALK_DTYPE
+from ._predict cimport (ROW_BLOCK, WalkNode, interleave_rows, rows_per_buffer,
+                       walk_block)
 from ._utils cimport intp_t
 
 cnp.import_array()
 
 cdef enum:
-    # Rows taken through a group of trees before the next rows: a chunk of X
-    # that stays in cache beside the group's nodes (bytes, then row bounds;
-    # tuned on 50- and 500-feature data).
+    # Rows taken through a group of trees before the next rows: a chunk of
+    # interleaved rows that stays in cache beside the group's nodes (bytes,
+    # then bounds in rows).
     CHUNK_BYTES = 262144
     MIN_CHUNK_ROWS = 16
     MAX_CHUNK_ROWS = 256
-    # Nodes of a group of trees: 16 bytes each, about half of a 1 MiB cache,
-    # so the group's nodes stay cached while every chunk passes through it.
-    GROUP_NODES = 32768
+    # Walk nodes of a group of trees (16 bytes each): under half of a 512 KiB
+    # cache, so the group stays cached while every chunk passes through it.
+    GROUP_NODES = 16384
 
 
-cdef int check_rows_finite(const float* X, intp_t n_values) noexcept nogil:
-    cdef const uint32_t* bits = <const uint32_t*> X
-    cdef uint32_t exponent_all_ones = 0
-    cdef intp_t i
-    for i in range(n_values):
-        exponent_all_ones |= (bits[i] & 0x7F800000u) == 0x7F800000u
-    return exponent_all_ones != 0
+cdef inline void add_outputs(const double* node_output, const intp_t* leaves, intp_t n_rows,
+                             intp_t n_outputs, double* out) noexcept nogil:
+    # out[row] += node_output[leaves[row]], rows of n_outputs values; the
+    # common two-class case gets a loop the compiler can unroll.
+    cdef intp_t row, k
+    cdef const double* output
+    if n_outputs == 2:
+        for row in range(n_rows):
+            output = node_output + 2 * leaves[row]
+            out[2 * row] += output[0]
+            out[2 * row + 1] += output[1]
+        return
+    for row in range(n_rows):
+        output = node_output + n_outputs * leaves[row]
+        for k in range(n_outputs):
+            out[n_outputs * row + k] += output[k]
 
 
 def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
-                 const double[:, ::1] node_output not None,
+                 const intp_t[::1] output_starts not None,
+                 const double[:, ::1] leaf_output not None,
                  const float[:, ::1] X not None, double[:, ::1] out not None,
                  bint per_tree):
     """Reads, for every tree, the output row of the leaf each row of X reaches.
 
     Parameters
     ----------
-    walk : ndarray of NODE_DTYPE
-        The walk nodes (leaves loop to themselves) of all trees, one after
-        another; child indices count from their tree's first node.
-    tree_starts : ndarray of intp, shape (n_trees + 1,)
-        Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``.
-    node_output : ndarray of float64, shape (n_nodes, n_outputs)
-        What each node gives (class probabilities, a one-hot vote, a mean).
+    walk : ndarray of WALK_DTYPE
+        The walk nodes of all trees, one after another, each tree's from
+        ``walk_layout`` but with ``node`` at a leaf counting the tree's leaves.
+    tree_starts, output_starts : ndarray of intp, shape (n_trees + 1,)
+        Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``, and the
+        outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
+    leaf_output : ndarray of float64, shape (n_leaves, n_outputs)
+        What each leaf gives (class probabilities, a one-hot vote, a mean).
     X : ndarray of float32, shape (n_rows, n_features)
     out : ndarray of float64
         With ``per_tree`` false, shape (n_rows, n_outputs): overwritten with
@@ -60,45 +72,68 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     int
         1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
     """
-    cdef const Node* nodes = <const Node*> cnp.PyArray_DATA(walk)
+    cdef const WalkNode* nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     cdef intp_t n_rows = X.shape[0]
     cdef intp_t n_features = X.shape[1]
-    cdef intp_t n_outputs = node_output.shape[1]
+    cdef intp_t n_outputs = leaf_output.shape[1]
     cdef intp_t n_trees = tree_starts.shape[0] - 1
-    cdef intp_t row_chunk = max(<intp_t> MIN_CHUNK_ROWS,
-                                min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
-    cdef intp_t group_start, group_end, chunk_start, chunk_size, tree, row, k, node
-    cdef intp_t* leaves
-    cdef int status
+    cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
+                                 min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
+    cdef intp_t buffer_rows = min(rows_per_buffer(n_features),
+                                  (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK)
+    cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
+    cdef intp_t tree, block, row, k
+    cdef intp_t leaves[MAX_CHUNK_ROWS]
+    cdef const WalkNode* tree_nodes
+    cdef const double* tree_output
+    cdef const double* output
+    cdef float* blocks
+    cdef int status = 0
+    chunk_rows -= chunk_rows % ROW_BLOCK
+    if walk.dtype != WALK_DTYPE or walk.shape[0] != tree_starts[n_trees]:
+        raise ValueError("walk nodes do not match the tree starts")
+    if output_starts.shape[0] != n_trees + 1 or leaf_output.shape[0] != output_starts[n_trees]:
+        raise ValueError("leaf outputs do not match the output starts")
     if n_rows == 0:
         return 0
     if not per_tree:
         out[:, :] = 0.0
-    leaves = <intp_t*> malloc(row_chunk * sizeof(intp_t))
-    if leaves == NULL:
+    blocks = <float*> malloc(buffer_rows * n_features * sizeof(float))
+    if blocks == NULL:
         raise MemoryError()
     with nogil:
-        status = check_rows_finite(&X[0, 0], n_rows * n_features)
-        group_start = 0
-        while group_start < n_trees and status == 0:
-            group_end = group_start + 1
-            while (group_end < n_trees and tree_starts[group_end + 1] - tree_starts[group_start]
-                   <= GROUP_NODES):
-                group_end += 1
-            chunk_start = 0
-            while chunk_start < n_rows:
-                chunk_size = min(row_chunk, n_rows - chunk_start)
-                for tree in range(group_start, group_end):
-                    find_leaves(nodes + tree_starts[tree], &X[chunk_start, 0], n_features,
-                                chunk_size, leaves, False)
-                    for row in range(chunk_size):
-                        node = tree_starts[tree] + leaves[row]
+        part_start = 0
+        while part_start < n_rows:
+            part_rows = min(buffer_rows, n_rows - part_start)
+            status = interleave_rows(&X[part_start, 0], part_rows, n_features, blocks)
+            if status:
+                break
+            group_start = 0
+            while group_start < n_trees:
+                group_end = group_start + 1
+                while (group_end < n_trees and tree_starts[group_end + 1]
+                       - tree_starts[group_start] <= GROUP_NODES):
+                    group_end += 1
+                chunk_start = 0
+                while chunk_start < part_rows:
+                    chunk_end = min(part_rows, chunk_start + chunk_rows)
+                    for tree in range(group_start, group_end):
+                        tree_nodes = nodes + tree_starts[tree]
+                        tree_output = &leaf_output[output_starts[tree], 0]
+                        block = chunk_start
+                        while block < chunk_end:
+                            walk_block(tree_nodes, blocks + block * n_features,
+                                       leaves + block - chunk_start)
+                            block += ROW_BLOCK
                         if per_tree:
-                            out[chunk_start + row, tree] = node_output[node, 0]
+                            for row in range(chunk_start, chunk_end):
+                                out[part_start + row, tree] = tree_output[
+                                    leaves[row - chunk_start] * n_outputs]
                         else:
-                            for k in range(n_outputs):
-                                out[chunk_start + row, k] += node_output[node, k]
-                chunk_start += chunk_size
-            group_start = group_end
-    free(leaves)
+                            add_outputs(tree_output, leaves, chunk_end - chunk_start, n_outputs,
+                                        &out[part_start + chunk_start, 0])
+                    chunk_start = chunk_end
+                group_start = group_end
+            part_start += part_rows
+    free(blocks)
     return status

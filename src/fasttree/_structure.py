@@ -4,7 +4,8 @@ import numpy as np
 
 from ._threads import map_rows
 from ._validation import non_finite_error
-from ._tree import NODE_DTYPE, apply_rows, decision_paths, predict_leaf_outputs, walk_nodes
+from ._predict import apply_rows, decision_paths, predict_leaf_outputs, walk_layout
+from ._tree import NODE_DTYPE
 
 FORMAT_VERSION = 1
 
@@ -61,7 +62,7 @@ class Tree:
                     raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
             if self._value.shape != (self.node_count, self.n_values):
                 raise ValueError("corrupt fasttree model: value has the wrong shape")
-        self._walk = walk_nodes(self._nodes)
+        self._walk = walk_layout(self._nodes, self.n_features)
         # Derived once here, not stored in pickles.
         self._majority_class = np.argmax(np.nan_to_num(self._value, nan=-1.0),
                                          axis=1).astype(np.intp)
@@ -123,7 +124,7 @@ class Tree:
 
     @property
     def walk(self):
-        """The nodes with every leaf looping to itself, as prediction reads them."""
+        """The nodes in preorder as prediction reads them (``WALK_DTYPE``)."""
         return self._walk
 
     @property

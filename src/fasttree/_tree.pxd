@@ -26,10 +26,3 @@ cdef struct NodeStore:
     intp_t node_count
     intp_t capacity
     intp_t max_depth                  # deepest node, the root at depth 0
-
-
-# Leaf of each of n_rows rows of the row-major X, for nodes made by
-# walk_nodes (leaves loop to themselves). Returns 1 if check_finite and X
-# holds NaN or infinity, else 0.
-cdef int find_leaves(const Node* nodes, const float* X, intp_t n_features,
-                     intp_t n_rows, intp_t* leaves, bint check_finite) noexcept nogil

@@ -13,7 +13,7 @@ from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows
-from ._tree import apply_rows, predict_leaf_outputs
+from ._predict import apply_rows, predict_leaf_outputs
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
@@ -300,29 +300,45 @@ class BaseForest(BaseEstimator):
             X, estimator=type(self).__name__, check_finite=False))
 
     def _ensemble_arrays(self):
-        """All trees' walk nodes and node values back to back (built once, not pickled)."""
+        """All trees' walk nodes and leaf values back to back (built once, not pickled).
+
+        In this copy of the walk nodes a leaf's ``node`` counts the tree's
+        leaves, so that only leaf values are stored: half the bytes that
+        prediction streams through the cache.
+        """
         if getattr(self, "_ensemble", None) is None:
-            starts = np.zeros(len(self._trees) + 1, dtype=np.intp)
-            np.cumsum([tree.node_count for tree in self._trees], out=starts[1:])
-            walk = np.concatenate([tree.walk for tree in self._trees])
-            values = np.ascontiguousarray(np.concatenate(
-                [tree.node_values for tree in self._trees]))
-            self._ensemble = {"walk": walk, "starts": starts, "values": values}
+            walks, values = [], []
+            for tree in self._trees:
+                is_leaf = tree.nodes["left_child"] == -1
+                leaf_rank = (np.cumsum(is_leaf) - 1).astype(np.int32)
+                walk = tree.walk.copy()
+                at_leaf = is_leaf[walk["node"]]
+                walk["node"][at_leaf] = leaf_rank[walk["node"][at_leaf]]
+                walks.append(walk)
+                values.append(tree.node_values[is_leaf])
+            self._ensemble = {
+                "walk": np.concatenate(walks),
+                "starts": np.cumsum([0] + [len(walk) for walk in walks], dtype=np.intp),
+                "output_starts": np.cumsum([0] + [len(value) for value in values],
+                                           dtype=np.intp),
+                "values": np.ascontiguousarray(np.concatenate(values)),
+            }
         return self._ensemble
 
-    def _sum_over_trees(self, X, node_output):
-        """Per row, the sum over trees of ``node_output`` at the row's leaves."""
-        return self._tree_outputs(X, node_output, np.empty((X.shape[0], node_output.shape[1])),
+    def _sum_over_trees(self, X, leaf_output):
+        """Per row, the sum over trees of ``leaf_output`` at the row's leaves."""
+        return self._tree_outputs(X, leaf_output, np.empty((X.shape[0], leaf_output.shape[1])),
                                   per_tree=False)
 
     def _per_tree_values(self, X):
-        """``out[row, t]``: tree t's value for each row (one value per node)."""
+        """``out[row, t]``: tree t's value for each row (one value per leaf)."""
         return self._tree_outputs(X, self._ensemble_arrays()["values"],
                                   np.empty((X.shape[0], len(self._trees))), per_tree=True)
 
-    def _tree_outputs(self, X, node_output, out, per_tree):
+    def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
-        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"], node_output,
+        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"],
+                    arrays["output_starts"], leaf_output,
                     n_threads=resolve_n_jobs(self.n_jobs), per_tree=per_tree):
             raise non_finite_error(X)
         return out
@@ -598,10 +614,10 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def _leaf_votes(self):
-        """One-hot majority class of every node, for hard voting."""
+        """One-hot majority class of every leaf (the first on ties), for hard voting."""
         arrays = self._ensemble_arrays()
         if "votes" not in arrays:
-            values = np.nan_to_num(arrays["values"], nan=-1.0)
+            values = arrays["values"]
             votes = np.zeros_like(values)
             votes[np.arange(values.shape[0]), np.argmax(values, axis=1)] = 1.0
             arrays["votes"] = votes

@@ -1,0 +1,155 @@
+"""The prediction kernels of fasttree._predict: the preorder walk layout, rows
+walked eight at a time, and their checks."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fasttree import DecisionTreeClassifier
+from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, apply_rows,
+                               predict_leaf_outputs, walk_layout)
+from fasttree._tree import NODE_DTYPE
+from synthetic import classification_data
+
+WALK_NODE_BYTES = WALK_DTYPE.itemsize
+
+
+def random_nodes(rng, n_splits, n_features):
+    """A random tree numbered as a best-first builder numbers it: a leaf picked
+    at random is split and its children appended, so numbering is not preorder."""
+    nodes = np.zeros(2 * n_splits + 1, dtype=NODE_DTYPE)
+    nodes["left_child"] = nodes["right_child"] = -1
+    nodes["feature"] = -2
+    leaves = [0]
+    for split in range(n_splits):
+        parent = leaves.pop(rng.integers(len(leaves)))
+        left, right = 2 * split + 1, 2 * split + 2
+        nodes[parent] = (left, right, rng.integers(n_features),
+                         np.float32(rng.choice([-1.0, -0.0, 0.0, 0.5, 1.0])))
+        leaves += [left, right]
+    return nodes
+
+
+def leaf_by_reading_nodes(nodes, row):
+    """The test's own walk: x <= threshold goes left."""
+    node = 0
+    while nodes["left_child"][node] != -1:
+        if row[nodes["feature"][node]] <= nodes["threshold"][node]:
+            node = nodes["left_child"][node]
+        else:
+            node = nodes["right_child"][node]
+    return node
+
+
+def walk_children(walk, position):
+    """Left and right child positions of an inner walk node."""
+    return position + 1, position + 1 + walk["right_jump"][position] // WALK_NODE_BYTES
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(0, 40),
+       n_rows=st.integers(1, 40), n_features=st.integers(1, 6))
+@settings(max_examples=300, deadline=None)
+def test_apply_rows_reaches_the_leaf_a_plain_walk_reaches(seed, n_splits, n_rows,
+                                                          n_features):
+    rng = np.random.default_rng(seed)
+    nodes = random_nodes(rng, n_splits, n_features)
+    # Values on the thresholds (ties go left), both zeros and values between.
+    X = rng.choice(np.float32([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 2.0, -3.0]),
+                   size=(n_rows, n_features))
+    leaves = np.full(n_rows, -7, dtype=np.intp)
+    assert apply_rows(walk_layout(nodes, n_features), X, leaves) == 0
+    np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(0, 40))
+@settings(max_examples=100, deadline=None)
+def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
+    rng = np.random.default_rng(seed)
+    nodes = random_nodes(rng, n_splits, 3)
+    walk = walk_layout(nodes, 3)
+    assert walk.dtype == WALK_DTYPE and walk.shape == nodes.shape
+    np.testing.assert_array_equal(np.sort(walk["node"]), np.arange(len(nodes)))
+    for position, node in enumerate(walk["node"]):
+        if nodes["left_child"][node] == -1:
+            assert walk["threshold"][position] == -np.inf
+            assert walk["right_jump"][position] == -WALK_NODE_BYTES
+            continue
+        left, right = walk_children(walk, position)
+        assert walk["node"][left] == nodes["left_child"][node]
+        assert walk["node"][right] == nodes["right_child"][node]
+        assert walk["column"][position] == nodes["feature"][node] * 8 * 4
+        assert walk["threshold"][position] == nodes["threshold"][node]
+
+
+def test_a_depth_first_tree_is_already_in_preorder():
+    X, y = classification_data(n_samples=400)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    np.testing.assert_array_equal(tree.walk["node"], np.arange(tree.node_count))
+
+
+def test_a_best_first_tree_is_renumbered_and_predicts_as_its_arrays_say():
+    X, y = classification_data(n_samples=400)
+    estimator = DecisionTreeClassifier(max_leaf_nodes=30, random_state=0).fit(X, y)
+    tree = estimator.tree_
+    assert not np.array_equal(tree.walk["node"], np.arange(tree.node_count))
+    X_new = np.random.default_rng(1).normal(size=(101, X.shape[1])).astype(np.float32)
+    expected = [leaf_by_reading_nodes(tree.nodes, row) for row in X_new]
+    np.testing.assert_array_equal(estimator.apply(X_new), expected)
+
+
+def test_a_single_leaf_tree_sends_every_row_to_the_root():
+    nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
+    X = np.random.default_rng(0).normal(size=(13, 4)).astype(np.float32)
+    leaves = np.full(13, -1, dtype=np.intp)
+    assert apply_rows(walk_layout(nodes, 4), X, leaves) == 0
+    assert (leaves == 0).all()
+
+
+@pytest.mark.parametrize("bad_value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("bad_row", [0, 7, 8, 12])
+def test_non_finite_values_in_any_row_are_reported(bad_value, bad_row):
+    nodes = random_nodes(np.random.default_rng(0), 5, 3)
+    X = np.zeros((13, 3), dtype=np.float32)  # one full block and a partial one
+    X[bad_row, 2] = bad_value
+    walk = walk_layout(nodes, 3)
+    assert apply_rows(walk, X, np.empty(13, dtype=np.intp)) == 1
+    assert predict_leaf_outputs(walk, np.zeros(len(nodes)), X, np.empty(13)) == 1
+
+
+def test_predict_leaf_outputs_reads_the_output_of_each_rows_leaf():
+    rng = np.random.default_rng(3)
+    nodes = random_nodes(rng, 20, 4)
+    X = rng.normal(size=(30, 4)).astype(np.float32)
+    node_output = rng.normal(size=len(nodes))
+    out = np.empty(30)
+    assert predict_leaf_outputs(walk_layout(nodes, 4), node_output, X, out) == 0
+    np.testing.assert_array_equal(out, node_output[[leaf_by_reading_nodes(nodes, row)
+                                                    for row in X]])
+
+
+def test_a_node_reached_twice_is_refused():
+    nodes = random_nodes(np.random.default_rng(0), 3, 2)
+    inner = np.flatnonzero(nodes["left_child"] != -1)
+    nodes["right_child"][inner[-1]] = nodes["left_child"][inner[-1]]
+    with pytest.raises(ValueError, match="reached twice"):
+        walk_layout(nodes, 2)
+
+
+def test_a_node_not_reached_from_the_root_is_refused():
+    nodes = np.zeros(4, dtype=NODE_DTYPE)
+    nodes[0] = (1, 2, 0, 0.5)
+    nodes[1:] = (-1, -1, -2, -2.0)
+    with pytest.raises(ValueError, match="not reached from the root"):
+        walk_layout(nodes, 1)
+
+
+def test_features_beyond_the_byte_offsets_reach_are_refused():
+    nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
+    with pytest.raises(ValueError, match="too many to predict with"):
+        walk_layout(nodes, MAX_WALK_FEATURES + 1)
+
+
+def test_nodes_of_another_layout_are_refused():
+    with pytest.raises(ValueError, match="unexpected layout"):
+        walk_layout(np.zeros(3, dtype=np.float64), 2)
