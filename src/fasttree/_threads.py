@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-# Below this many rows a thread hand-off costs more than it saves.
+# Below this many rows per tree walked, a thread hand-off costs more than it saves.
 MIN_ROWS_PER_THREAD = 8192
 
 _pool = None
@@ -27,16 +27,18 @@ def _shared_pool():
     return _pool
 
 
-def map_rows(kernel, X, out, *args, n_threads=None, **options):
+def map_rows(kernel, X, out, *args, n_threads=None, n_trees=1, **options):
     """Run ``kernel(*args, X_part, out_part, **options)`` on row blocks of X, in parallel.
 
     The kernel releases the GIL, so the blocks run on ``n_threads`` cores at
-    once (None: all the process may use). Returns the largest status code
-    the kernel returned (0 when all succeeded).
+    once (None: all the process may use). ``n_trees`` is how many trees the
+    kernel walks every row through: more trees make fewer rows worth a
+    thread. Returns the largest status code the kernel returned (0 when all
+    succeeded).
     """
     n_rows = X.shape[0]
     n_threads = available_cores() if n_threads is None else n_threads
-    n_blocks = min(n_threads, n_rows // MIN_ROWS_PER_THREAD)
+    n_blocks = min(n_threads, n_rows * max(n_trees, 1) // MIN_ROWS_PER_THREAD)
     if n_blocks <= 1:
         return kernel(*args, X, out, **options)
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)

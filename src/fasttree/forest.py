@@ -339,7 +339,8 @@ class BaseForest(BaseEstimator):
         arrays = self._ensemble_arrays()
         if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"],
                     arrays["output_starts"], leaf_output,
-                    n_threads=resolve_n_jobs(self.n_jobs), per_tree=per_tree):
+                    n_threads=resolve_n_jobs(self.n_jobs), n_trees=len(self._trees),
+                    per_tree=per_tree):
             raise non_finite_error(X)
         return out
 
