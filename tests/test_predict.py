@@ -82,6 +82,17 @@ def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
         assert walk["threshold"][position] == nodes["threshold"][node]
 
 
+def test_wide_rows_in_several_buffer_parts_reach_their_leaves():
+    # 3,000 float32 features make a row 12 kB: the 4 MiB interleaving
+    # buffer takes 344 rows at a time, so 1,000 rows need three parts.
+    rng = np.random.default_rng(4)
+    nodes = random_nodes(rng, 60, 3000)
+    X = rng.choice(np.float32([-1.0, 0.0, 0.5, 1.0, 2.0]), size=(1000, 3000))
+    leaves = np.empty(1000, dtype=np.intp)
+    assert apply_rows(walk_layout(nodes, 3000), X, leaves) == 0
+    np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
+
+
 def test_a_depth_first_tree_is_already_in_preorder():
     X, y = classification_data(n_samples=400)
     tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
