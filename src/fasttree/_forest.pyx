@@ -20,25 +20,25 @@ cdef enum:
     CHUNK_BYTES = 262144
     MIN_CHUNK_ROWS = 16
     MAX_CHUNK_ROWS = 256
-    # Walk nodes of a group of trees (16 bytes each): under half of a 512 KiB
+    # Walk nodes of a group of trees (16 bytes each): half of a 512 KiB
     # cache, so the group stays cached while every chunk passes through it.
     GROUP_NODES = 16384
 
 
-cdef inline void add_outputs(const double* node_output, const intp_t* leaves, intp_t n_rows,
+cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, intp_t n_rows,
                              intp_t n_outputs, double* out) noexcept nogil:
-    # out[row] += node_output[leaves[row]], rows of n_outputs values; the
+    # out[row] += leaf_output[leaves[row]], rows of n_outputs values; the
     # common two-class case gets a loop the compiler can unroll.
     cdef intp_t row, k
     cdef const double* output
     if n_outputs == 2:
         for row in range(n_rows):
-            output = node_output + 2 * leaves[row]
+            output = leaf_output + 2 * leaves[row]
             out[2 * row] += output[0]
             out[2 * row + 1] += output[1]
         return
     for row in range(n_rows):
-        output = node_output + n_outputs * leaves[row]
+        output = leaf_output + n_outputs * leaves[row]
         for k in range(n_outputs):
             out[n_outputs * row + k] += output[k]
 
@@ -72,7 +72,6 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     int
         1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
     """
-    cdef const WalkNode* nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     cdef intp_t n_rows = X.shape[0]
     cdef intp_t n_features = X.shape[1]
     cdef intp_t n_outputs = leaf_output.shape[1]
@@ -82,16 +81,18 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     cdef intp_t buffer_rows = min(rows_per_buffer(n_features),
                                   (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK)
     cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
-    cdef intp_t tree, block, row, k
+    cdef intp_t tree, block, row
     cdef intp_t leaves[MAX_CHUNK_ROWS]
+    cdef const WalkNode* nodes
     cdef const WalkNode* tree_nodes
     cdef const double* tree_output
-    cdef const double* output
     cdef float* blocks
     cdef int status = 0
     chunk_rows -= chunk_rows % ROW_BLOCK
-    if walk.dtype != WALK_DTYPE or walk.shape[0] != tree_starts[n_trees]:
+    if (not isinstance(walk, np.ndarray) or walk.dtype != WALK_DTYPE
+            or not walk.flags.c_contiguous or walk.shape[0] != tree_starts[n_trees]):
         raise ValueError("walk nodes do not match the tree starts")
+    nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     if output_starts.shape[0] != n_trees + 1 or leaf_output.shape[0] != output_starts[n_trees]:
         raise ValueError("leaf outputs do not match the output starts")
     if n_rows == 0:

@@ -210,20 +210,22 @@ cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
     return status
 
 
+cdef const void* checked_records(object records, object dtype, str what) except NULL:
+    # The kernels read raw records: only a non-empty contiguous 1-D array of
+    # exactly this dtype may reach them.
+    if not isinstance(records, np.ndarray) or records.dtype != dtype or records.ndim != 1:
+        raise ValueError(f"{what} have an unexpected layout")
+    if not records.flags.c_contiguous or records.shape[0] == 0:
+        raise ValueError(f"{what} must be a non-empty contiguous array")
+    return cnp.PyArray_DATA(records)
+
+
 cdef const Node* checked_nodes(object nodes) except NULL:
-    if not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.ndim != 1:
-        raise ValueError("tree nodes have an unexpected layout")
-    if not nodes.flags.c_contiguous or nodes.shape[0] == 0:
-        raise ValueError("tree nodes must be a non-empty contiguous array")
-    return <const Node*> cnp.PyArray_DATA(nodes)
+    return <const Node*> checked_records(nodes, NODE_DTYPE, "tree nodes")
 
 
 cdef const WalkNode* checked_walk(object walk) except NULL:
-    if not isinstance(walk, np.ndarray) or walk.dtype != WALK_DTYPE or walk.ndim != 1:
-        raise ValueError("walk nodes have an unexpected layout")
-    if not walk.flags.c_contiguous or walk.shape[0] == 0:
-        raise ValueError("walk nodes must be a non-empty contiguous array")
-    return <const WalkNode*> cnp.PyArray_DATA(walk)
+    return <const WalkNode*> checked_records(walk, WALK_DTYPE, "walk nodes")
 
 
 cdef int raise_for_status(int status) except -1:
@@ -270,38 +272,35 @@ def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not Non
     return raise_for_status(status)
 
 
+cdef intp_t path_of_row(const Node* tree, const float* values, intp_t* path) noexcept nogil:
+    # Length of the row's path from the root to its leaf; the nodes are
+    # written into path unless it is NULL.
+    cdef intp_t node_id = 0, length = 1
+    if path != NULL:
+        path[0] = 0
+    while tree[node_id].left_child != LEAF_CHILD:
+        if values[tree[node_id].feature] <= tree[node_id].threshold:
+            node_id = tree[node_id].left_child
+        else:
+            node_id = tree[node_id].right_child
+        if path != NULL:
+            path[length] = node_id
+        length += 1
+    return length
+
+
 def decision_paths(object nodes, const float[:, ::1] X not None):
     """CSR parts (indptr, indices) of the nodes each row passes through."""
     cdef const Node* tree = checked_nodes(nodes)
     cdef intp_t n_rows = X.shape[0]
-    cdef intp_t row, node_id, length
+    cdef intp_t row
     cdef intp_t[::1] indptr = np.zeros(n_rows + 1, dtype=np.intp)
     cdef intp_t[::1] indices
-    cdef const float* values
     with nogil:
         for row in range(n_rows):
-            values = &X[row, 0]
-            node_id = 0
-            length = 1
-            while tree[node_id].left_child != LEAF_CHILD:
-                if values[tree[node_id].feature] <= tree[node_id].threshold:
-                    node_id = tree[node_id].left_child
-                else:
-                    node_id = tree[node_id].right_child
-                length += 1
-            indptr[row + 1] = indptr[row] + length
+            indptr[row + 1] = indptr[row] + path_of_row(tree, &X[row, 0], NULL)
     indices = np.empty(indptr[n_rows], dtype=np.intp)
     with nogil:
         for row in range(n_rows):
-            values = &X[row, 0]
-            node_id = 0
-            length = indptr[row]
-            indices[length] = 0
-            while tree[node_id].left_child != LEAF_CHILD:
-                if values[tree[node_id].feature] <= tree[node_id].threshold:
-                    node_id = tree[node_id].left_child
-                else:
-                    node_id = tree[node_id].right_child
-                length += 1
-                indices[length] = node_id
+            path_of_row(tree, &X[row, 0], &indices[indptr[row]])
     return np.asarray(indptr), np.asarray(indices)
