@@ -217,18 +217,16 @@ def test_median_aggregation_is_the_median_of_the_member_predictions(n_estimators
 
 
 @pytest.mark.parametrize("forest_class", FORESTS)
-def test_wide_rows_in_several_buffer_parts_predict_as_the_member_trees_do(forest_class):
-    # 2,500 float32 features make a row 10 kB: prediction interleaves rows
-    # into a 4 MiB buffer, so 900 rows take three parts and a partial block.
-    rng = np.random.default_rng(11)
-    X = rng.normal(size=(300, 2500))
-    y = (X[:, 0] + X[:, 1] > 0).astype(int) if forest_class is RandomForestClassifier \
-        else X[:, 0] + X[:, 1]
+def test_many_rows_in_several_chunks_predict_as_the_member_trees_do(forest_class):
+    # Prediction takes 256 rows through a tree before the next rows; 1,001
+    # rows make four chunks and a last, partial block of one row.
+    X, y = data_for_forest(forest_class)
     forest = forest_class(n_estimators=5, random_state=0).fit(X, y)
-    X_new = rng.normal(size=(901, 2500))
+    X_new = np.random.default_rng(11).normal(size=(1001, X.shape[1]))
     members = np.stack([forest_output(member, X_new) for member in forest.estimators_])
     np.testing.assert_allclose(forest_output(forest, X_new), members.mean(axis=0),
                                rtol=0, atol=1e-12)
+
 
 # -- importances ---------------------------------------------
 

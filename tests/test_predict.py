@@ -78,19 +78,22 @@ def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
         left, right = walk_children(walk, position)
         assert walk["node"][left] == nodes["left_child"][node]
         assert walk["node"][right] == nodes["right_child"][node]
-        assert walk["column"][position] == nodes["feature"][node] * 8 * 4
+        assert walk["column"][position] == nodes["feature"][node] * 4  # bytes
         assert walk["threshold"][position] == nodes["threshold"][node]
 
 
-def test_wide_rows_in_several_buffer_parts_reach_their_leaves():
-    # 3,000 float32 features make a row 12 kB: the 4 MiB interleaving
-    # buffer takes 344 rows at a time, so 1,000 rows need three parts.
+def test_rows_checked_and_walked_in_several_parts_reach_their_leaves():
+    # Rows are checked for NaN 256 at a time before they are walked; 1,003
+    # rows take four parts and a last, partial block of three rows.
     rng = np.random.default_rng(4)
-    nodes = random_nodes(rng, 60, 3000)
-    X = rng.choice(np.float32([-1.0, 0.0, 0.5, 1.0, 2.0]), size=(1000, 3000))
-    leaves = np.empty(1000, dtype=np.intp)
-    assert apply_rows(walk_layout(nodes, 3000), X, leaves) == 0
+    nodes = random_nodes(rng, 60, 30)
+    X = rng.choice(np.float32([-1.0, 0.0, 0.5, 1.0, 2.0]), size=(1003, 30))
+    leaves = np.empty(1003, dtype=np.intp)
+    walk = walk_layout(nodes, 30)
+    assert apply_rows(walk, X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
+    X[900, 7] = np.nan  # in a later part only
+    assert apply_rows(walk, X, leaves) == 1
 
 
 def test_a_depth_first_tree_is_already_in_preorder():

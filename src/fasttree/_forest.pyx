@@ -4,19 +4,18 @@
 import numpy as np
 cimport numpy as cnp
 
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
 from ._predict import WALK_DTYPE
-from ._predict cimport (ROW_BLOCK, WalkNode, interleave_rows, rows_per_buffer,
-                       walk_block)
+from ._predict cimport ROW_BLOCK, WalkNode, any_non_finite, padded_block, walk_block
 from ._utils cimport intp_t
 
 cnp.import_array()
 
 cdef enum:
-    # Rows taken through a group of trees before the next rows: a chunk of
-    # interleaved rows that stays in cache beside the group's nodes (bytes,
-    # then bounds in rows).
+    # Rows taken through a group of trees before the next rows: a chunk of X
+    # that stays in cache beside the group's nodes (bytes, then bounds in
+    # rows).
     CHUNK_BYTES = 262144
     MIN_CHUNK_ROWS = 16
     MAX_CHUNK_ROWS = 256
@@ -78,15 +77,16 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     cdef intp_t n_trees = tree_starts.shape[0] - 1
     cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
                                  min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
-    cdef intp_t buffer_rows = min(rows_per_buffer(n_features),
-                                  (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK)
-    cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
-    cdef intp_t tree, block, row
+    # Full blocks of rows are walked in place; the last rows, if fewer than a
+    # block, are walked as a zero-padded copy.
+    cdef intp_t n_full_rows = n_rows - n_rows % ROW_BLOCK
+    cdef intp_t group_start, group_end, chunk_start, chunk_end, tree, row
     cdef intp_t leaves[MAX_CHUNK_ROWS]
     cdef const WalkNode* nodes
     cdef const WalkNode* tree_nodes
     cdef const double* tree_output
-    cdef float* blocks
+    cdef const float* rows
+    cdef float* last_block = NULL
     cdef int status = 0
     chunk_rows -= chunk_rows % ROW_BLOCK
     if (not isinstance(walk, np.ndarray) or walk.dtype != WALK_DTYPE
@@ -95,46 +95,43 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     if output_starts.shape[0] != n_trees + 1 or leaf_output.shape[0] != output_starts[n_trees]:
         raise ValueError("leaf outputs do not match the output starts")
+    if out.shape[0] != n_rows or out.shape[1] != (n_trees if per_tree else n_outputs):
+        raise ValueError("out has the wrong shape")
     if n_rows == 0:
         return 0
     if not per_tree:
         out[:, :] = 0.0
-    blocks = <float*> malloc(buffer_rows * n_features * sizeof(float))
-    if blocks == NULL:
-        raise MemoryError()
     with nogil:
-        part_start = 0
-        while part_start < n_rows:
-            part_rows = min(buffer_rows, n_rows - part_start)
-            status = interleave_rows(&X[part_start, 0], part_rows, n_features, blocks)
-            if status:
-                break
-            group_start = 0
-            while group_start < n_trees:
-                group_end = group_start + 1
-                while (group_end < n_trees and tree_starts[group_end + 1]
-                       - tree_starts[group_start] <= GROUP_NODES):
-                    group_end += 1
-                chunk_start = 0
-                while chunk_start < part_rows:
-                    chunk_end = min(part_rows, chunk_start + chunk_rows)
-                    for tree in range(group_start, group_end):
-                        tree_nodes = nodes + tree_starts[tree]
-                        tree_output = &leaf_output[output_starts[tree], 0]
-                        block = chunk_start
-                        while block < chunk_end:
-                            walk_block(tree_nodes, blocks + block * n_features,
-                                       leaves + block - chunk_start)
-                            block += ROW_BLOCK
-                        if per_tree:
-                            for row in range(chunk_start, chunk_end):
-                                out[part_start + row, tree] = tree_output[
-                                    leaves[row - chunk_start] * n_outputs]
-                        else:
-                            add_outputs(tree_output, leaves, chunk_end - chunk_start, n_outputs,
-                                        &out[part_start + chunk_start, 0])
-                    chunk_start = chunk_end
-                group_start = group_end
-            part_start += part_rows
-    free(blocks)
+        if any_non_finite(&X[0, 0], n_rows * n_features):
+            status = 1
+        elif n_full_rows < n_rows:
+            last_block = padded_block(&X[n_full_rows, 0], n_rows - n_full_rows, n_features)
+            if last_block == NULL:
+                status = -1
+        group_start = 0
+        while group_start < n_trees and status == 0:
+            group_end = group_start + 1
+            while (group_end < n_trees and tree_starts[group_end + 1]
+                   - tree_starts[group_start] <= GROUP_NODES):
+                group_end += 1
+            chunk_start = 0
+            while chunk_start < n_rows:
+                chunk_end = min(n_rows, chunk_start + chunk_rows)
+                for tree in range(group_start, group_end):
+                    tree_nodes = nodes + tree_starts[tree]
+                    tree_output = &leaf_output[output_starts[tree], 0]
+                    for row in range(chunk_start, chunk_end, 8):
+                        rows = last_block if row == n_full_rows else &X[row, 0]
+                        walk_block(tree_nodes, rows, n_features, leaves + row - chunk_start)
+                    if per_tree:
+                        for row in range(chunk_start, chunk_end):
+                            out[row, tree] = tree_output[leaves[row - chunk_start] * n_outputs]
+                    else:
+                        add_outputs(tree_output, leaves, chunk_end - chunk_start, n_outputs,
+                                    &out[chunk_start, 0])
+                chunk_start = chunk_end
+            group_start = group_end
+    free(last_block)
+    if status < 0:
+        raise MemoryError()
     return status

@@ -5,7 +5,8 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.stdint cimport int32_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy
 
 from ._tree cimport Node
 from ._tree import NODE_DTYPE
@@ -28,15 +29,14 @@ WALK_DTYPE = np.dtype({
 
 cdef enum:
     LEAF_CHILD = -1
-    # The interleaved rows of one find_leaves or forest pass (bytes): large
-    # enough that a tree's nodes are fetched for many blocks, small enough to
-    # stay in the last-level cache.
-    BLOCK_BUFFER_BYTES = 4194304
+    # Rows find_leaves checks for NaN and infinity and then walks, while they
+    # are in cache.
+    CHECKED_ROWS = 256
 
-# Byte offsets live in int32 fields: the largest tree and widest row block
-# they can address.
+# Byte offsets live in int32 fields: the largest tree and widest row they
+# can address.
 MAX_WALK_NODES = (2 ** 31 - 1) // sizeof(WalkNode)
-MAX_WALK_FEATURES = (2 ** 31 - 1) // (ROW_BLOCK * sizeof(float))
+MAX_WALK_FEATURES = (2 ** 31 - 1) // sizeof(float)
 
 
 def walk_layout(object nodes, Py_ssize_t n_features):
@@ -85,7 +85,7 @@ def walk_layout(object nodes, Py_ssize_t n_features):
             walk[position].threshold = -np.inf
             walk[position].right_jump = -<int32_t> sizeof(WalkNode)
         else:
-            walk[position].column = <int32_t> (tree[node_id].feature * ROW_BLOCK * sizeof(float))
+            walk[position].column = <int32_t> (tree[node_id].feature * sizeof(float))
             walk[position].threshold = tree[node_id].threshold
             parent_of_right[tree[node_id].right_child] = position
             pending[n_pending] = tree[node_id].right_child
@@ -97,65 +97,60 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     return walk_array
 
 
-cdef int interleave_rows(const float* X, intp_t n_rows, intp_t n_features,
-                         float* blocks) noexcept nogil:
-    cdef intp_t n_blocks = (n_rows + ROW_BLOCK - 1) // ROW_BLOCK
-    cdef intp_t block, lane, feature, row
-    cdef float* block_values
-    cdef const uint32_t* bits
+cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
+    # A float is NaN or infinite when its exponent bits are all ones; the OR
+    # of plain integer tests vectorises.
+    cdef const uint32_t* bits = <const uint32_t*> values
     cdef uint32_t exponent_all_ones = 0
-    for block in range(n_blocks):
-        block_values = blocks + block * ROW_BLOCK * n_features
-        for lane in range(ROW_BLOCK):
-            row = block * ROW_BLOCK + lane
-            if row < n_rows:
-                bits = <const uint32_t*> (X + row * n_features)
-                for feature in range(n_features):
-                    exponent_all_ones |= (bits[feature] & 0x7F800000u) == 0x7F800000u
-                    block_values[feature * ROW_BLOCK + lane] = X[row * n_features + feature]
-            else:
-                for feature in range(n_features):
-                    block_values[feature * ROW_BLOCK + lane] = 0.0
+    cdef intp_t i
+    for i in range(n_values):
+        exponent_all_ones |= (bits[i] & 0x7F800000u) == 0x7F800000u
     return exponent_all_ones != 0
 
 
-cdef inline intp_t step(const char* tree, const char* block, intp_t at,
-                        intp_t lane) noexcept nogil:
+cdef inline intp_t step(const char* tree, const char* row, intp_t at) noexcept nogil:
     # ``at`` is the byte offset of a node. Going left is going to the next
     # node; going right adds the jump. The choice is a mask, not a branch,
     # so random turns cost no mispredictions.
     cdef const WalkNode* node = <const WalkNode*> (tree + at)
-    cdef intp_t go_right = -<intp_t> (
-        (<const float*> (block + node.column))[lane] > node.threshold)
+    cdef intp_t go_right = -<intp_t> ((<const float*> (row + node.column))[0] > node.threshold)
     return at + <intp_t> sizeof(WalkNode) + (go_right & node.right_jump)
 
 
-cdef void walk_block(const WalkNode* tree, const float* block, intp_t* leaves) noexcept nogil:
+cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
+                     intp_t* leaves) noexcept nogil:
     # Eight rows in lockstep, their positions in named locals that stay in
     # registers; their loads are independent, so their latencies overlap.
     # Leaves step to themselves, so the rows are done when two steps move
     # none of them.
     cdef const char* base = <const char*> tree
-    cdef const char* values = <const char*> block
+    cdef const char* r0 = <const char*> X
+    cdef const char* r1 = <const char*> (X + n_features)
+    cdef const char* r2 = <const char*> (X + 2 * n_features)
+    cdef const char* r3 = <const char*> (X + 3 * n_features)
+    cdef const char* r4 = <const char*> (X + 4 * n_features)
+    cdef const char* r5 = <const char*> (X + 5 * n_features)
+    cdef const char* r6 = <const char*> (X + 6 * n_features)
+    cdef const char* r7 = <const char*> (X + 7 * n_features)
     cdef intp_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0
     cdef intp_t b0, b1, b2, b3, b4, b5, b6, b7
     while True:
-        a0 = step(base, values, a0, 0)
-        a1 = step(base, values, a1, 1)
-        a2 = step(base, values, a2, 2)
-        a3 = step(base, values, a3, 3)
-        a4 = step(base, values, a4, 4)
-        a5 = step(base, values, a5, 5)
-        a6 = step(base, values, a6, 6)
-        a7 = step(base, values, a7, 7)
-        b0 = step(base, values, a0, 0)
-        b1 = step(base, values, a1, 1)
-        b2 = step(base, values, a2, 2)
-        b3 = step(base, values, a3, 3)
-        b4 = step(base, values, a4, 4)
-        b5 = step(base, values, a5, 5)
-        b6 = step(base, values, a6, 6)
-        b7 = step(base, values, a7, 7)
+        a0 = step(base, r0, a0)
+        a1 = step(base, r1, a1)
+        a2 = step(base, r2, a2)
+        a3 = step(base, r3, a3)
+        a4 = step(base, r4, a4)
+        a5 = step(base, r5, a5)
+        a6 = step(base, r6, a6)
+        a7 = step(base, r7, a7)
+        b0 = step(base, r0, a0)
+        b1 = step(base, r1, a1)
+        b2 = step(base, r2, a2)
+        b3 = step(base, r3, a3)
+        b4 = step(base, r4, a4)
+        b5 = step(base, r5, a5)
+        b6 = step(base, r6, a6)
+        b7 = step(base, r7, a7)
         if ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5)
                 | (a6 ^ b6) | (a7 ^ b7)) == 0:
             break
@@ -177,37 +172,38 @@ cdef void walk_block(const WalkNode* tree, const float* block, intp_t* leaves) n
     leaves[7] = (<const WalkNode*> (base + a7)).node
 
 
-cdef intp_t rows_per_buffer(intp_t n_features) noexcept nogil:
-    cdef intp_t rows = BLOCK_BUFFER_BYTES // (sizeof(float) * max(n_features, 1))
-    return max(<intp_t> ROW_BLOCK, rows - rows % ROW_BLOCK)
+cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil:
+    cdef float* block = <float*> calloc(ROW_BLOCK * n_features, sizeof(float))
+    if block != NULL:
+        memcpy(block, X, n_rows * n_features * sizeof(float))
+    return block
 
 
 cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t n_rows, intp_t* leaves) noexcept nogil:
-    cdef intp_t buffer_rows = min(rows_per_buffer(n_features),
-                                  (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK)
-    cdef float* blocks = <float*> malloc(buffer_rows * n_features * sizeof(float))
-    cdef intp_t start = 0, n_part, block, lane
+    cdef intp_t n_full_rows = n_rows - n_rows % ROW_BLOCK
     cdef intp_t reached[ROW_BLOCK]
-    cdef int status = 0
-    if blocks == NULL:
+    cdef float* last_block
+    cdef intp_t start = 0, stop, row
+    while start < n_full_rows:
+        stop = min(start + CHECKED_ROWS, n_full_rows)
+        if any_non_finite(X + start * n_features, (stop - start) * n_features):
+            return 1
+        for row in range(start, stop, 8):
+            walk_block(tree, X + row * n_features, n_features, leaves + row)
+        start = stop
+    if n_full_rows == n_rows:
+        return 0
+    if any_non_finite(X + n_full_rows * n_features, (n_rows - n_full_rows) * n_features):
+        return 1
+    last_block = padded_block(X + n_full_rows * n_features, n_rows - n_full_rows, n_features)
+    if last_block == NULL:
         return -1
-    while start < n_rows and status == 0:
-        n_part = min(buffer_rows, n_rows - start)
-        status = interleave_rows(X + start * n_features, n_part, n_features, blocks)
-        if status:
-            break
-        for block in range(n_part // ROW_BLOCK):
-            walk_block(tree, blocks + block * ROW_BLOCK * n_features,
-                       leaves + start + block * ROW_BLOCK)
-        if n_part % ROW_BLOCK:
-            block = n_part // ROW_BLOCK
-            walk_block(tree, blocks + block * ROW_BLOCK * n_features, reached)
-            for lane in range(n_part % ROW_BLOCK):
-                leaves[start + block * ROW_BLOCK + lane] = reached[lane]
-        start += n_part
-    free(blocks)
-    return status
+    walk_block(tree, last_block, n_features, reached)
+    free(last_block)
+    for row in range(n_full_rows, n_rows):
+        leaves[row] = reached[row - n_full_rows]
+    return 0
 
 
 cdef const void* checked_records(object records, object dtype, str what) except NULL:
