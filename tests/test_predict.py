@@ -158,6 +158,19 @@ def test_a_node_not_reached_from_the_root_is_refused():
         walk_layout(nodes, 1)
 
 
+@pytest.mark.parametrize("field, value, message", [
+    ("right_child", 9, "child index is out of range"),
+    ("left_child", -5, "child index is out of range"),
+    ("feature", 2, "split feature is out of range"),
+    ("feature", -1, "split feature is out of range")])
+def test_links_and_features_that_would_read_out_of_bounds_are_refused(field, value,
+                                                                       message):
+    nodes = random_nodes(np.random.default_rng(0), 1, 2)
+    nodes[field][0] = value
+    with pytest.raises(ValueError, match=message):
+        walk_layout(nodes, 2)
+
+
 def test_features_beyond_the_byte_offsets_reach_are_refused():
     nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
     with pytest.raises(ValueError, match="too many to predict with"):

@@ -45,8 +45,8 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     Parameters
     ----------
     nodes : ndarray of NODE_DTYPE
-        A validated tree: children come after their parent, leaves have
-        ``left_child == -1``.
+        A tree whose leaves have ``left_child == -1``. Links that do not make
+        a tree, and features beyond ``n_features``, are refused.
     n_features : int
         Features of the rows the tree is walked with.
 
@@ -85,6 +85,11 @@ def walk_layout(object nodes, Py_ssize_t n_features):
             walk[position].threshold = -np.inf
             walk[position].right_jump = -<int32_t> sizeof(WalkNode)
         else:
+            if not (0 < tree[node_id].left_child < n_nodes
+                    and 0 < tree[node_id].right_child < n_nodes):
+                raise ValueError("corrupt fasttree model: a child index is out of range")
+            if not 0 <= tree[node_id].feature < n_features:
+                raise ValueError("corrupt fasttree model: a split feature is out of range")
             walk[position].column = <int32_t> (tree[node_id].feature * sizeof(float))
             walk[position].threshold = tree[node_id].threshold
             parent_of_right[tree[node_id].right_child] = position
