@@ -228,6 +228,25 @@ def test_many_rows_in_several_chunks_predict_as_the_member_trees_do(forest_class
                                rtol=0, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_wide_rows_interleaved_in_several_parts_predict_as_the_member_trees_do(forest_class):
+    # From 64 features on, rows are interleaved into a 4 MiB buffer before the
+    # walk: 2,500 float32 features make 416 rows a part, so 901 rows take
+    # three parts, the last ending in a partial block.
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(300, 2500))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) if forest_class is RandomForestClassifier \
+        else X[:, 0] + X[:, 1]
+    forest = forest_class(n_estimators=5, random_state=0).fit(X, y)
+    X_new = rng.normal(size=(901, 2500))
+    members = np.stack([forest_output(member, X_new) for member in forest.estimators_])
+    np.testing.assert_allclose(forest_output(forest, X_new), members.mean(axis=0),
+                               rtol=0, atol=1e-12)
+    X_new[850, 3] = np.nan  # in the last part only
+    with pytest.raises(ValueError, match="NaN"):
+        forest_output(forest, X_new)
+
 # -- importances ---------------------------------------------
 
 @pytest.mark.parametrize("forest_class", FORESTS)

@@ -4,15 +4,21 @@
 import numpy as np
 cimport numpy as cnp
 
-from libc.stdlib cimport free
+from libc.stdlib cimport free, malloc
 
 from ._predict import WALK_DTYPE
-from ._predict cimport ROW_BLOCK, WalkNode, any_non_finite, padded_block, walk_block
+from ._predict cimport (ROW_BLOCK, WalkNode, any_non_finite, interleave_rows, padded_block,
+                       walk_block, walk_interleaved)
 from ._utils cimport intp_t
 
 cnp.import_array()
 
 cdef enum:
+    # Rows this wide are interleaved before they are walked (features), in
+    # parts of up to FOREST_BUFFER_BYTES: each part is fetched from memory
+    # once and every tree's nodes once per part.
+    INTERLEAVE_FEATURES = 64
+    FOREST_BUFFER_BYTES = 4194304
     # Rows taken through a group of trees before the next rows: a chunk of X
     # that stays in cache beside the group's nodes (bytes, then bounds in
     # rows).
@@ -77,16 +83,20 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     cdef intp_t n_trees = tree_starts.shape[0] - 1
     cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
                                  min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
-    # Full blocks of rows are walked in place; the last rows, if fewer than a
-    # block, are walked as a zero-padded copy.
+    # Narrow rows are walked in place as one part, the last rows (if fewer
+    # than a block) as a zero-padded copy; wide rows are interleaved part by
+    # part into a buffer.
+    cdef bint interleaved = n_features >= INTERLEAVE_FEATURES
     cdef intp_t n_full_rows = n_rows - n_rows % ROW_BLOCK
-    cdef intp_t group_start, group_end, chunk_start, chunk_end, tree, row
+    cdef intp_t part_capacity = n_rows
+    cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
+    cdef intp_t tree, row
     cdef intp_t leaves[MAX_CHUNK_ROWS]
     cdef const WalkNode* nodes
     cdef const WalkNode* tree_nodes
     cdef const double* tree_output
     cdef const float* rows
-    cdef float* last_block = NULL
+    cdef float* buffer = NULL
     cdef int status = 0
     chunk_rows -= chunk_rows % ROW_BLOCK
     if (not isinstance(walk, np.ndarray) or walk.dtype != WALK_DTYPE
@@ -99,39 +109,57 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
         raise ValueError("out has the wrong shape")
     if n_rows == 0:
         return 0
+    if interleaved:
+        part_capacity = FOREST_BUFFER_BYTES // (sizeof(float) * n_features)
+        part_capacity = min(max(<intp_t> ROW_BLOCK, part_capacity - part_capacity % ROW_BLOCK),
+                            n_full_rows + ROW_BLOCK)
     if not per_tree:
         out[:, :] = 0.0
     with nogil:
         if any_non_finite(&X[0, 0], n_rows * n_features):
             status = 1
+        elif interleaved:
+            buffer = <float*> malloc(part_capacity * n_features * sizeof(float))
+            status = -1 if buffer == NULL else 0
         elif n_full_rows < n_rows:
-            last_block = padded_block(&X[n_full_rows, 0], n_rows - n_full_rows, n_features)
-            if last_block == NULL:
-                status = -1
-        group_start = 0
-        while group_start < n_trees and status == 0:
-            group_end = group_start + 1
-            while (group_end < n_trees and tree_starts[group_end + 1]
-                   - tree_starts[group_start] <= GROUP_NODES):
-                group_end += 1
-            chunk_start = 0
-            while chunk_start < n_rows:
-                chunk_end = min(n_rows, chunk_start + chunk_rows)
-                for tree in range(group_start, group_end):
-                    tree_nodes = nodes + tree_starts[tree]
-                    tree_output = &leaf_output[output_starts[tree], 0]
-                    for row in range(chunk_start, chunk_end, 8):
-                        rows = last_block if row == n_full_rows else &X[row, 0]
-                        walk_block(tree_nodes, rows, n_features, leaves + row - chunk_start)
-                    if per_tree:
-                        for row in range(chunk_start, chunk_end):
-                            out[row, tree] = tree_output[leaves[row - chunk_start] * n_outputs]
-                    else:
-                        add_outputs(tree_output, leaves, chunk_end - chunk_start, n_outputs,
-                                    &out[chunk_start, 0])
-                chunk_start = chunk_end
-            group_start = group_end
-    free(last_block)
+            buffer = padded_block(&X[n_full_rows, 0], n_rows - n_full_rows, n_features)
+            status = -1 if buffer == NULL else 0
+        part_start = 0
+        while part_start < n_rows and status == 0:
+            part_rows = min(part_capacity, n_rows - part_start)
+            if interleaved:
+                interleave_rows(&X[part_start, 0], part_rows, n_features, buffer)
+            group_start = 0
+            while group_start < n_trees:
+                group_end = group_start + 1
+                while (group_end < n_trees and tree_starts[group_end + 1]
+                       - tree_starts[group_start] <= GROUP_NODES):
+                    group_end += 1
+                chunk_start = 0
+                while chunk_start < part_rows:
+                    chunk_end = min(part_rows, chunk_start + chunk_rows)
+                    for tree in range(group_start, group_end):
+                        tree_nodes = nodes + tree_starts[tree]
+                        tree_output = &leaf_output[output_starts[tree], 0]
+                        # Rows count from the part's first row.
+                        for row in range(chunk_start, chunk_end, 8):
+                            if interleaved:
+                                walk_interleaved(tree_nodes, buffer + row * n_features,
+                                                 leaves + row - chunk_start)
+                                continue
+                            rows = buffer if row == n_full_rows else &X[row, 0]
+                            walk_block(tree_nodes, rows, n_features, leaves + row - chunk_start)
+                        if per_tree:
+                            for row in range(chunk_start, chunk_end):
+                                out[part_start + row, tree] = tree_output[
+                                    leaves[row - chunk_start] * n_outputs]
+                        else:
+                            add_outputs(tree_output, leaves, chunk_end - chunk_start,
+                                        n_outputs, &out[part_start + chunk_start, 0])
+                    chunk_start = chunk_end
+                group_start = group_end
+            part_start += part_rows
+    free(buffer)
     if status < 0:
         raise MemoryError()
     return status

@@ -29,6 +29,18 @@ cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t* leaves) noexcept nogil
 
+# Copies n_rows rows of the row-major X into blocks of ROW_BLOCK rows whose
+# values are interleaved (feature by feature, the block's rows side by
+# side), padding the last block with zeros. Wide rows walk faster so: the
+# rows of a block find a feature's values in one cache line. blocks holds
+# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats.
+cdef void interleave_rows(const float* X, intp_t n_rows, intp_t n_features,
+                          float* blocks) noexcept nogil
+
+# walk_block for one block of interleave_rows' output.
+cdef void walk_interleaved(const WalkNode* tree, const float* block,
+                           intp_t* leaves) noexcept nogil
+
 # A ROW_BLOCK-row copy of n_rows (< ROW_BLOCK) rows, padded with zeros, for
 # walk_block; the caller frees it. NULL if memory ran out.
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil

@@ -113,49 +113,66 @@ cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
     return exponent_all_ones != 0
 
 
-cdef inline intp_t step(const char* tree, const char* row, intp_t at) noexcept nogil:
+# The two ways rows can lie in memory; as a fused type they make Cython
+# compile the walk once for each, with the column scale a constant.
+cdef struct RowMajor:           # rows of X as given: a feature is column bytes in
+    char unused
+cdef struct InterleavedRows:    # interleave_rows' blocks: column * ROW_BLOCK bytes in
+    char unused
+ctypedef fused RowLayout:
+    RowMajor
+    InterleavedRows
+
+
+cdef inline intp_t step(const RowLayout* layout, const char* tree, const char* row,
+                        intp_t at) noexcept nogil:
     # ``at`` is the byte offset of a node. Going left is going to the next
     # node; going right adds the jump. The choice is a mask, not a branch,
     # so random turns cost no mispredictions.
     cdef const WalkNode* node = <const WalkNode*> (tree + at)
-    cdef intp_t go_right = -<intp_t> ((<const float*> (row + node.column))[0] > node.threshold)
+    cdef intp_t offset
+    if RowLayout is InterleavedRows:
+        offset = <intp_t> node.column * ROW_BLOCK
+    else:
+        offset = node.column
+    cdef intp_t go_right = -<intp_t> ((<const float*> (row + offset))[0] > node.threshold)
     return at + <intp_t> sizeof(WalkNode) + (go_right & node.right_jump)
 
 
-cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
-                     intp_t* leaves) noexcept nogil:
+cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const char* first,
+                            intp_t lane_stride, intp_t* leaves) noexcept nogil:
     # Eight rows in lockstep, their positions in named locals that stay in
     # registers; their loads are independent, so their latencies overlap.
     # Leaves step to themselves, so the rows are done when two steps move
-    # none of them.
+    # none of them. Row j's values start at first + j * lane_stride.
     cdef const char* base = <const char*> tree
-    cdef const char* r0 = <const char*> X
-    cdef const char* r1 = <const char*> (X + n_features)
-    cdef const char* r2 = <const char*> (X + 2 * n_features)
-    cdef const char* r3 = <const char*> (X + 3 * n_features)
-    cdef const char* r4 = <const char*> (X + 4 * n_features)
-    cdef const char* r5 = <const char*> (X + 5 * n_features)
-    cdef const char* r6 = <const char*> (X + 6 * n_features)
-    cdef const char* r7 = <const char*> (X + 7 * n_features)
+    cdef const char* r0 = first
+    cdef const char* r1 = first + lane_stride
+    cdef const char* r2 = first + 2 * lane_stride
+    cdef const char* r3 = first + 3 * lane_stride
+    cdef const char* r4 = first + 4 * lane_stride
+    cdef const char* r5 = first + 5 * lane_stride
+    cdef const char* r6 = first + 6 * lane_stride
+    cdef const char* r7 = first + 7 * lane_stride
     cdef intp_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0
     cdef intp_t b0, b1, b2, b3, b4, b5, b6, b7
     while True:
-        a0 = step(base, r0, a0)
-        a1 = step(base, r1, a1)
-        a2 = step(base, r2, a2)
-        a3 = step(base, r3, a3)
-        a4 = step(base, r4, a4)
-        a5 = step(base, r5, a5)
-        a6 = step(base, r6, a6)
-        a7 = step(base, r7, a7)
-        b0 = step(base, r0, a0)
-        b1 = step(base, r1, a1)
-        b2 = step(base, r2, a2)
-        b3 = step(base, r3, a3)
-        b4 = step(base, r4, a4)
-        b5 = step(base, r5, a5)
-        b6 = step(base, r6, a6)
-        b7 = step(base, r7, a7)
+        a0 = step(layout, base, r0, a0)
+        a1 = step(layout, base, r1, a1)
+        a2 = step(layout, base, r2, a2)
+        a3 = step(layout, base, r3, a3)
+        a4 = step(layout, base, r4, a4)
+        a5 = step(layout, base, r5, a5)
+        a6 = step(layout, base, r6, a6)
+        a7 = step(layout, base, r7, a7)
+        b0 = step(layout, base, r0, a0)
+        b1 = step(layout, base, r1, a1)
+        b2 = step(layout, base, r2, a2)
+        b3 = step(layout, base, r3, a3)
+        b4 = step(layout, base, r4, a4)
+        b5 = step(layout, base, r5, a5)
+        b6 = step(layout, base, r6, a6)
+        b7 = step(layout, base, r7, a7)
         if ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5)
                 | (a6 ^ b6) | (a7 ^ b7)) == 0:
             break
@@ -175,6 +192,49 @@ cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
     leaves[5] = (<const WalkNode*> (base + a5)).node
     leaves[6] = (<const WalkNode*> (base + a6)).node
     leaves[7] = (<const WalkNode*> (base + a7)).node
+
+
+cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
+                     intp_t* leaves) noexcept nogil:
+    walk_lanes(<const RowMajor*> NULL, tree, <const char*> X, n_features * sizeof(float),
+               leaves)
+
+
+cdef void walk_interleaved(const WalkNode* tree, const float* block, intp_t* leaves) noexcept nogil:
+    walk_lanes(<const InterleavedRows*> NULL, tree, <const char*> block, sizeof(float),
+               leaves)
+
+
+cdef void interleave_rows(const float* X, intp_t n_rows, intp_t n_features,
+                          float* blocks) noexcept nogil:
+    cdef intp_t n_full = n_rows // ROW_BLOCK
+    cdef intp_t block, lane, feature
+    cdef const float* rows
+    cdef float* block_values
+    for block in range(n_full):
+        # Feature by feature, the eight rows' values are stored side by side.
+        rows = X + block * ROW_BLOCK * n_features
+        block_values = blocks + block * ROW_BLOCK * n_features
+        for feature in range(n_features):
+            block_values[0] = rows[feature]
+            block_values[1] = rows[n_features + feature]
+            block_values[2] = rows[2 * n_features + feature]
+            block_values[3] = rows[3 * n_features + feature]
+            block_values[4] = rows[4 * n_features + feature]
+            block_values[5] = rows[5 * n_features + feature]
+            block_values[6] = rows[6 * n_features + feature]
+            block_values[7] = rows[7 * n_features + feature]
+            block_values += ROW_BLOCK
+    if n_rows == n_full * ROW_BLOCK:
+        return
+    rows = X + n_full * ROW_BLOCK * n_features
+    block_values = blocks + n_full * ROW_BLOCK * n_features
+    for feature in range(n_features):
+        for lane in range(ROW_BLOCK):
+            if n_full * ROW_BLOCK + lane < n_rows:
+                block_values[feature * ROW_BLOCK + lane] = rows[lane * n_features + feature]
+            else:
+                block_values[feature * ROW_BLOCK + lane] = 0.0
 
 
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil:
