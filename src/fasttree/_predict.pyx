@@ -124,19 +124,19 @@ ctypedef fused RowLayout:
     InterleavedRows
 
 
-cdef inline intp_t step(const RowLayout* layout, const char* tree, const char* row,
-                        intp_t at) noexcept nogil:
-    # ``at`` is the byte offset of a node. Going left is going to the next
-    # node; going right adds the jump. The choice is a mask, not a branch,
-    # so random turns cost no mispredictions.
-    cdef const WalkNode* node = <const WalkNode*> (tree + at)
+cdef inline const char* step(const RowLayout* layout, const char* row,
+                             const char* at) noexcept nogil:
+    # ``at`` points at a node. Going left is going to the next node; going
+    # right adds the jump. The choice is a mask, not a branch, so random
+    # turns cost no mispredictions.
+    cdef const WalkNode* node = <const WalkNode*> at
     cdef intp_t offset
     if RowLayout is InterleavedRows:
         offset = <intp_t> node.column * ROW_BLOCK
     else:
         offset = node.column
     cdef intp_t go_right = -<intp_t> ((<const float*> (row + offset))[0] > node.threshold)
-    return at + <intp_t> sizeof(WalkNode) + (go_right & node.right_jump)
+    return at + sizeof(WalkNode) + (go_right & node.right_jump)
 
 
 cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const char* first,
@@ -154,27 +154,41 @@ cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const
     cdef const char* r5 = first + 5 * lane_stride
     cdef const char* r6 = first + 6 * lane_stride
     cdef const char* r7 = first + 7 * lane_stride
-    cdef intp_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0
-    cdef intp_t b0, b1, b2, b3, b4, b5, b6, b7
+    cdef const char* a0 = base
+    cdef const char* a1 = base
+    cdef const char* a2 = base
+    cdef const char* a3 = base
+    cdef const char* a4 = base
+    cdef const char* a5 = base
+    cdef const char* a6 = base
+    cdef const char* a7 = base
+    cdef const char* b0
+    cdef const char* b1
+    cdef const char* b2
+    cdef const char* b3
+    cdef const char* b4
+    cdef const char* b5
+    cdef const char* b6
+    cdef const char* b7
     while True:
-        a0 = step(layout, base, r0, a0)
-        a1 = step(layout, base, r1, a1)
-        a2 = step(layout, base, r2, a2)
-        a3 = step(layout, base, r3, a3)
-        a4 = step(layout, base, r4, a4)
-        a5 = step(layout, base, r5, a5)
-        a6 = step(layout, base, r6, a6)
-        a7 = step(layout, base, r7, a7)
-        b0 = step(layout, base, r0, a0)
-        b1 = step(layout, base, r1, a1)
-        b2 = step(layout, base, r2, a2)
-        b3 = step(layout, base, r3, a3)
-        b4 = step(layout, base, r4, a4)
-        b5 = step(layout, base, r5, a5)
-        b6 = step(layout, base, r6, a6)
-        b7 = step(layout, base, r7, a7)
-        if ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5)
-                | (a6 ^ b6) | (a7 ^ b7)) == 0:
+        a0 = step(layout, r0, a0)
+        a1 = step(layout, r1, a1)
+        a2 = step(layout, r2, a2)
+        a3 = step(layout, r3, a3)
+        a4 = step(layout, r4, a4)
+        a5 = step(layout, r5, a5)
+        a6 = step(layout, r6, a6)
+        a7 = step(layout, r7, a7)
+        b0 = step(layout, r0, a0)
+        b1 = step(layout, r1, a1)
+        b2 = step(layout, r2, a2)
+        b3 = step(layout, r3, a3)
+        b4 = step(layout, r4, a4)
+        b5 = step(layout, r5, a5)
+        b6 = step(layout, r6, a6)
+        b7 = step(layout, r7, a7)
+        if ((a0 - b0) | (a1 - b1) | (a2 - b2) | (a3 - b3) | (a4 - b4) | (a5 - b5)
+                | (a6 - b6) | (a7 - b7)) == 0:
             break
         a0 = b0
         a1 = b1
@@ -184,14 +198,14 @@ cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const
         a5 = b5
         a6 = b6
         a7 = b7
-    leaves[0] = (<const WalkNode*> (base + a0)).node
-    leaves[1] = (<const WalkNode*> (base + a1)).node
-    leaves[2] = (<const WalkNode*> (base + a2)).node
-    leaves[3] = (<const WalkNode*> (base + a3)).node
-    leaves[4] = (<const WalkNode*> (base + a4)).node
-    leaves[5] = (<const WalkNode*> (base + a5)).node
-    leaves[6] = (<const WalkNode*> (base + a6)).node
-    leaves[7] = (<const WalkNode*> (base + a7)).node
+    leaves[0] = (<const WalkNode*> a0).node
+    leaves[1] = (<const WalkNode*> a1).node
+    leaves[2] = (<const WalkNode*> a2).node
+    leaves[3] = (<const WalkNode*> a3).node
+    leaves[4] = (<const WalkNode*> a4).node
+    leaves[5] = (<const WalkNode*> a5).node
+    leaves[6] = (<const WalkNode*> a6).node
+    leaves[7] = (<const WalkNode*> a7).node
 
 
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
