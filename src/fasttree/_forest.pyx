@@ -142,13 +142,16 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                         tree_nodes = nodes + tree_starts[tree]
                         tree_output = &leaf_output[output_starts[tree], 0]
                         # Rows count from the part's first row.
-                        for row in range(chunk_start, chunk_end, 8):
+                        row = chunk_start
+                        while row < chunk_end:
                             if interleaved:
                                 walk_interleaved(tree_nodes, buffer + row * n_features,
                                                  leaves + row - chunk_start)
-                                continue
-                            rows = buffer if row == n_full_rows else &X[row, 0]
-                            walk_block(tree_nodes, rows, n_features, leaves + row - chunk_start)
+                            else:
+                                rows = buffer if row == n_full_rows else &X[row, 0]
+                                walk_block(tree_nodes, rows, n_features,
+                                           leaves + row - chunk_start)
+                            row += ROW_BLOCK
                         if per_tree:
                             for row in range(chunk_start, chunk_end):
                                 out[part_start + row, tree] = tree_output[

@@ -4,6 +4,7 @@
 import numpy as np
 cimport numpy as cnp
 
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
@@ -82,7 +83,7 @@ def walk_layout(object nodes, Py_ssize_t n_features):
         walk[position].node = <int32_t> node_id
         if tree[node_id].left_child == LEAF_CHILD:
             walk[position].column = 0
-            walk[position].threshold = -np.inf
+            walk[position].threshold = -INFINITY
             walk[position].right_jump = -<int32_t> sizeof(WalkNode)
         else:
             if not (0 < tree[node_id].left_child < n_nodes
@@ -268,8 +269,10 @@ cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
         stop = min(start + CHECKED_ROWS, n_full_rows)
         if any_non_finite(X + start * n_features, (stop - start) * n_features):
             return 1
-        for row in range(start, stop, 8):
+        row = start
+        while row < stop:
             walk_block(tree, X + row * n_features, n_features, leaves + row)
+            row += ROW_BLOCK
         start = stop
     if n_full_rows == n_rows:
         return 0
