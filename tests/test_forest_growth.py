@@ -6,6 +6,7 @@ import pytest
 
 from fasttree import RandomForestClassifier, RandomForestRegressor, reference
 from synthetic import classification_data, regression_data
+from tolerances import assert_rounding_close, data_scale, rounding_equal
 
 
 def weighted_problem(regression, seed=0, n_samples=300):
@@ -33,7 +34,8 @@ def test_permutation_importance_equals_the_reference_on_the_same_draws(regressio
         n_classes=None if regression else 2, min_samples_leaf=8)
     ours = forest.oob_permutation_importance(X, y, n_repeats=2, random_state=7)
     expected = oracle.permutation_importance(X, y, np.random.default_rng(7), n_repeats=2)
-    np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-12)
+    # A drop in accuracy, or in minus the squared error for regression.
+    assert_rounding_close(ours, expected, data_scale(y) ** 2 if regression else 1.0)
 
 
 def test_permutation_importance_does_not_depend_on_threads():
@@ -77,7 +79,7 @@ def test_batched_growth_stops_once_the_oob_error_is_stable():
     np.testing.assert_array_equal(curve[:, 0], 5 * np.arange(1, n_trees // 5 + 1))
     errors = curve[:, 1]
     assert min(errors[:-2]) - min(errors[-2:]) < 0.01
-    assert forest.oob_score_ == pytest.approx(1.0 - errors[-1])
+    assert rounding_equal(forest.oob_score_, 1.0 - errors[-1])
 
 
 def test_batched_growth_equals_a_forest_of_the_same_size():

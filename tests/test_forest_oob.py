@@ -22,9 +22,9 @@ from sklearn.utils.class_weight import compute_sample_weight
 
 from fasttree import RandomForestClassifier, RandomForestRegressor, reference
 from synthetic import classification_data, regression_data
+from tolerances import assert_rounding_close, data_scale, rounding_equal
 
 FORESTS = [RandomForestClassifier, RandomForestRegressor]
-TOLERANCE = 1e-9
 REFERENCE_ROWS = 300
 REFERENCE_LEAF = 8
 
@@ -80,10 +80,8 @@ def regressor_and_reference():
 def test_classifier_probabilities_and_votes_equal_the_reference(classifier_and_reference):
     forest, oracle, X32, _, X_new = classifier_and_reference
     for X in (X32, X_new):
-        np.testing.assert_allclose(forest.predict_proba(X), oracle.predict_proba(X),
-                                   rtol=0, atol=TOLERANCE)
-        np.testing.assert_allclose(forest.vote_fractions(X), oracle.vote_fractions(X),
-                                   rtol=0, atol=TOLERANCE)
+        assert_rounding_close(forest.predict_proba(X), oracle.predict_proba(X))
+        assert_rounding_close(forest.vote_fractions(X), oracle.vote_fractions(X))
         for voting in ("soft", "hard"):
             forest.set_params(voting=voting)
             np.testing.assert_array_equal(forest.predict(X), oracle.predict(X, voting=voting))
@@ -95,18 +93,17 @@ def test_classifier_out_of_bag_estimates_equal_the_reference(classifier_and_refe
     ours, theirs = forest.oob_decision_function_, oracle.oob_decision_function()
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     assert np.isnan(ours[:, 0]).any()  # six trees leave some row in every bag
-    np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
-    assert forest.oob_score_ == pytest.approx(oracle.oob_score(y), rel=0, abs=TOLERANCE)
+    assert_rounding_close(ours, theirs)
+    assert rounding_equal(forest.oob_score_, oracle.oob_score(y))
 
 
 def test_regressor_mean_and_median_equal_the_reference(regressor_and_reference):
-    forest, oracle, X32, _, X_new = regressor_and_reference
+    forest, oracle, X32, y, X_new = regressor_and_reference
     for X in (X32, X_new):
         for aggregation in ("mean", "median"):
             forest.set_params(aggregation=aggregation)
-            np.testing.assert_allclose(forest.predict(X),
-                                       oracle.predict(X, aggregation=aggregation),
-                                       rtol=0, atol=TOLERANCE)
+            assert_rounding_close(forest.predict(X), oracle.predict(X, aggregation=aggregation),
+                                  data_scale(y))
     forest.set_params(aggregation="mean")
 
 
@@ -115,8 +112,8 @@ def test_regressor_out_of_bag_estimates_equal_the_reference(regressor_and_refere
     ours, theirs = forest.oob_prediction_, oracle.oob_prediction()
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     assert np.isnan(ours).any()
-    np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
-    assert forest.oob_score_ == pytest.approx(oracle.oob_score(y), rel=0, abs=TOLERANCE)
+    assert_rounding_close(ours, theirs, data_scale(y))
+    assert rounding_equal(forest.oob_score_, oracle.oob_score(y))
 
 
 # -- the draws -----------------------------------------------------------------------------
@@ -165,14 +162,12 @@ def test_out_of_bag_estimates_average_the_trees_that_did_not_draw_the_row(forest
     assert not scored.all()  # five trees: some rows are in every bag
     assert np.all(np.isnan(estimate[~scored]))
     expected = np.sum(np.where(~in_bag[:, :, None], outputs, 0.0), axis=0)[scored]
-    np.testing.assert_allclose(estimate[scored], expected / n_out[scored, None],
-                               rtol=0, atol=1e-12)
+    assert_rounding_close(estimate[scored], expected / n_out[scored, None], data_scale(y))
     if forest_class is RandomForestClassifier:
         predicted = forest.classes_[np.argmax(estimate[scored], axis=1)]
-        assert forest.oob_score_ == pytest.approx(np.mean(predicted == y[scored]), abs=1e-12)
+        assert rounding_equal(forest.oob_score_, np.mean(predicted == y[scored]))
     else:
-        assert forest.oob_score_ == pytest.approx(r2_score(y[scored], estimate[scored, 0]),
-                                                  abs=1e-12)
+        assert rounding_equal(forest.oob_score_, r2_score(y[scored], estimate[scored, 0]))
 
 
 @pytest.mark.parametrize("forest_class", FORESTS)
@@ -243,8 +238,7 @@ def test_balanced_and_dict_class_weights_act_as_sample_weights():
                                           random_state=0).fit(X, y)
         by_hand = RandomForestClassifier(n_estimators=8, random_state=0).fit(
             X, y, sample_weight=weights)
-        np.testing.assert_allclose(weighted.predict_proba(X), by_hand.predict_proba(X),
-                                   rtol=0, atol=1e-12)
+        assert_rounding_close(weighted.predict_proba(X), by_hand.predict_proba(X))
 
 
 def test_balanced_subsample_raises_the_minority_class_probability():
@@ -264,8 +258,7 @@ def test_balanced_subsample_without_bootstrap_equals_balanced():
     params = {"n_estimators": 5, "bootstrap": False, "max_depth": 3, "random_state": 0}
     subsample = RandomForestClassifier(class_weight="balanced_subsample", **params).fit(X, y)
     balanced = RandomForestClassifier(class_weight="balanced", **params).fit(X, y)
-    np.testing.assert_allclose(subsample.predict_proba(X), balanced.predict_proba(X),
-                               rtol=0, atol=1e-12)
+    assert_rounding_close(subsample.predict_proba(X), balanced.predict_proba(X))
 
 
 # -- validation of the bootstrap parameters ---------------------------------------------------

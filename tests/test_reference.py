@@ -23,6 +23,7 @@ from fasttree.reference import (
     misclassification,
     squared_error,
 )
+from tolerances import ROUNDING
 
 DATA = Path(__file__).parent / "data"
 CLASS_CRITERIA = ["gini", "entropy", "misclassification"]
@@ -69,7 +70,7 @@ def test_entropy_of_probabilities_rejects_non_distributions(bad):
 def test_entropy_of_labels_matches_entropy_of_their_proportions():
     labels = [0, 0, 0, 0, 1, 2, 3, 4]
     assert entropy(labels) == pytest.approx(
-        entropy_of_probabilities([0.5, 0.125, 0.125, 0.125, 0.125]), abs=1e-15
+        entropy_of_probabilities([0.5, 0.125, 0.125, 0.125, 0.125]), rel=ROUNDING, abs=ROUNDING
     )
 
 
@@ -78,7 +79,7 @@ def test_entropy_of_labels_matches_entropy_of_their_proportions():
     [([0, 0, 1, 1], 0.5), ([0, 0, 0, 1], 0.375), ([0, 1, 2], 2 / 3), ([7, 7], 0.0)],
 )
 def test_gini_matches_hand_computed_values(labels, expected):
-    assert gini(labels) == pytest.approx(expected, abs=1e-15)
+    assert gini(labels) == pytest.approx(expected, rel=ROUNDING, abs=ROUNDING)
 
 
 @pytest.mark.parametrize(
@@ -86,26 +87,26 @@ def test_gini_matches_hand_computed_values(labels, expected):
     [([0, 0, 1, 1], 0.5), ([0, 0, 0, 1], 0.25), ([0, 1, 2], 2 / 3), ([7, 7], 0.0)],
 )
 def test_misclassification_matches_hand_computed_values(labels, expected):
-    assert misclassification(labels) == pytest.approx(expected, abs=1e-15)
+    assert misclassification(labels) == pytest.approx(expected, rel=ROUNDING, abs=ROUNDING)
 
 
 def test_weights_change_class_proportions():
     # Weights 3 and 1 make the proportions 3/4 and 1/4.
-    assert gini(["a", "b"], [3.0, 1.0]) == pytest.approx(0.375, abs=1e-15)
+    assert gini(["a", "b"], [3.0, 1.0]) == pytest.approx(0.375, rel=ROUNDING, abs=ROUNDING)
     assert misclassification(["a", "b"], [3.0, 1.0]) == pytest.approx(0.25)
     assert entropy(["a", "b"], [3.0, 1.0]) == pytest.approx(0.811278, abs=1e-6)
 
 
 def test_squared_error_is_the_population_variance():
     targets = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
-    assert squared_error(targets) == pytest.approx(np.var(targets), rel=1e-14)
+    assert squared_error(targets) == pytest.approx(np.var(targets), rel=ROUNDING, abs=ROUNDING)
 
 
 def test_weighted_squared_error_equals_variance_of_repeated_targets():
     targets = np.array([1.5, -2.0, 3.25])
     counts = np.array([1, 3, 2])
     assert squared_error(targets, counts.astype(float)) == pytest.approx(
-        np.var(np.repeat(targets, counts)), rel=1e-14
+        np.var(np.repeat(targets, counts)), rel=ROUNDING, abs=ROUNDING
     )
 
 
@@ -114,7 +115,7 @@ def test_weight_two_equals_a_duplicated_label(criterion):
     labels = [0, 1, 1, 2, 0]
     weighted = impurity(criterion, labels, [2.0, 1.0, 1.0, 1.0, 1.0])
     duplicated = impurity(criterion, labels + [0])
-    assert weighted == pytest.approx(duplicated, abs=1e-15)
+    assert weighted == pytest.approx(duplicated, rel=ROUNDING, abs=ROUNDING)
 
 
 @pytest.mark.parametrize("criterion", CLASS_CRITERIA + ["squared_error"])
@@ -148,7 +149,7 @@ def test_gain_is_entropy_minus_conditional_entropy():
     labels = ["x", "y", "y", "x", "x", "z"]
     feature = [1, 1, 2, 2, 3, 3]
     assert information_gain(labels, feature) == pytest.approx(
-        entropy(labels) - conditional_entropy(labels, feature), abs=1e-15
+        entropy(labels) - conditional_entropy(labels, feature), rel=ROUNDING, abs=ROUNDING
     )
 
 
@@ -246,7 +247,7 @@ def test_restaurant_conditional_entropy_after_patrons_is_0_459(restaurant):
 def test_restaurant_conditional_entropy_after_type_is_one_bit(restaurant):
     labels = column(restaurant, "will_wait")
     assert conditional_entropy(labels, column(restaurant, "type")) == pytest.approx(
-        1.0, abs=1e-12
+        1.0, rel=ROUNDING, abs=ROUNDING
     )
 
 
@@ -289,7 +290,7 @@ def test_improvement_is_node_minus_weighted_children_impurity():
         - left.mean() * entropy(labels[left])
         - (~left).mean() * entropy(labels[~left])
     )
-    assert split.improvement == pytest.approx(expected, abs=1e-15)
+    assert split.improvement == pytest.approx(expected, rel=ROUNDING, abs=ROUNDING)
     assert split.impurity_left == entropy(labels[left])
 
 
@@ -371,8 +372,8 @@ def test_weight_two_behaves_like_a_duplicated_row(criterion):
     )
     assert weighted.feature == duplicated.feature
     assert weighted.threshold == duplicated.threshold
-    assert weighted.improvement == pytest.approx(duplicated.improvement, abs=1e-12)
-    assert weighted.impurity_left == pytest.approx(duplicated.impurity_left, abs=1e-12)
+    assert weighted.improvement == pytest.approx(duplicated.improvement, rel=ROUNDING, abs=ROUNDING)
+    assert weighted.impurity_left == pytest.approx(duplicated.impurity_left, rel=ROUNDING, abs=ROUNDING)
     assert weighted.n_left + weighted.n_right == 12
 
 

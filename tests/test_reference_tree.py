@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from fasttree.reference import TREE_LEAF, build_tree, entropy, gini, squared_error
+from tolerances import ROUNDING
 
 
 def noisy_classes(n_samples=120, n_features=4, seed=0):
@@ -132,7 +133,7 @@ def test_node_statistics_match_the_criteria():
     for leaf in set(leaves):
         rows = leaves == leaf
         node = tree.nodes[leaf]
-        assert node.impurity == pytest.approx(gini(y[rows], weights[rows]), abs=1e-15)
+        assert node.impurity == pytest.approx(gini(y[rows], weights[rows]), rel=ROUNDING, abs=ROUNDING)
         assert node.weighted_n_node_samples == pytest.approx(weights[rows].sum())
         counts = np.bincount(y[rows], weights=weights[rows], minlength=2)
         assert np.allclose(node.value, counts / counts.sum())
@@ -209,7 +210,7 @@ def test_weight_two_equals_a_duplicated_row_in_the_whole_tree():
     for a, b in zip(weighted.nodes, duplicated.nodes):
         assert (a.feature, a.threshold, a.left) == (b.feature, b.threshold, b.left)
         assert a.weighted_n_node_samples == b.weighted_n_node_samples
-        assert a.impurity == pytest.approx(b.impurity, abs=1e-12)
+        assert a.impurity == pytest.approx(b.impurity, rel=ROUNDING, abs=ROUNDING)
 
 
 def test_feature_importances_sum_to_one_and_favour_the_informative_feature():
@@ -288,6 +289,6 @@ def assert_same_structure(ours, theirs):
             theirs.children_right[node_id],
         )
         assert node.n_node_samples == theirs.n_node_samples[node_id]
-        assert node.impurity == pytest.approx(theirs.impurity[node_id], abs=1e-12)
+        assert node.impurity == pytest.approx(theirs.impurity[node_id], rel=ROUNDING, abs=ROUNDING)
         if not node.is_leaf:
             assert node.feature == theirs.feature[node_id]

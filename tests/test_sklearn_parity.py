@@ -6,7 +6,7 @@ where two candidate splits are genuinely tied.  Two kinds of divergence are
 recognised and checked to be what they claim to be, nothing else is accepted:
 
 * a tie: both trees split a node differently, and the two splits' impurity
-  decreases (recomputed here) differ by less than 1e-12 relative.  Unweighted
+  decreases (recomputed here) are equal up to rounding (tests/tolerances.py).  Unweighted
   classification has many exact ties, since the class counts are integers and
   two features can cut the same samples off a small node.  fasttree breaks
   ties towards the lowest feature index; scikit-learn towards whichever
@@ -28,6 +28,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+from tolerances import assert_rounding_close, data_scale, rounding_equal
 
 SEEDS = [0, 1, 2, 3, 4, 5]
 SETTINGS = [
@@ -39,7 +40,6 @@ SETTINGS = [
     {"max_leaf_nodes": 30, "min_samples_leaf": 20},
 ]
 SETTING_IDS = ["plain", "depth3", "depth6", "leaf50", "leaves8", "leaves30"]
-TIE_TOLERANCE = 1e-12
 
 
 def spread_normal(rng, n_samples, n_features):
@@ -138,9 +138,10 @@ def divergences(ours, theirs, X, y, weights, criterion):
                                       criterion)
         theirs_gain = split_improvement(X, y, weights, rows, b.feature[j], b.threshold[j],
                                         criterion)
-        gap = abs(float(ours_gain - theirs_gain)) / max(abs(float(ours_gain)),
-                                                       abs(float(theirs_gain)))
-        assert gap < TIE_TOLERANCE, (
+        # The gains are in units of the node's weight times the impurity's scale.
+        gain_scale = float(weights[rows].sum()) * (
+            data_scale(y) ** 2 if criterion == "squared_error" else 1.0)
+        assert rounding_equal(ours_gain, theirs_gain, gain_scale), (
             f"node of {rows.size} rows: fasttree splits feature {a.feature[i]} at "
             f"{a.threshold[i]} (gain {float(ours_gain)!r}), scikit-learn feature "
             f"{b.feature[j]} at {b.threshold[j]} (gain {float(theirs_gain)!r})")
@@ -148,7 +149,7 @@ def divergences(ours, theirs, X, y, weights, criterion):
     return found
 
 
-def assert_identical_trees(ours, theirs, X, X_fresh):
+def assert_identical_trees(ours, theirs, X, X_fresh, y):
     a, b = ours.tree_, theirs.tree_
     assert ours.get_n_leaves() == theirs.get_n_leaves()
     assert ours.get_depth() == theirs.get_depth()
@@ -159,16 +160,15 @@ def assert_identical_trees(ours, theirs, X, X_fresh):
     np.testing.assert_array_equal(a.n_node_samples, b.n_node_samples)
     split = np.flatnonzero(a.children_left != -1)
     assert all(same_threshold(a.threshold[n], b.threshold[n]) for n in split)
-    np.testing.assert_allclose(a.impurity, b.impurity, rtol=1e-9, atol=1e-12)
+    scale = 1.0 if hasattr(ours, "classes_") else data_scale(y) ** 2
+    assert_rounding_close(a.impurity, b.impurity, scale)
     if hasattr(ours, "classes_"):
         np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
         np.testing.assert_array_equal(ours.predict(X_fresh), theirs.predict(X_fresh))
-        np.testing.assert_allclose(ours.predict_proba(X_fresh), theirs.predict_proba(X_fresh),
-                                   rtol=1e-12, atol=1e-14)
+        assert_rounding_close(ours.predict_proba(X_fresh), theirs.predict_proba(X_fresh))
     else:
-        np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(ours.predict(X_fresh), theirs.predict(X_fresh),
-                                   rtol=1e-12, atol=1e-12)
+        assert_rounding_close(ours.predict(X), theirs.predict(X), data_scale(y))
+        assert_rounding_close(ours.predict(X_fresh), theirs.predict(X_fresh), data_scale(y))
         np.testing.assert_array_equal(ours.apply(X_fresh), theirs.apply(X_fresh))
 
 
@@ -179,7 +179,7 @@ def test_regression_tree_is_identical_to_scikit_learn(seed, settings):
     ours = DecisionTreeRegressor(**settings).fit(X, target)
     theirs = SkRegressor(random_state=0, **settings).fit(X, target)
     assert divergences(ours, theirs, X, target, np.ones(len(target)), "squared_error") == []
-    assert_identical_trees(ours, theirs, X, X_fresh)
+    assert_identical_trees(ours, theirs, X, X_fresh, target)
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=SETTING_IDS)
@@ -192,7 +192,7 @@ def test_weighted_classification_tree_matches_scikit_learn(criterion, seed, sett
         X, labels, sample_weight=weights)
     found = divergences(ours, theirs, X, labels, weights, criterion)
     if not found:
-        assert_identical_trees(ours, theirs, X, X_fresh)
+        assert_identical_trees(ours, theirs, X, X_fresh, labels)
     else:
         # Pure nodes split by scikit-learn change neither prediction.
         assert {kind for kind, _ in found} <= {"pure node split by scikit-learn", "tie"}
@@ -213,4 +213,4 @@ def test_unweighted_classification_tree_matches_scikit_learn_up_to_ties(
     # Integer counts leave scikit-learn's impurities exact: only ties can differ.
     assert all(kind == "tie" for kind, _ in found)
     if not found:
-        assert_identical_trees(ours, theirs, X, X_fresh)
+        assert_identical_trees(ours, theirs, X, X_fresh, labels)

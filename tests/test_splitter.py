@@ -28,10 +28,10 @@ from fasttree._criterion import Entropy, Gini, Misclassification, SquaredError
 from fasttree._features import rank_features
 from fasttree._splitter import Splitter, find_split
 from fasttree.reference import best_split, impurity
+from tolerances import ROUNDING
 
 CLASSIFIERS = {"gini": Gini, "entropy": Entropy, "misclassification": Misclassification}
 CRITERIA = sorted(CLASSIFIERS) + ["squared_error"]
-TOLERANCE = 1e-9
 
 
 # ------------------------------------------------------------------ helpers
@@ -86,7 +86,7 @@ def check_against_oracle(name, X, y, weights, node, n_classes, min_samples_leaf=
         return None
     check_kernel_split(name, X, y, weights, node, samples, found,
                        min_samples_leaf, min_weight_leaf)
-    tolerance = TOLERANCE * scale_of(name, y[node], weights[node])
+    tolerance = ROUNDING * scale_of(name, y[node], weights[node])
     goes_left = X[node, found["feature"]] <= found["threshold"]
     own, _, _ = oracle_improvement(name, y[node], weights[node], goes_left)
     same = (found["feature"] == expected.feature
@@ -113,7 +113,7 @@ def check_kernel_split(name, X, y, weights, node, samples, found, min_samples_le
     goes_left = X[node, feature] <= threshold
     own, impurity_left, impurity_right = oracle_improvement(name, y[node], weights[node],
                                                             goes_left)
-    tolerance = TOLERANCE * scale_of(name, y[node], weights[node])
+    tolerance = ROUNDING * scale_of(name, y[node], weights[node])
     assert abs(found["improvement"] - own) <= tolerance
     assert abs(found["impurity_left"] - impurity_left) <= tolerance
     assert abs(found["impurity_right"] - impurity_right) <= tolerance
@@ -301,7 +301,7 @@ def test_max_features_evaluates_a_subset_reproducibly(name, n_features, max_feat
     check_kernel_split(name, X, y, weights, node, first_samples, first, 1, 0.0)
     # The kernel's split is the best one of its own feature ...
     own_feature = best_split(X, y, weights, criterion=name, features=[first["feature"]])
-    tolerance = TOLERANCE * scale_of(name, y, weights)
+    tolerance = ROUNDING * scale_of(name, y, weights)
     assert abs(first["improvement"] - own_feature.improvement) <= tolerance
     # ... and no better than the best over all features.
     overall = best_split(X, y, weights, criterion=name)
@@ -356,7 +356,7 @@ def test_weight_two_equals_a_duplicated_row(name, n_rows, x_kind, seed):
     if weighted is None or duplicated is None:
         assert weighted is None and duplicated is None
         return
-    tolerance = TOLERANCE * scale_of(name, y, weights)
+    tolerance = ROUNDING * scale_of(name, y, weights)
     assert abs(weighted["improvement"] - duplicated["improvement"]) <= tolerance
     same = (weighted["feature"], weighted["threshold"]) == (duplicated["feature"],
                                                            duplicated["threshold"])

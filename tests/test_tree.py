@@ -18,6 +18,7 @@ from sklearn.preprocessing import StandardScaler
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
 from synthetic import classification_data, data_for, regression_data
+from tolerances import assert_rounding_close, data_scale, rounding_equal
 
 ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
 
@@ -80,7 +81,7 @@ def test_predict_proba_rows_sum_to_one_with_columns_in_classes_order():
     tree = DecisionTreeClassifier(max_depth=4).fit(X, y)
     proba = tree.predict_proba(X)
     assert proba.shape == (len(y), 3)
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert_rounding_close(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(tree.classes_[np.argmax(proba, axis=1)], tree.predict(X))
     full = DecisionTreeClassifier().fit(X, y)
     column = np.searchsorted(full.classes_, y)
@@ -100,14 +101,14 @@ def test_score_is_accuracy_for_the_classifier_and_r2_for_the_regressor():
     X, y = classification_data()
     weights = np.random.default_rng(1).uniform(0.1, 3.0, size=len(y))
     clf = DecisionTreeClassifier(max_depth=2).fit(X, y)
-    assert clf.score(X, y) == pytest.approx(accuracy_score(y, clf.predict(X)))
-    assert clf.score(X, y, weights) == pytest.approx(
-        accuracy_score(y, clf.predict(X), sample_weight=weights))
+    assert rounding_equal(clf.score(X, y), accuracy_score(y, clf.predict(X)))
+    assert rounding_equal(clf.score(X, y, weights),
+                          accuracy_score(y, clf.predict(X), sample_weight=weights))
     X, y = regression_data()
     reg = DecisionTreeRegressor(max_depth=3).fit(X, y)
-    assert reg.score(X, y) == pytest.approx(r2_score(y, reg.predict(X)))
-    assert reg.score(X, y, weights) == pytest.approx(
-        r2_score(y, reg.predict(X), sample_weight=weights))
+    assert rounding_equal(reg.score(X, y), r2_score(y, reg.predict(X)))
+    assert rounding_equal(reg.score(X, y, weights),
+                          r2_score(y, reg.predict(X), sample_weight=weights))
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
@@ -161,7 +162,7 @@ def test_feature_importances_sum_to_one_and_ignore_a_constant_feature(estimator_
     X = np.column_stack([X[:, :2], np.full(len(X), 4.0), X[:, 2:]])
     importances = estimator_class(max_depth=5).fit(X, y).feature_importances_
     assert importances.shape == (X.shape[1],)
-    assert importances.sum() == pytest.approx(1.0)
+    assert rounding_equal(importances.sum(), 1.0)
     assert importances[2] == 0.0 and np.all(importances >= 0.0)
 
 
@@ -218,17 +219,17 @@ def test_classifier_tree_values_are_class_fractions():
     clf = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=weights)
     tree = clf.tree_
     assert tree.value.shape == (tree.node_count, 1, 3)
-    np.testing.assert_allclose(tree.value.sum(axis=2), 1.0, rtol=1e-12)
+    assert_rounding_close(tree.value.sum(axis=2), 1.0)
     root = np.bincount(y, weights=weights) / weights.sum()
-    np.testing.assert_allclose(tree.value[0, 0], root, rtol=1e-12)
-    assert tree.impurity[0] == pytest.approx(1.0 - np.sum(root ** 2))
+    assert_rounding_close(tree.value[0, 0], root)
+    assert rounding_equal(tree.impurity[0], 1.0 - np.sum(root ** 2))
     leaves = clf.apply(X)
     for leaf in np.unique(leaves):
         rows = leaves == leaf
         expected = np.bincount(y[rows], weights=weights[rows], minlength=3) / weights[rows].sum()
-        np.testing.assert_allclose(tree.value[leaf, 0], expected, rtol=1e-12)
+        assert_rounding_close(tree.value[leaf, 0], expected)
         assert tree.n_node_samples[leaf] == rows.sum()
-        assert tree.weighted_n_node_samples[leaf] == pytest.approx(weights[rows].sum())
+        assert rounding_equal(tree.weighted_n_node_samples[leaf], weights[rows].sum())
 
 
 def test_regressor_tree_values_are_leaf_means():
@@ -236,13 +237,14 @@ def test_regressor_tree_values_are_leaf_means():
     reg = DecisionTreeRegressor(max_depth=4).fit(X, y)
     tree = reg.tree_
     assert tree.value.shape == (tree.node_count, 1, 1)
-    assert tree.value[0, 0, 0] == pytest.approx(y.mean())
-    assert tree.impurity[0] == pytest.approx(y.var())
+    scale = data_scale(y)
+    assert rounding_equal(tree.value[0, 0, 0], y.mean(), scale)
+    assert rounding_equal(tree.impurity[0], y.var(), scale ** 2)
     leaves = reg.apply(X)
     for leaf in np.unique(leaves):
-        assert tree.value[leaf, 0, 0] == pytest.approx(y[leaves == leaf].mean())
-        assert tree.impurity[leaf] == pytest.approx(y[leaves == leaf].var(), abs=1e-12)
-    np.testing.assert_allclose(reg.predict(X), tree.value[leaves, 0, 0], rtol=1e-15)
+        assert rounding_equal(tree.value[leaf, 0, 0], y[leaves == leaf].mean(), scale)
+        assert rounding_equal(tree.impurity[leaf], y[leaves == leaf].var(), scale ** 2)
+    np.testing.assert_array_equal(reg.predict(X), tree.value[leaves, 0, 0])
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
@@ -252,14 +254,14 @@ def test_node_sample_counts_add_up_from_children_to_root(estimator_class):
     weights[::7] = 0.0
     tree = estimator_class(max_depth=6).fit(X, y, sample_weight=weights).tree_
     assert tree.n_node_samples[0] == np.count_nonzero(weights > 0)
-    assert tree.weighted_n_node_samples[0] == pytest.approx(weights.sum())
+    assert rounding_equal(tree.weighted_n_node_samples[0], weights.sum())
     internal = np.flatnonzero(tree.children_left != -1)
     left, right = tree.children_left[internal], tree.children_right[internal]
     np.testing.assert_array_equal(tree.n_node_samples[left] + tree.n_node_samples[right],
                                   tree.n_node_samples[internal])
-    np.testing.assert_allclose(tree.weighted_n_node_samples[left]
-                               + tree.weighted_n_node_samples[right],
-                               tree.weighted_n_node_samples[internal], rtol=1e-12)
+    assert_rounding_close(tree.weighted_n_node_samples[left]
+                          + tree.weighted_n_node_samples[right],
+                          tree.weighted_n_node_samples[internal], data_scale(weights))
 
 
 # -- input forms -----------------------------------------------------------------

@@ -39,9 +39,9 @@ from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
 from fasttree.reference import build_tree, impurity
+from tolerances import ROUNDING, assert_rounding_close, data_scale, rounding_tolerance
 
 EPS = float(np.finfo(np.float64).eps)
-TOLERANCE = 1e-9
 
 
 # ------------------------------------------------------------------ helpers
@@ -91,8 +91,8 @@ def walk_trees(estimator, oracle, criterion, X, y, weights, params):
     tree = estimator.tree_
     regression = criterion == "squared_error"
     scale = 1.0 + float(np.dot(weights, y**2) / weights.sum()) if regression else 1.0
-    tolerance = TOLERANCE * scale
-    value_tolerance = TOLERANCE * (1.0 + np.abs(y).max()) if regression else 1e-12
+    tolerance = ROUNDING * scale
+    value_tolerance = rounding_tolerance(data_scale(y)) if regression else ROUNDING
     total = float(weights.sum())
     values = tree.value[:, 0, :]
     walk = Walk()
@@ -101,7 +101,7 @@ def walk_trees(estimator, oracle, criterion, X, y, weights, params):
         k, o, rows = stack.pop()
         node = oracle.nodes[o]
         assert tree.n_node_samples[k] == node.n_node_samples == rows.shape[0]
-        assert tree.weighted_n_node_samples[k] == pytest.approx(weights[rows].sum(), rel=1e-12)
+        assert tree.weighted_n_node_samples[k] == pytest.approx(weights[rows].sum(), rel=ROUNDING)
         assert abs(tree.impurity[k] - node.impurity) <= tolerance
         np.testing.assert_allclose(values[k], np.atleast_1d(node.value), rtol=0,
                                    atol=value_tolerance)
@@ -145,8 +145,8 @@ def check_leaf_limits(rows, goes_left, weights, params, total):
     min_leaf = params["min_samples_leaf"]
     min_weight = params["min_weight_fraction_leaf"] * total
     assert goes_left.sum() >= min_leaf and (~goes_left).sum() >= min_leaf
-    assert weights[rows[goes_left]].sum() >= min_weight * (1 - 1e-12)
-    assert weights[rows[~goes_left]].sum() >= min_weight * (1 - 1e-12)
+    assert weights[rows[goes_left]].sum() >= min_weight * (1 - ROUNDING)
+    assert weights[rows[~goes_left]].sum() >= min_weight * (1 - ROUNDING)
 
 
 def comparable_rows(oracle, X, unsafe):
@@ -171,14 +171,13 @@ def check_predictions(estimator, oracle, criterion, X, keep, y):
     X = X[keep]
     expected = oracle.predict_value(X)
     if criterion == "squared_error":
-        tolerance = TOLERANCE * (1.0 + np.abs(y).max())
-        np.testing.assert_allclose(estimator.predict(X), expected, rtol=0, atol=tolerance)
+        assert_rounding_close(estimator.predict(X), expected, data_scale(y))
         return
-    np.testing.assert_allclose(estimator.predict_proba(X), expected, rtol=0, atol=1e-12)
+    assert_rounding_close(estimator.predict_proba(X), expected)
     labels = estimator.predict(X)
     # The first of the most probable classes; equal fractions reached by
-    # different sums may round apart, so accept any class within 1e-12.
-    assert np.all(expected[np.arange(X.shape[0]), labels] >= expected.max(axis=1) - 1e-12)
+    # different sums may round apart, so accept any class within rounding.
+    assert np.all(expected[np.arange(X.shape[0]), labels] >= expected.max(axis=1) - ROUNDING)
 
 
 def fresh_rows(rng, X, tree, n_rows, tie_prone):
