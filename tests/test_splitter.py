@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from fasttree._criterion import Entropy, Gini, Misclassification, SquaredError
 from fasttree._features import rank_features
-from fasttree._splitter import Splitter, find_split
+from fasttree._splitter import SplitMethod, Splitter, find_split
 from fasttree.reference import best_split, impurity
 from tolerances import ROUNDING
 
@@ -43,13 +43,16 @@ def make_criterion(name, y, weights, n_classes):
     return CLASSIFIERS[name](np.ascontiguousarray(y, dtype=np.int32), weights, n_classes)
 
 
+METHODS = list(SplitMethod)
+
+
 def make_splitter(name, X, y, weights, n_classes, *, max_features=None, min_samples_leaf=1,
-                  min_weight_leaf=0.0, seed=0):
+                  min_weight_leaf=0.0, seed=0, method=SplitMethod.SPLIT_AUTO):
     ranks, values, offsets = rank_features(np.ascontiguousarray(X, dtype=np.float32))
     criterion = make_criterion(name, y, weights, n_classes)
     n_features = X.shape[1] if max_features is None else max_features
     return Splitter(criterion, ranks, values, offsets, n_features, min_samples_leaf,
-                    min_weight_leaf, seed)
+                    min_weight_leaf, seed, method)
 
 
 def scale_of(name, y, weights):
@@ -70,12 +73,12 @@ def oracle_improvement(name, y, weights, goes_left):
 
 
 def check_against_oracle(name, X, y, weights, node, n_classes, min_samples_leaf=1,
-                         min_weight_leaf=0.0):
+                         min_weight_leaf=0.0, method=SplitMethod.SPLIT_AUTO):
     """Run both searches on the node and check every documented relation."""
     X = np.asarray(X, dtype=np.float32)
     splitter = make_splitter(name, X, y, weights, n_classes,
                              min_samples_leaf=min_samples_leaf,
-                             min_weight_leaf=min_weight_leaf)
+                             min_weight_leaf=min_weight_leaf, method=method)
     samples = node.astype(np.uint32).copy()
     found = find_split(splitter, samples)
     expected = best_split(X[node], y[node], weights[node], criterion=name,
@@ -172,10 +175,10 @@ def random_weights(rng, n_rows, weight_kind):
        y_kind=st.sampled_from(["continuous", "few_values"]),
        weight_kind=st.sampled_from(["unit", "integer", "float"]),
        leaf_limit=st.sampled_from(["none", "samples", "weight"]),
-       seed=st.integers(0, 2**32 - 1))
+       method=st.sampled_from(METHODS), seed=st.integers(0, 2**32 - 1))
 def test_find_split_agrees_with_the_brute_force_oracle(name, n_classes, n_rows, n_features,
                                                        tiny, x_kind, y_kind, weight_kind,
-                                                       leaf_limit, seed):
+                                                       leaf_limit, method, seed):
     rng = np.random.default_rng(seed)
     X = random_data(rng, n_rows, n_features, x_kind)
     y = random_targets(rng, name, n_rows, n_classes, y_kind)
@@ -192,7 +195,42 @@ def test_find_split_agrees_with_the_brute_force_oracle(name, n_classes, n_rows, 
         else:  # an integer limit, hit exactly by integer child weights
             min_weight_leaf = float(rng.integers(0, int(total // 2) + 2))
     check_against_oracle(name, X, y, weights, node, n_classes, min_samples_leaf,
-                         min_weight_leaf)
+                         min_weight_leaf, method)
+
+
+@settings(max_examples=600, deadline=None)
+@given(name=st.sampled_from(CRITERIA), n_classes=st.integers(2, 30),
+       n_rows=st.integers(2, 600), n_features=st.integers(1, 4),
+       x_kind=st.sampled_from(["continuous", "few_ints", "signed_zeros", "mixed",
+                               "duplicate_rows"]),
+       weight_kind=st.sampled_from(["unit", "integer", "float"]),
+       leaf_limit=st.sampled_from(["none", "samples", "weight"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_sorted_and_counted_sweeps_find_the_same_split_bit_for_bit(
+        name, n_classes, n_rows, n_features, x_kind, weight_kind, leaf_limit, seed):
+    # A node's samples are in ascending order (the builders partition
+    # stably), and then both sweeps add tied samples in the same order: the
+    # same split, the same numbers, the same partition, to the last bit.
+    rng = np.random.default_rng(seed)
+    X = random_data(rng, n_rows, n_features, x_kind)
+    y = random_targets(rng, name, n_rows, n_classes, "continuous")
+    weights = random_weights(rng, n_rows, weight_kind)
+    node = np.sort(rng.permutation(n_rows)[:int(rng.integers(2, n_rows + 1))])
+    min_samples_leaf, min_weight_leaf = 1, 0.0
+    if leaf_limit == "samples":
+        min_samples_leaf = int(rng.integers(1, max(2, node.size // 2 + 1) + 1))
+    elif leaf_limit == "weight":
+        min_weight_leaf = float(rng.uniform(0.0, 0.55) * weights[node].sum())
+    results = []
+    for method in (SplitMethod.SPLIT_SORT, SplitMethod.SPLIT_COUNT):
+        splitter = make_splitter(name, X, y, weights, n_classes, method=method,
+                                 min_samples_leaf=min_samples_leaf,
+                                 min_weight_leaf=min_weight_leaf)
+        samples = node.astype(np.uint32).copy()
+        results.append((find_split(splitter, samples), samples))
+    (sorted_split, sorted_samples), (counted_split, counted_samples) = results
+    assert sorted_split == counted_split
+    np.testing.assert_array_equal(sorted_samples, counted_samples)
 
 
 # -------------------------------------------------------------- specifics

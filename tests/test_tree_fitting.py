@@ -6,8 +6,9 @@ import pickle
 import numpy as np
 import pytest
 
-from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
-from synthetic import classification_data, data_for, regression_data
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                      RandomForestRegressor, _splitter)
+from synthetic import classification_data, data_for, regression_data, tied_columns
 from fasttree._structure import Tree
 from tolerances import assert_rounding_close, data_scale
 
@@ -324,3 +325,37 @@ def test_regression_keeps_precision_with_a_large_target_offset():
     assert shifted.tree_.feature[0] == 0
     np.testing.assert_array_equal(shifted.apply(X), centred.apply(X))
     np.testing.assert_allclose(shifted.predict(X) - 1e6, centred.predict(X), atol=1e-9)
+
+
+# -- the two sweeps ----------------------------------------------------------------
+
+@pytest.mark.parametrize("estimator_class, criterion", [
+    (DecisionTreeClassifier, "gini"), (DecisionTreeClassifier, "entropy"),
+    (DecisionTreeClassifier, "misclassification"), (DecisionTreeRegressor, "squared_error"),
+    (RandomForestClassifier, "gini"), (RandomForestRegressor, "squared_error")])
+@pytest.mark.parametrize("levels", [2, 8, 60])
+def test_sorted_and_counted_sweeps_grow_the_same_trees(estimator_class, criterion, levels,
+                                                       monkeypatch):
+    # Whichever way each node's thresholds are swept, the trees are the
+    # same, bit for bit, even with fractional weights.
+    is_classifier = estimator_class in (DecisionTreeClassifier, RandomForestClassifier)
+    X, y = (classification_data(n_samples=900, n_classes=5) if is_classifier
+            else regression_data(n_samples=900))
+    X = tied_columns(X, levels)
+    weights = np.random.default_rng(levels).uniform(0.2, 3.0, size=len(y))
+    params = {"criterion": criterion, "random_state": 0}
+    if estimator_class in (RandomForestClassifier, RandomForestRegressor):
+        params["n_estimators"] = 4
+    fitted = []
+    for method in (_splitter.SplitMethod.SPLIT_SORT, _splitter.SplitMethod.SPLIT_COUNT,
+                   _splitter.SplitMethod.SPLIT_AUTO):
+        monkeypatch.setattr(_splitter, "split_method", method)
+        fitted.append(estimator_class(**params).fit(X, y, sample_weight=weights))
+    trees = [getattr(model, "estimators_", [model]) for model in fitted]
+    assert trees[0][0].tree_.node_count > 50
+    for other in trees[1:]:
+        for first, second in zip(trees[0], other):
+            assert_same_tree(first, second)
+            for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
+                np.testing.assert_array_equal(getattr(first.tree_, name),
+                                              getattr(second.tree_, name))

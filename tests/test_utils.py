@@ -1,13 +1,16 @@
 """The kernel's item sort (fasttree._utils.sorted_items).
 
 An item packs a rank into its high 32 bits and a sample index into its low 32
-bits. Below 384 items the kernel sorts whole items with an introsort (an
-insertion sort under 16 items); from 384 items on it runs an LSD radix sort on
-the rank bits only. Every test checks the contract the split sweep relies on:
-the ranks come out in numpy's sorted order and no item is lost, duplicated or
-altered. The order within a run of equal ranks is checked against what each
-path documents: ascending items for the comparison sort, incoming order for
-the (stable) radix sort.
+bits. Ranks of at most 8 bits on more than 16 items, with at most two buckets
+per item, are sorted by one stable counting pass; otherwise, below 384 items
+the kernel sorts whole items with an introsort (an insertion sort under 16
+items), and from 384 items on it runs an LSD radix sort on the rank bits only.
+Every test checks the contract the split sweep relies on: the ranks come out
+in numpy's sorted order and no item is lost, duplicated or altered. The order
+within a run of equal ranks is checked against what each path documents:
+ascending items for the comparison sort, incoming order for the (stable)
+counting and radix sorts; the same order whenever the samples come in
+ascending, as a node's samples do.
 """
 
 import numpy as np
@@ -18,6 +21,11 @@ from hypothesis import strategies as st
 from fasttree._utils import sorted_items
 
 RADIX_MIN_ITEMS = 384  # the documented switch from comparison to radix sort
+
+
+def uses_counting_sort(n, bits):
+    """The documented choice of the stable counting pass."""
+    return bits <= 8 and (1 << bits) <= 2 * n and n > 16
 LOW_MASK = np.uint64(0xFFFFFFFF)
 
 SHAPES = ["uniform", "few_distinct", "all_equal", "sorted", "reversed",
@@ -97,12 +105,28 @@ def test_ranks_come_out_in_numpy_order_and_items_are_kept(n, bits, shape, wide, 
 @settings(max_examples=120, deadline=None)
 @given(n=st.integers(0, RADIX_MIN_ITEMS - 1), bits=st.integers(1, 32),
        shape=st.sampled_from(SHAPES), wide=st.booleans(), seed=st.integers(0, 2**32 - 1))
-def test_below_radix_threshold_whole_items_come_out_ascending(n, bits, shape, wide, seed):
+def test_below_radix_threshold_equal_ranks_come_out_as_documented(n, bits, shape, wide, seed):
     rng = np.random.default_rng(seed)
     ranks = make_ranks(rng, n, bits, shape)
     items = pack(ranks, distinct_samples(rng, n, wide))
     result = check_sorted(items, rank_bits_of(ranks))
-    np.testing.assert_array_equal(result, np.sort(items))
+    if uses_counting_sort(n, rank_bits_of(ranks)):
+        np.testing.assert_array_equal(result, items[np.argsort(ranks, kind="stable")])
+    else:
+        np.testing.assert_array_equal(result, np.sort(items))
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(0, 3000), bits=st.integers(1, 32), shape=st.sampled_from(SHAPES),
+       seed=st.integers(0, 2**32 - 1))
+def test_ascending_samples_come_out_in_one_order_whichever_sort_runs(n, bits, shape, seed):
+    # The splitter's nodes hold ascending samples, so every path must give
+    # the fully ascending items: the counted and sorted sweeps rely on it.
+    rng = np.random.default_rng(seed)
+    ranks = make_ranks(rng, n, bits, shape)
+    samples = np.sort(distinct_samples(rng, n, wide=True))
+    items = pack(ranks, samples)
+    np.testing.assert_array_equal(check_sorted(items, rank_bits_of(ranks)), np.sort(items))
 
 
 @settings(max_examples=80, deadline=None)

@@ -14,6 +14,15 @@ from ._utils cimport item_sample
 cdef class Criterion:
     """Base of the criteria; the splitter only talks to this interface."""
 
+    def __dealloc__(self):
+        free(self.group)
+
+    cdef int allocate_group(self) except -1:
+        self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
+        if self.group == NULL:
+            raise MemoryError()
+        return 0
+
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
         pass
@@ -23,6 +32,22 @@ cdef class Criterion:
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
+        cdef intp_t i
+        if end - begin == 1:
+            self.move_sample_left(item_sample(sorted_items[begin]))
+            return
+        memset(self.group, 0, self.n_bin_stats * sizeof(double))
+        for i in range(begin, end):
+            self.add_to_bin(self.group, item_sample(sorted_items[i]))
+        self.move_bin_left(self.group)
+
+    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+        pass
+
+    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+        pass
+
+    cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
 
     cdef double proxy_improvement(self) noexcept nogil:
@@ -44,17 +69,22 @@ cdef class ClassificationCriterion(Criterion):
         self.sample_weight = &sample_weight[0]
         self.n_classes = n_classes
         self.n_values = n_classes
+        self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
+        self.allocate_group()
         self.weight_total = <double*> calloc(n_classes, sizeof(double))
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
-        if not (self.weight_total and self.weight_left and self.weight_right):
+        self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
+        if not (self.weight_total and self.weight_left and self.weight_right
+                and self.group_classes):
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.weight_total)
         free(self.weight_left)
         free(self.weight_right)
+        free(self.group_classes)
 
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
@@ -74,27 +104,85 @@ cdef class ClassificationCriterion(Criterion):
         memset(self.weight_left, 0, self.n_classes * sizeof(double))
         memcpy(self.weight_right, self.weight_total, self.n_classes * sizeof(double))
         self.weighted_n_left = 0.0
-        self.weighted_n_right = self.weighted_n_node
+
+    cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil:
+        self.weight_left[label] += weight
+        self.weight_right[label] -= weight
+
+    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+        cdef double weight = self.sample_weight[sample]
+        self.move_class_weight_left(self.class_index[sample], weight)
+        self.weighted_n_left += weight
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
-        cdef intp_t i
+        # The bin of move_bin_left, built sparsely: self.group holds zeros
+        # between calls, and only the classes present are summed, sorted
+        # into index order and moved, so a group costs O(its size), not
+        # O(n_classes), and the arithmetic is move_bin_left's.
+        cdef intp_t i, j, n_present = 0
         cdef uint32_t sample
-        cdef int32_t label
-        cdef double weight
+        cdef intp_t label
+        cdef double weight, group_weight = 0.0
+        cdef double* class_sums = self.group + 1
+        if end - begin == 1:
+            self.move_sample_left(item_sample(sorted_items[begin]))
+            return
         for i in range(begin, end):
             sample = item_sample(sorted_items[i])
             label = self.class_index[sample]
             weight = self.sample_weight[sample]
-            self.weight_left[label] += weight
-            self.weight_right[label] -= weight
-            self.weighted_n_left += weight
-        self.weighted_n_right = self.weighted_n_node - self.weighted_n_left
+            if class_sums[label] == 0.0:
+                # A class joins the list on its first non-zero sum; zero
+                # weights move nothing, as in move_bin_left.
+                if weight == 0.0:
+                    continue
+                self.group_classes[n_present] = label
+                n_present += 1
+            class_sums[label] += weight
+            group_weight += weight
+        for i in range(1, n_present):
+            label = self.group_classes[i]
+            j = i
+            while j > 0 and self.group_classes[j - 1] > label:
+                self.group_classes[j] = self.group_classes[j - 1]
+                j -= 1
+            self.group_classes[j] = label
+        for i in range(n_present):
+            label = self.group_classes[i]
+            self.move_class_weight_left(label, class_sums[label])
+            class_sums[label] = 0.0
+        self.weighted_n_left += group_weight
+
+    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+        # bin[0] is the bin's weight, bin[1 + k] the weight of class k in it.
+        cdef double weight = self.sample_weight[sample]
+        bin[0] += weight
+        bin[1 + self.class_index[sample]] += weight
+
+    cdef void move_bin_left(self, const double* bin) noexcept nogil:
+        # Classes in index order, absent ones skipped: adding their 0.0 would
+        # change nothing, and skipping them makes a bin of one sample move
+        # exactly as move_sample_left does.
+        cdef intp_t k
+        for k in range(self.n_classes):
+            if bin[1 + k] != 0.0:
+                self.move_class_weight_left(k, bin[1 + k])
+        self.weighted_n_left += bin[0]
 
     cdef void node_value(self, double* out) noexcept nogil:
         cdef intp_t k
         for k in range(self.n_classes):
             out[k] = self.weight_total[k] / self.weighted_n_node
+
+
+cdef inline void gini_move_class_weight_left(Gini gini, intp_t label,
+                                             double weight) noexcept nogil:
+    # (a + w)**2 - a**2 = w * (2a + w), and likewise for the removal.
+    gini.squares_left += weight * (2.0 * gini.weight_left[label] + weight)
+    gini.squares_right += weight * (weight - 2.0 * gini.weight_right[label])
+    gini.weight_left[label] += weight
+    gini.weight_right[label] -= weight
 
 
 cdef class Gini(ClassificationCriterion):
@@ -113,27 +201,18 @@ cdef class Gini(ClassificationCriterion):
         for k in range(self.n_classes):
             self.squares_right += self.weight_total[k] * self.weight_total[k]
 
-    cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
-                        intp_t end) noexcept nogil:
-        cdef intp_t i
-        cdef uint32_t sample
-        cdef int32_t label
-        cdef double weight
-        for i in range(begin, end):
-            sample = item_sample(sorted_items[i])
-            label = self.class_index[sample]
-            weight = self.sample_weight[sample]
-            # (a + w)**2 - a**2 = w * (2a + w), and likewise for the removal.
-            self.squares_left += weight * (2.0 * self.weight_left[label] + weight)
-            self.squares_right += weight * (weight - 2.0 * self.weight_right[label])
-            self.weight_left[label] += weight
-            self.weight_right[label] -= weight
-            self.weighted_n_left += weight
-        self.weighted_n_right = self.weighted_n_node - self.weighted_n_left
+    cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil:
+        gini_move_class_weight_left(self, label, weight)
+
+    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+        # The sorted sweep's per-sample step, with no second virtual call.
+        cdef double weight = self.sample_weight[sample]
+        gini_move_class_weight_left(self, self.class_index[sample], weight)
+        self.weighted_n_left += weight
 
     cdef double proxy_improvement(self) noexcept nogil:
         return (self.squares_left / self.weighted_n_left
-                + self.squares_right / self.weighted_n_right)
+                + self.squares_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
         cdef double squares = 0.0
@@ -186,7 +265,7 @@ cdef class Entropy(ClassificationCriterion):
             proxy += self.weight_log(self.weight_left[k])
             proxy += self.weight_log(self.weight_right[k])
         return (proxy - self.weight_log(self.weighted_n_left)
-                - self.weight_log(self.weighted_n_right))
+                - self.weight_log(self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
         cdef double entropy = 0.0
@@ -234,7 +313,9 @@ cdef class SquaredError(Criterion):
         self.target = &target[0]
         self.sample_weight = &sample_weight[0]
         self.n_values = 1
+        self.n_bin_stats = 2
         self._keep_alive = (target, sample_weight)
+        self.allocate_group()
 
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
@@ -262,24 +343,26 @@ cdef class SquaredError(Criterion):
     cdef void reset(self) noexcept nogil:
         self.sum_left = 0.0
         self.weighted_n_left = 0.0
-        self.weighted_n_right = self.weighted_n_node
 
-    cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
-                        intp_t end) noexcept nogil:
-        cdef intp_t i
-        cdef uint32_t sample
-        cdef double weight
-        for i in range(begin, end):
-            sample = item_sample(sorted_items[i])
-            weight = self.sample_weight[sample]
-            self.sum_left += weight * self.target[sample]
-            self.weighted_n_left += weight
-        self.weighted_n_right = self.weighted_n_node - self.weighted_n_left
+    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+        cdef double weight = self.sample_weight[sample]
+        self.sum_left += weight * self.target[sample]
+        self.weighted_n_left += weight
+
+    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+        # bin[0] is the bin's weight, bin[1] its weighted sum of targets.
+        cdef double weight = self.sample_weight[sample]
+        bin[0] += weight
+        bin[1] += weight * self.target[sample]
+
+    cdef void move_bin_left(self, const double* bin) noexcept nogil:
+        self.sum_left += bin[1]
+        self.weighted_n_left += bin[0]
 
     cdef double proxy_improvement(self) noexcept nogil:
         cdef double sum_right = self.sum_total - self.sum_left
         return (self.sum_left * self.sum_left / self.weighted_n_left
-                + sum_right * sum_right / self.weighted_n_right)
+                + sum_right * sum_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
         return self.squared_deviations / self.weighted_n_node

@@ -1,9 +1,13 @@
-# The exact split search: for each candidate feature, sort the node's samples
-# by their precomputed value rank, then sweep the thresholds once.
+# The exact split search: for each candidate feature, sweep the node's
+# thresholds in value order, either over the node's samples sorted by their
+# precomputed value rank or over a histogram of the node's statistics per rank
+# (whichever is cheaper for that node and feature; both find the same split).
 
+cimport cython
 from libc.stdint cimport uint32_t, uint64_t
 
 from ._criterion cimport Criterion
+from ._histogram cimport Histogram
 from ._utils cimport intp_t
 
 
@@ -19,6 +23,23 @@ cdef struct SplitRecord:
     double weighted_n_right   # weight of the right child
 
 
+# The best candidate of a node's sweeps so far.
+cdef struct BestCandidate:
+    double proxy_improvement  # the criterion's proxy, -inf before any candidate
+    intp_t feature            # -1 before any candidate
+    intp_t n_left             # samples that go left
+    uint32_t left_rank        # largest rank that goes left
+    uint32_t right_rank       # smallest rank of the node that goes right
+
+
+# How split_node sweeps a feature.
+cpdef enum SplitMethod:
+    SPLIT_AUTO = 0    # the cheaper of the two for each node and feature
+    SPLIT_SORT = 1    # always sort the node's samples by rank
+    SPLIT_COUNT = 2   # always sum the node's samples into a histogram of ranks
+
+
+@cython.final
 cdef class Splitter:
     cdef Criterion criterion
     cdef const uint32_t* ranks        # (n_features, n_samples) dense value ranks
@@ -30,9 +51,12 @@ cdef class Splitter:
     cdef intp_t min_samples_leaf
     cdef double min_weight_leaf
     cdef uint64_t rng_state
+    cdef SplitMethod method
     cdef intp_t* features             # a permutation; known constant features first
+    cdef uint32_t* node_ranks         # the node's ranks of the feature being swept; partition buffer
     cdef uint64_t* items              # sort buffer, n_samples items
     cdef uint64_t* scratch            # second sort buffer for the radix passes
+    cdef Histogram histogram          # bins of the feature being swept by counting
     cdef object _keep_alive
 
     # Finds the best split of samples[start:end] and partitions that range so
@@ -42,3 +66,16 @@ cdef class Splitter:
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
                         intp_t* n_constants) noexcept nogil
+    # The two sweeps of one feature's node_ranks[0:n_node] (the least being
+    # min_rank, the largest min_rank + rank_span - 1), offering every
+    # threshold to best. sweep_counted returns -1 when out of memory, else 0.
+    cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
+                           intp_t feature, uint32_t min_rank, uint32_t rank_span,
+                           BestCandidate* best) noexcept nogil
+    cdef int sweep_counted(self, const uint32_t* node_samples, intp_t n_node,
+                           intp_t feature, uint32_t min_rank, uint32_t rank_span,
+                           BestCandidate* best) noexcept nogil
+    # Scores the criterion's current left/right children as a split of
+    # feature; returns STOP when no later position of the sweep can be valid.
+    cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
+                   intp_t feature, uint32_t left_rank) noexcept nogil

@@ -1,12 +1,15 @@
 # cython: language_level=3
-"""Exact best-split search over value ranks with one sorted sweep per feature."""
+"""Exact best-split search over value ranks: a sorted or a counted sweep per feature."""
 
 import numpy as np
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
-from ._utils cimport item_rank, midpoint, pack_item, rng_below, sort_items
+from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
+                          histogram_init)
+from ._utils cimport item_rank, item_sample, midpoint, pack_item, rng_below, sort_items
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -14,6 +17,21 @@ cdef inline int bit_length(uint32_t value) noexcept nogil:
         bits += 1
         value >>= 1
     return bits
+
+
+cdef enum:
+    SKIP = 0       # not a valid split here; later positions may be
+    STOP = 1       # no later position of this sweep can be valid
+    IMPROVED = 2   # the best candidate so far
+
+# The counted sweep costs about one pass over the node plus a clear and a
+# sweep of every bin's statistics; the sorted sweep a sort plus a pass. A
+# histogram is taken when its bins hold no more doubles than the node has
+# samples times this factor (measured on bench/compare_ties.py).
+cdef double COUNT_FACTOR = 1.0
+
+# Which sweep new splitters use; tests set it to check that both agree.
+split_method = SPLIT_AUTO
 
 
 cdef class Splitter:
@@ -33,6 +51,8 @@ cdef class Splitter:
     min_weight_leaf : float
     seed : int
         Seed of the feature sampling.
+    method : SplitMethod or None
+        How features are swept; None takes the module's ``split_method``.
     """
 
     def __cinit__(self, Criterion criterion not None,
@@ -40,7 +60,7 @@ cdef class Splitter:
                   const float[::1] values not None,
                   const intp_t[::1] value_offsets not None,
                   intp_t max_features, intp_t min_samples_leaf,
-                  double min_weight_leaf, uint64_t seed):
+                  double min_weight_leaf, uint64_t seed, method=None):
         cdef intp_t f
         self.criterion = criterion
         self.n_features = ranks.shape[0]
@@ -52,40 +72,43 @@ cdef class Splitter:
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_leaf = min_weight_leaf
         self.rng_state = seed
+        self.method = SplitMethod(split_method if method is None else method)
         self._keep_alive = (ranks, values, value_offsets)
+        histogram_init(&self.histogram, criterion.n_bin_stats)
         self.features = <intp_t*> malloc(self.n_features * sizeof(intp_t))
+        self.node_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         self.items = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
         self.scratch = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
-        if not (self.features and self.items and self.scratch):
+        if not (self.features and self.node_ranks and self.items and self.scratch):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
 
     def __dealloc__(self):
         free(self.features)
+        free(self.node_ranks)
         free(self.items)
         free(self.scratch)
+        histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
-                        intp_t n_known_constants, SplitRecord* best,
+                        intp_t n_known_constants, SplitRecord* record,
                         intp_t* n_constants) noexcept nogil:
         cdef intp_t n_node = end - start
         cdef intp_t first_unvisited = n_known_constants
         cdef intp_t end_unvisited = self.n_features
         cdef intp_t n_evaluated = 0
-        cdef intp_t pick, feature, i, group_end, n_left
-        cdef intp_t min_leaf = self.min_samples_leaf
-        cdef double min_weight = self.min_weight_leaf
-        cdef double proxy
+        cdef intp_t pick, feature, i, n_left, n_right
         cdef const uint32_t* feature_ranks
-        cdef uint32_t rank, min_rank, max_rank
-        cdef uint64_t* sorted_items
-        cdef intp_t best_position = -1
-        cdef uint32_t best_left_rank = 0, best_right_rank = 0
-        cdef uint32_t sample
+        cdef const uint32_t* node_samples = samples + start
+        cdef uint32_t rank, min_rank, max_rank, rank_span, sample
+        cdef bint counted
+        cdef BestCandidate best
 
-        best.feature = -1
         best.proxy_improvement = -INFINITY
+        best.feature = -1
+        record.feature = -1
+        record.proxy_improvement = -INFINITY
 
         # Draw features without replacement until max_features non-constant
         # ones were evaluated. Constants found here move into the prefix so
@@ -99,13 +122,12 @@ cdef class Splitter:
             min_rank = 0xFFFFFFFFu
             max_rank = 0
             for i in range(n_node):
-                sample = samples[start + i]
-                rank = feature_ranks[sample]
+                rank = feature_ranks[node_samples[i]]
                 if rank < min_rank:
                     min_rank = rank
                 if rank > max_rank:
                     max_rank = rank
-                self.items[i] = pack_item(rank, sample)
+                self.node_ranks[i] = rank
 
             if min_rank == max_rank:
                 self.features[pick] = self.features[first_unvisited]
@@ -118,74 +140,142 @@ cdef class Splitter:
             self.features[end_unvisited] = feature
             n_evaluated += 1
 
-            # Ranks relative to the node's minimum need fewer radix digits.
-            for i in range(n_node):
-                self.items[i] -= (<uint64_t> min_rank) << 32
-            sorted_items = sort_items(self.items, self.scratch, n_node,
-                                      bit_length(max_rank - min_rank))
-
-            self.criterion.reset()
-            i = 0
-            while True:
-                rank = item_rank(sorted_items[i])
-                group_end = i + 1
-                while group_end < n_node and item_rank(sorted_items[group_end]) == rank:
-                    group_end += 1
-                if group_end >= n_node:
-                    break
-                self.criterion.move_left(sorted_items, i, group_end)
-                i = group_end
-                n_left = group_end
-                if n_left < min_leaf:
-                    continue
-                if n_node - n_left < min_leaf:
-                    break
-                if self.criterion.weighted_n_left < min_weight:
-                    continue
-                if self.criterion.weighted_n_right < min_weight:
-                    break
-                proxy = self.criterion.proxy_improvement()
-                # Ties go to the lowest feature index, then the lowest threshold,
-                # whatever order the features were drawn in.
-                if proxy > best.proxy_improvement or (
-                        proxy == best.proxy_improvement and feature < best.feature):
-                    best.proxy_improvement = proxy
-                    best.feature = feature
-                    best_position = n_left
-                    best_left_rank = rank + min_rank
-                    best_right_rank = item_rank(sorted_items[group_end]) + min_rank
+            rank_span = max_rank - min_rank + 1
+            if self.method == SPLIT_AUTO:
+                counted = (<double> rank_span * self.criterion.n_bin_stats
+                           <= COUNT_FACTOR * n_node)
+            else:
+                counted = self.method == SPLIT_COUNT
+            if counted:
+                if self.sweep_counted(node_samples, n_node, feature, min_rank, rank_span,
+                                      &best) < 0:
+                    return -1
+            else:
+                self.sweep_sorted(node_samples, n_node, feature, min_rank, rank_span, &best)
 
         n_constants[0] = first_unvisited
         if best.feature < 0:
             return 0
 
         feature = best.feature
-        best.threshold_rank = best_left_rank
-        best.threshold = midpoint(
-            self.values[self.value_offsets[feature] + best_left_rank],
-            self.values[self.value_offsets[feature] + best_right_rank])
+        record.feature = feature
+        record.proxy_improvement = best.proxy_improvement
+        record.threshold_rank = best.left_rank
+        record.threshold = midpoint(
+            self.values[self.value_offsets[feature] + best.left_rank],
+            self.values[self.value_offsets[feature] + best.right_rank])
 
-        # Partition by rank: exactly the rule the sweep evaluated.
+        # Partition by rank, exactly the rule the sweep evaluated, and
+        # stably: every node keeps its samples in ascending order, so both
+        # sweeps sum tied samples in the same order, and the reads of ranks,
+        # weights and targets walk memory forwards.
         feature_ranks = self.ranks + feature * self.n_samples
-        i = start
-        group_end = end - 1
-        while i <= group_end:
-            if feature_ranks[samples[i]] <= best_left_rank:
-                i += 1
+        n_left = 0
+        n_right = 0
+        for i in range(start, end):
+            sample = samples[i]
+            if feature_ranks[sample] <= best.left_rank:
+                samples[start + n_left] = sample
+                n_left += 1
             else:
-                sample = samples[i]
-                samples[i] = samples[group_end]
-                samples[group_end] = sample
-                group_end -= 1
-        best.position = i
+                self.node_ranks[n_right] = sample
+                n_right += 1
+        memcpy(samples + start + n_left, self.node_ranks, n_right * sizeof(uint32_t))
+        record.position = start + n_left
 
-        self.criterion.init_node(samples, start, best.position)
-        best.impurity_left = self.criterion.node_impurity()
-        best.weighted_n_left = self.criterion.weighted_n_node
-        self.criterion.init_node(samples, best.position, end)
-        best.impurity_right = self.criterion.node_impurity()
-        best.weighted_n_right = self.criterion.weighted_n_node
+        self.criterion.init_node(samples, start, record.position)
+        record.impurity_left = self.criterion.node_impurity()
+        record.weighted_n_left = self.criterion.weighted_n_node
+        self.criterion.init_node(samples, record.position, end)
+        record.impurity_right = self.criterion.node_impurity()
+        record.weighted_n_right = self.criterion.weighted_n_node
         return 0
+
+    cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
+                           intp_t feature, uint32_t min_rank, uint32_t rank_span,
+                           BestCandidate* best) noexcept nogil:
+        cdef intp_t i, group_end
+        cdef uint32_t rank
+        cdef uint64_t* sorted_items
+        cdef int outcome
+        # A local copy the compiler can keep in registers through the sweep.
+        cdef BestCandidate local_best = best[0]
+        # Ranks relative to the node's least need fewer sort passes.
+        for i in range(n_node):
+            self.items[i] = pack_item(self.node_ranks[i] - min_rank, node_samples[i])
+        sorted_items = sort_items(self.items, self.scratch, n_node,
+                                  bit_length(rank_span - 1))
+        self.criterion.reset()
+        i = 0
+        while True:
+            rank = item_rank(sorted_items[i])
+            group_end = i + 1
+            while group_end < n_node and item_rank(sorted_items[group_end]) == rank:
+                group_end += 1
+            if group_end >= n_node:
+                break
+            if group_end - i == 1:
+                self.criterion.move_sample_left(item_sample(sorted_items[i]))
+            else:
+                self.criterion.move_left(sorted_items, i, group_end)
+            i = group_end
+            outcome = self.offer(&local_best, group_end, n_node, feature, rank + min_rank)
+            if outcome == STOP:
+                break
+            if outcome == IMPROVED:
+                local_best.right_rank = item_rank(sorted_items[group_end]) + min_rank
+        best[0] = local_best
+
+    cdef int sweep_counted(self, const uint32_t* node_samples, intp_t n_node,
+                           intp_t feature, uint32_t min_rank, uint32_t rank_span,
+                           BestCandidate* best) noexcept nogil:
+        cdef intp_t b, next_bin, n_left = 0
+        cdef intp_t* counts
+        cdef int outcome
+        if histogram_fill(&self.histogram, self.criterion, node_samples, self.node_ranks,
+                          min_rank, n_node, rank_span) < 0:
+            return -1
+        counts = self.histogram.counts
+        self.criterion.reset()
+        # The last bin holds the node's largest rank: no threshold after it.
+        for b in range(rank_span - 1):
+            if counts[b] == 0:
+                continue
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+            n_left += counts[b]
+            outcome = self.offer(best, n_left, n_node, feature, b + min_rank)
+            if outcome == STOP:
+                return 0
+            if outcome == IMPROVED:
+                next_bin = b + 1
+                while counts[next_bin] == 0:
+                    next_bin += 1
+                best.right_rank = next_bin + min_rank
+        return 0
+
+    cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
+                   intp_t feature, uint32_t left_rank) noexcept nogil:
+        cdef double proxy
+        if n_left < self.min_samples_leaf:
+            return SKIP
+        if n_node - n_left < self.min_samples_leaf:
+            return STOP
+        if self.criterion.weighted_n_left < self.min_weight_leaf:
+            return SKIP
+        if (self.criterion.weighted_n_node - self.criterion.weighted_n_left
+                < self.min_weight_leaf):
+            return STOP
+        proxy = self.criterion.proxy_improvement()
+        # Ties go to the lowest feature index, then the lowest threshold,
+        # whatever order the features were drawn in.
+        if proxy > best.proxy_improvement or (
+                proxy == best.proxy_improvement and feature < best.feature):
+            best.proxy_improvement = proxy
+            best.feature = feature
+            best.n_left = n_left
+            best.left_rank = left_rank
+            return IMPROVED
+        return SKIP
 
 
 def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
@@ -203,8 +293,12 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     splitter.criterion.init_node(&samples[0], 0, samples.shape[0])
     impurity = splitter.criterion.node_impurity()
     weighted_n_node = splitter.criterion.weighted_n_node
+    cdef int status
     with nogil:
-        splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record, &n_constants)
+        status = splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record,
+                                     &n_constants)
+    if status < 0:
+        raise MemoryError("not enough memory to search the split")
     if record.feature < 0:
         return None
     return {

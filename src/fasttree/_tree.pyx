@@ -172,8 +172,10 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
         is_leaf = stops_before_search(limits, current.depth, current.end - current.start,
                                       splitter.criterion.weighted_n_node, impurity)
         if not is_leaf:
-            splitter.split_node(samples, current.start, current.end,
-                                current.n_known_constants, &split, &n_constants)
+            if splitter.split_node(samples, current.start, current.end,
+                                   current.n_known_constants, &split, &n_constants) < 0:
+                free(stack)
+                return -1
             is_leaf = (split.feature < 0 or
                        weighted_improvement(limits, store.weighted_n_node_samples[node_id],
                                             impurity, &split) + PURE_IMPURITY
@@ -267,7 +269,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         return 0
     # Nodes are searched out of tree order, so a constant-feature prefix
     # inherited from the parent could be stale: start from none.
-    splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants)
+    if splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants) < 0:
+        return -1
     if candidate.split.feature < 0:
         return 0
     candidate.improvement = weighted_improvement(

@@ -7,6 +7,8 @@ ctypedef Py_ssize_t intp_t
 
 # A sort item packs a sample's feature rank into the high 32 bits and the sample
 # index into the low 32 bits, so that one integer sort orders samples by value.
+# A node keeps its samples in ascending order (the splitter partitions
+# stably), so among equal values every sort below yields node order.
 cdef inline uint64_t pack_item(uint32_t rank, uint32_t sample) noexcept nogil:
     return ((<uint64_t> rank) << 32) | sample
 
@@ -22,8 +24,11 @@ cdef uint64_t rng_next(uint64_t* state) noexcept nogil
 # Uniform integer in [0, n) for n >= 1.
 cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil
 
-# Sorts items ascending. rank_bits is the number of significant bits of the
-# ranks (the high halves). scratch must hold n items. Returns the buffer that
+# Sorts items by rank (the high halves), rank_bits being the number of
+# significant bits of the largest. Items of equal rank either keep their
+# incoming order (counting and radix sorts) or come out ascending (comparison
+# sorts of small inputs): the same order when their low halves ascend, as a
+# node's samples do. scratch must hold n items. Returns the buffer that
 # holds the sorted items: either items or scratch.
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil

@@ -10,6 +10,9 @@ cdef enum:
     INSERTION_MAX_ITEMS = 16
     DIGIT_BITS = 8
     DIGIT_VALUES = 256
+    # A counting sort is taken for ranks of at most DIGIT_BITS bits when the
+    # buckets number at most COUNTING_BUCKETS_PER_ITEM times the items.
+    COUNTING_BUCKETS_PER_ITEM = 2
 
 
 cdef uint64_t rng_next(uint64_t* state) noexcept nogil:
@@ -146,10 +149,35 @@ cdef uint64_t* radix_sort(uint64_t* items, uint64_t* scratch, intp_t n,
     return source
 
 
+cdef uint64_t* counting_sort(uint64_t* items, uint64_t* scratch, intp_t n,
+                             int rank_bits) noexcept nogil:
+    # One stable pass over 2**rank_bits buckets (at most DIGIT_VALUES).
+    cdef intp_t counts[DIGIT_VALUES]
+    cdef intp_t n_buckets = (<intp_t> 1) << rank_bits
+    cdef intp_t i, total = 0, count
+    cdef uint32_t rank
+    memset(counts, 0, n_buckets * sizeof(intp_t))
+    for i in range(n):
+        counts[item_rank(items[i])] += 1
+    for i in range(n_buckets):
+        count = counts[i]
+        counts[i] = total
+        total += count
+    for i in range(n):
+        rank = item_rank(items[i])
+        scratch[counts[rank]] = items[i]
+        counts[rank] += 1
+    return scratch
+
+
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil:
     cdef int depth_budget = 0
     cdef intp_t size = n
+    # Few distinct ranks: counting them costs less than comparing items.
+    if rank_bits <= DIGIT_BITS and (<intp_t> 1) << rank_bits <= COUNTING_BUCKETS_PER_ITEM * n \
+            and n > INSERTION_MAX_ITEMS:
+        return counting_sort(items, scratch, n, rank_bits)
     if n < RADIX_MIN_ITEMS:
         while size > 1:
             depth_budget += 2

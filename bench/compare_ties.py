@@ -1,0 +1,116 @@
+"""Fit time on tied values (integer, coded, rounded columns) against scikit-learn.
+
+Usage (from the repository root, with fasttree and scikit-learn installed)::
+
+    python bench/compare_ties.py                  # the whole grid and the letter stand-ins
+    python bench/compare_ties.py --quick          # 26 classes x 16 levels and the stand-ins
+    python bench/compare_ties.py --classes 26 --levels 16 --repeats 5
+
+Data: ``make_classification(n_samples, 16 features, 10 informative,
+n_classes)`` with every feature quantised to ``levels`` equal-count levels
+(integers 0 .. levels-1, so a feature has at most ``levels`` distinct values),
+and the same data with uniform noise in [0, 0.5) added (every value distinct:
+the continuous case). The letter stand-ins: 26 classes quantised to 16 levels
+(UCI letter: 20,000 x 16 integer features 0..15) and scikit-learn's
+``load_digits`` (1,797 x 64, values 0..16, 10 classes).
+
+For each data set: one fully grown tree and a forest of 50 trees (sqrt
+features, one thread), fasttree and scikit-learn fitting in turns; median of
+``--repeats`` runs. Ratios are fasttree / scikit-learn.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import fasttree
+
+
+def timed(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def median_ratio(ours, theirs, repeats):
+    """Median seconds of each, the calls taking turns so noise falls on both."""
+    times = [(timed(ours), timed(theirs)) for _ in range(repeats)]
+    mine = statistics.median(t[0] for t in times)
+    peer = statistics.median(t[1] for t in times)
+    return mine, peer
+
+
+def quantised(n_samples, n_classes, levels, seed=0):
+    """make_classification with each feature cut into ``levels`` equal-count levels."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=n_samples, n_features=16, n_informative=10,
+                               n_redundant=2, n_classes=n_classes, n_clusters_per_class=1,
+                               random_state=seed)
+    edges = np.quantile(X, np.linspace(0, 1, levels + 1)[1:-1], axis=0)
+    codes = np.column_stack([np.searchsorted(edges[:, j], X[:, j]) for j in range(16)])
+    return codes.astype(np.float64), y
+
+
+def with_noise(X, seed=0):
+    return X + np.random.default_rng(seed).uniform(0.0, 0.5, size=X.shape)
+
+
+def compare(label, X, y, repeats, n_estimators):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    tree = median_ratio(lambda: fasttree.DecisionTreeClassifier(random_state=0).fit(X, y),
+                        lambda: DecisionTreeClassifier(random_state=0).fit(X, y), repeats)
+    forest = median_ratio(
+        lambda: fasttree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
+                                                random_state=0).fit(X, y),
+        lambda: RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
+                                       random_state=0).fit(X, y), repeats)
+    print(f"{label:<40}{tree[0]:>9.3f}{tree[1]:>9.3f}{tree[0] / tree[1]:>7.2f}"
+          f"{forest[0]:>9.2f}{forest[1]:>9.2f}{forest[0] / forest[1]:>7.2f}", flush=True)
+    return tree[0] / tree[1], forest[0] / forest[1]
+
+
+def main(argv=None):
+    """Run the comparison and print a table of seconds and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n-samples", type=int, default=20_000)
+    parser.add_argument("--n-estimators", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--classes", type=int, nargs="*", default=[2, 10, 26, 100])
+    parser.add_argument("--levels", type=int, nargs="*", default=[2, 16, 256])
+    parser.add_argument("--quick", action="store_true",
+                        help="only 26 classes x 16 levels, its noisy twin and the stand-ins")
+    args = parser.parse_args(argv)
+
+    import sklearn
+    from sklearn.datasets import load_digits
+
+    print(f"{args.n_samples} x 16, fasttree {fasttree.__version__}, scikit-learn "
+          f"{sklearn.__version__}; median of {args.repeats}; forest: "
+          f"{args.n_estimators} trees, 1 thread")
+    print(f"{'data':<40}{'tree ft':>9}{'sk':>9}{'ratio':>7}{'forest ft':>9}{'sk':>9}"
+          f"{'ratio':>7}")
+    grid = [(26, 16)] if args.quick else [(c, k) for c in args.classes for k in args.levels]
+    for n_classes, levels in grid:
+        X, y = quantised(args.n_samples, n_classes, levels)
+        compare(f"{n_classes} classes, {levels} levels", X, y, args.repeats,
+                args.n_estimators)
+    X, y = quantised(args.n_samples, 26, 16)
+    compare("letter stand-in (26 classes, 16 levels)", X, y, args.repeats, args.n_estimators)
+    compare("  the same + noise in [0, 0.5)", with_noise(X), y, args.repeats,
+            args.n_estimators)
+    X2, y2 = quantised(args.n_samples, 2, 16)
+    compare("2 classes, 16 levels + noise", with_noise(X2), y2, args.repeats,
+            args.n_estimators)
+    digits = load_digits()
+    compare("load_digits (1797 x 64, 0..16)", digits.data, digits.target, args.repeats,
+            args.n_estimators)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+# Per-value statistics of one node for one feature: a bin for every rank in
+# the node's range of the feature, holding the criterion's sums for the
+# samples of that value. Sweeping the bins in order scores every threshold
+# the sorted sweep scores, without sorting: O(n + bins) instead of
+# O(n log n). The same bins serve a splitter over pre-binned features.
+
+from libc.stdint cimport uint32_t
+
+from ._criterion cimport Criterion
+from ._utils cimport intp_t
+
+
+cdef struct Histogram:
+    double* stats        # n_bins rows of criterion.n_bin_stats doubles: weight, statistics
+    intp_t* counts       # samples in every bin
+    intp_t n_bin_stats   # doubles per bin
+    intp_t n_bins        # bins in use
+    intp_t capacity      # bins allocated
+
+
+# Empty histogram for a criterion's bins; nothing allocated yet.
+cdef void histogram_init(Histogram* histogram, intp_t n_bin_stats) noexcept nogil
+
+cdef void histogram_free(Histogram* histogram) noexcept nogil
+
+# Sums the node's samples into n_bins bins: sample node_samples[i] goes into
+# bin bins[i] - first_bin (< n_bins), in node order. Returns -1 when out of
+# memory.
+cdef int histogram_fill(Histogram* histogram, Criterion criterion,
+                        const uint32_t* node_samples, const uint32_t* bins,
+                        uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil
+
+# The statistics of bin b.
+cdef inline double* histogram_bin(Histogram* histogram, intp_t b) noexcept nogil:
+    return histogram.stats + b * histogram.n_bin_stats

@@ -1,0 +1,55 @@
+# cython: language_level=3
+"""Per-value histograms of a node's criterion statistics."""
+
+from libc.stdlib cimport free, realloc
+from libc.string cimport memset
+
+
+cdef void histogram_init(Histogram* histogram, intp_t n_bin_stats) noexcept nogil:
+    histogram.stats = NULL
+    histogram.counts = NULL
+    histogram.n_bin_stats = n_bin_stats
+    histogram.n_bins = 0
+    histogram.capacity = 0
+
+
+cdef void histogram_free(Histogram* histogram) noexcept nogil:
+    free(histogram.stats)
+    free(histogram.counts)
+    histogram.stats = NULL
+    histogram.counts = NULL
+    histogram.capacity = 0
+
+
+cdef int histogram_reserve(Histogram* histogram, intp_t n_bins) noexcept nogil:
+    cdef double* stats
+    cdef intp_t* counts
+    if n_bins <= histogram.capacity:
+        return 0
+    stats = <double*> realloc(histogram.stats,
+                              n_bins * histogram.n_bin_stats * sizeof(double))
+    if stats == NULL:
+        return -1
+    histogram.stats = stats
+    counts = <intp_t*> realloc(histogram.counts, n_bins * sizeof(intp_t))
+    if counts == NULL:
+        return -1
+    histogram.counts = counts
+    histogram.capacity = n_bins
+    return 0
+
+
+cdef int histogram_fill(Histogram* histogram, Criterion criterion,
+                        const uint32_t* node_samples, const uint32_t* bins,
+                        uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil:
+    cdef intp_t i, b
+    if histogram_reserve(histogram, n_bins) < 0:
+        return -1
+    histogram.n_bins = n_bins
+    memset(histogram.stats, 0, n_bins * histogram.n_bin_stats * sizeof(double))
+    memset(histogram.counts, 0, n_bins * sizeof(intp_t))
+    for i in range(n_node):
+        b = bins[i] - first_bin
+        histogram.counts[b] += 1
+        criterion.add_to_bin(histogram_bin(histogram, b), node_samples[i])
+    return 0
