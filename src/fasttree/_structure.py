@@ -33,25 +33,26 @@ class Tree:
     impurity, n_node_samples, weighted_n_node_samples : ndarray
     """
 
-    def __init__(self, n_features, n_values, arrays):
+    def __init__(self, n_features, n_values, arrays, trusted=False):
         self.n_features = int(n_features)
         self.n_values = int(n_values)
         self._nodes = arrays["nodes"]
         self.max_depth = int(arrays["max_depth"])
-        self._validate_nodes()
+        if not trusted:
+            # Loaded models may hold anything: the links are checked here and
+            # again by walk_layout, the arrays are coerced and measured below.
+            self._validate_nodes()
         # A compact tree (a forest's member) keeps only what prediction needs:
         # the nodes and the values of the leaves.
         self.compact = "leaf_value" in arrays
-        leaf = self._nodes["left_child"] == -1
         if self.compact:
             leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
-            if leaf_value.shape != (int(leaf.sum()), self.n_values):
+            if leaf_value.shape != (self.n_leaves, self.n_values):
                 raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
-            self._value = np.full((self.node_count, self.n_values), np.nan)
-            self._value[leaf] = leaf_value
+            self._leaf_value = leaf_value
+            self._value = None  # made from the leaf values when first asked for
             self.impurity = self.n_node_samples = self.weighted_n_node_samples = None
         else:
-            # Loaded models may hold anything: coerce and let the checks judge.
             self._value = _float_array(arrays["value"], "value")
             self.impurity = _float_array(arrays["impurity"], "impurity")
             self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
@@ -62,11 +63,11 @@ class Tree:
                     raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
             if self._value.shape != (self.node_count, self.n_values):
                 raise ValueError("corrupt fasttree model: value has the wrong shape")
-        self._walk = walk_layout(self._nodes, self.n_features)
-        # Derived once here, not stored in pickles.
-        self._majority_class = np.argmax(np.nan_to_num(self._value, nan=-1.0),
-                                         axis=1).astype(np.intp)
-        self._first_value = np.ascontiguousarray(self._value[:, 0])
+        self._walk = arrays["walk"] if "walk" in arrays else walk_layout(self._nodes,
+                                                                           self.n_features)
+        # Derived when first used, not stored in pickles.
+        self._majority_class = None
+        self._first_value = None
 
     def compacted(self):
         """This tree without its node statistics and inner-node values.
@@ -79,7 +80,7 @@ class Tree:
         leaf = self._nodes["left_child"] == -1
         return Tree(self.n_features, self.n_values, {
             "nodes": self._nodes, "leaf_value": self._value[leaf],
-            "max_depth": self.max_depth})
+            "max_depth": self.max_depth, "walk": self._walk}, trusted=True)
 
     @property
     def node_count(self):
@@ -115,7 +116,7 @@ class Tree:
 
     @property
     def value(self):
-        return self._value.reshape(self.node_count, 1, self.n_values)
+        return self.node_values.reshape(self.node_count, 1, self.n_values)
 
     @property
     def nodes(self):
@@ -130,17 +131,34 @@ class Tree:
     @property
     def majority_class(self):
         """Per node, the index of the largest value (the majority class)."""
+        if self._majority_class is None:
+            self._majority_class = np.argmax(np.nan_to_num(self.node_values, nan=-1.0),
+                                             axis=1).astype(np.intp)
         return self._majority_class
 
     @property
     def first_value(self):
         """Per node, the first value (the mean, for regression trees)."""
+        if self._first_value is None:
+            self._first_value = np.ascontiguousarray(self.node_values[:, 0])
         return self._first_value
 
     @property
     def node_values(self):
-        """``value`` as a 2-D array (node_count, n_values)."""
+        """``value`` as a 2-D array (node_count, n_values); NaN at the inner
+        nodes of a compact tree."""
+        if self._value is None:
+            value = np.full((self.node_count, self.n_values), np.nan)
+            value[self._nodes["left_child"] == -1] = self._leaf_value
+            self._value = value
         return self._value
+
+    @property
+    def leaf_values(self):
+        """The values of the leaves, in node order (n_leaves, n_values)."""
+        if self.compact:
+            return self._leaf_value
+        return self._value[self._nodes["left_child"] == -1]
 
     @staticmethod
     def _map_rows(kernel, X, out, *args):
@@ -156,12 +174,12 @@ class Tree:
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
-                        self._walk, self._majority_class)
+                        self._walk, self.majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
-                        self._walk, self._first_value)
+                        self._walk, self.first_value)
 
     def decision_path(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""
@@ -206,7 +224,7 @@ class Tree:
             "max_depth": self.max_depth,
         }
         if self.compact:
-            state["leaf_value"] = self._value[self._nodes["left_child"] == -1]
+            state["leaf_value"] = self._leaf_value
         else:
             state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
                          weighted_n_node_samples=self.weighted_n_node_samples,

@@ -268,7 +268,7 @@ class BaseForest(BaseEstimator):
             offset = self._value_offset(targets, weight)
             tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
             compact = tree.compacted()
-            oob_part = out_of_bag_values(compact, X, counts) if track_oob else None
+            oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             result = (compact, tree.compute_feature_importances(), oob_part)
             if self.verbose:
                 with lock:
@@ -315,7 +315,7 @@ class BaseForest(BaseEstimator):
                 at_leaf = is_leaf[walk["node"]]
                 walk["node"][at_leaf] = leaf_rank[walk["node"][at_leaf]]
                 walks.append(walk)
-                values.append(tree.node_values[is_leaf])
+                values.append(tree.leaf_values)
             self._ensemble = {
                 "walk": np.concatenate(walks),
                 "starts": np.cumsum([0] + [len(walk) for walk in walks], dtype=np.intp),
