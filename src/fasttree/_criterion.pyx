@@ -5,10 +5,10 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.math cimport log, log2
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
-from ._utils cimport item_sample
+from ._utils cimport item_position
 
 
 cdef class Criterion:
@@ -16,15 +16,20 @@ cdef class Criterion:
 
     def __dealloc__(self):
         free(self.group)
+        free(self.node_weight)
 
-    cdef int allocate_group(self) except -1:
+    cdef int allocate_buffers(self, intp_t n_samples) except -1:
         self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
-        if self.group == NULL:
+        self.node_weight = <double*> malloc(max(n_samples, 1) * sizeof(double))
+        if self.group == NULL or self.node_weight == NULL:
             raise MemoryError()
         return 0
 
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
+        pass
+
+    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
         pass
 
     cdef void reset(self) noexcept nogil:
@@ -34,17 +39,17 @@ cdef class Criterion:
                         intp_t end) noexcept nogil:
         cdef intp_t i
         if end - begin == 1:
-            self.move_sample_left(item_sample(sorted_items[begin]))
+            self.move_position_left(item_position(sorted_items[begin]))
             return
         memset(self.group, 0, self.n_bin_stats * sizeof(double))
         for i in range(begin, end):
-            self.add_to_bin(self.group, item_sample(sorted_items[i]))
+            self.add_to_bin(self.group, item_position(sorted_items[i]))
         self.move_bin_left(self.group)
 
-    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+    cdef void move_position_left(self, intp_t position) noexcept nogil:
         pass
 
-    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
         pass
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
@@ -71,13 +76,18 @@ cdef class ClassificationCriterion(Criterion):
         self.n_values = n_classes
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
-        self.allocate_group()
+        self.allocate_buffers(class_index.shape[0])
         self.weight_total = <double*> calloc(n_classes, sizeof(double))
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
         self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
+        self.node_class = <int32_t*> malloc(max(class_index.shape[0], 1) * sizeof(int32_t))
+        self.node_class_total = <double*> calloc(n_classes, sizeof(double))
+        self.node_class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
+        self.class_present = <char*> calloc(n_classes, sizeof(char))
         if not (self.weight_total and self.weight_left and self.weight_right
-                and self.group_classes):
+                and self.group_classes and self.node_class and self.node_class_total
+                and self.node_class_number and self.class_present):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -85,6 +95,10 @@ cdef class ClassificationCriterion(Criterion):
         free(self.weight_left)
         free(self.weight_right)
         free(self.group_classes)
+        free(self.node_class)
+        free(self.node_class_total)
+        free(self.node_class_number)
+        free(self.class_present)
 
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
@@ -98,20 +112,42 @@ cdef class ClassificationCriterion(Criterion):
             weight = self.sample_weight[sample]
             self.weight_total[self.class_index[sample]] += weight
             self.weighted_n_node += weight
-        self.reset()
+
+    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
+        cdef intp_t i, k, label, n_present = 0
+        cdef uint32_t sample
+        cdef double weight
+        for i in range(n_node):
+            sample = node_samples[i]
+            label = self.class_index[sample]
+            self.node_class[i] = <int32_t> label
+            self.node_weight[i] = self.sample_weight[sample]
+            self.class_present[label] = 1
+        for k in range(self.n_classes):
+            if self.class_present[k]:
+                self.class_present[k] = 0
+                self.node_class_number[k] = n_present
+                n_present += 1
+        self.n_node_classes = n_present
+        self.n_bin_stats = 1 + n_present
+        memset(self.node_class_total, 0, n_present * sizeof(double))
+        for i in range(n_node):
+            label = self.node_class_number[self.node_class[i]]
+            self.node_class[i] = <int32_t> label
+            self.node_class_total[label] += self.node_weight[i]
 
     cdef void reset(self) noexcept nogil:
-        memset(self.weight_left, 0, self.n_classes * sizeof(double))
-        memcpy(self.weight_right, self.weight_total, self.n_classes * sizeof(double))
+        memset(self.weight_left, 0, self.n_node_classes * sizeof(double))
+        memcpy(self.weight_right, self.node_class_total, self.n_node_classes * sizeof(double))
         self.weighted_n_left = 0.0
 
     cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil:
         self.weight_left[label] += weight
         self.weight_right[label] -= weight
 
-    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
-        cdef double weight = self.sample_weight[sample]
-        self.move_class_weight_left(self.class_index[sample], weight)
+    cdef void move_position_left(self, intp_t position) noexcept nogil:
+        cdef double weight = self.node_weight[position]
+        self.move_class_weight_left(self.node_class[position], weight)
         self.weighted_n_left += weight
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
@@ -121,17 +157,16 @@ cdef class ClassificationCriterion(Criterion):
         # into index order and moved, so a group costs O(its size), not
         # O(n_classes), and the arithmetic is move_bin_left's.
         cdef intp_t i, j, n_present = 0
-        cdef uint32_t sample
-        cdef intp_t label
+        cdef intp_t position, label
         cdef double weight, group_weight = 0.0
         cdef double* class_sums = self.group + 1
         if end - begin == 1:
-            self.move_sample_left(item_sample(sorted_items[begin]))
+            self.move_position_left(item_position(sorted_items[begin]))
             return
         for i in range(begin, end):
-            sample = item_sample(sorted_items[i])
-            label = self.class_index[sample]
-            weight = self.sample_weight[sample]
+            position = item_position(sorted_items[i])
+            label = self.node_class[position]
+            weight = self.node_weight[position]
             if class_sums[label] == 0.0:
                 # A class joins the list on its first non-zero sum; zero
                 # weights move nothing, as in move_bin_left.
@@ -154,18 +189,18 @@ cdef class ClassificationCriterion(Criterion):
             class_sums[label] = 0.0
         self.weighted_n_left += group_weight
 
-    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
         # bin[0] is the bin's weight, bin[1 + k] the weight of class k in it.
-        cdef double weight = self.sample_weight[sample]
+        cdef double weight = self.node_weight[position]
         bin[0] += weight
-        bin[1 + self.class_index[sample]] += weight
+        bin[1 + self.node_class[position]] += weight
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # Classes in index order, absent ones skipped: adding their 0.0 would
         # change nothing, and skipping them makes a bin of one sample move
-        # exactly as move_sample_left does.
+        # exactly as move_position_left does.
         cdef intp_t k
-        for k in range(self.n_classes):
+        for k in range(self.n_node_classes):
             if bin[1 + k] != 0.0:
                 self.move_class_weight_left(k, bin[1 + k])
         self.weighted_n_left += bin[0]
@@ -193,21 +228,25 @@ cdef class Gini(ClassificationCriterion):
     sample in O(1).
     """
 
-    cdef void reset(self) noexcept nogil:
+    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
         cdef intp_t k
+        ClassificationCriterion.gather_node(self, node_samples, n_node)
+        self.node_squares = 0.0
+        for k in range(self.n_node_classes):
+            self.node_squares += self.node_class_total[k] * self.node_class_total[k]
+
+    cdef void reset(self) noexcept nogil:
         ClassificationCriterion.reset(self)
         self.squares_left = 0.0
-        self.squares_right = 0.0
-        for k in range(self.n_classes):
-            self.squares_right += self.weight_total[k] * self.weight_total[k]
+        self.squares_right = self.node_squares
 
     cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil:
         gini_move_class_weight_left(self, label, weight)
 
-    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
+    cdef void move_position_left(self, intp_t position) noexcept nogil:
         # The sorted sweep's per-sample step, with no second virtual call.
-        cdef double weight = self.sample_weight[sample]
-        gini_move_class_weight_left(self, self.class_index[sample], weight)
+        cdef double weight = self.node_weight[position]
+        gini_move_class_weight_left(self, self.node_class[position], weight)
         self.weighted_n_left += weight
 
     cdef double proxy_improvement(self) noexcept nogil:
@@ -261,7 +300,7 @@ cdef class Entropy(ClassificationCriterion):
     cdef double proxy_improvement(self) noexcept nogil:
         cdef double proxy = 0.0
         cdef intp_t k
-        for k in range(self.n_classes):
+        for k in range(self.n_node_classes):
             proxy += self.weight_log(self.weight_left[k])
             proxy += self.weight_log(self.weight_right[k])
         return (proxy - self.weight_log(self.weighted_n_left)
@@ -289,7 +328,7 @@ cdef class Misclassification(ClassificationCriterion):
         cdef double best_left = 0.0
         cdef double best_right = 0.0
         cdef intp_t k
-        for k in range(self.n_classes):
+        for k in range(self.n_node_classes):
             if self.weight_left[k] > best_left:
                 best_left = self.weight_left[k]
             if self.weight_right[k] > best_right:
@@ -315,7 +354,13 @@ cdef class SquaredError(Criterion):
         self.n_values = 1
         self.n_bin_stats = 2
         self._keep_alive = (target, sample_weight)
-        self.allocate_group()
+        self.allocate_buffers(target.shape[0])
+        self.node_weighted_target = <double*> malloc(max(target.shape[0], 1) * sizeof(double))
+        if self.node_weighted_target == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.node_weighted_target)
 
     cdef void init_node(self, const uint32_t* samples, intp_t start,
                         intp_t end) noexcept nogil:
@@ -344,16 +389,24 @@ cdef class SquaredError(Criterion):
         self.sum_left = 0.0
         self.weighted_n_left = 0.0
 
-    cdef void move_sample_left(self, uint32_t sample) noexcept nogil:
-        cdef double weight = self.sample_weight[sample]
-        self.sum_left += weight * self.target[sample]
-        self.weighted_n_left += weight
+    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
+        cdef intp_t i
+        cdef uint32_t sample
+        cdef double weight
+        for i in range(n_node):
+            sample = node_samples[i]
+            weight = self.sample_weight[sample]
+            self.node_weight[i] = weight
+            self.node_weighted_target[i] = weight * self.target[sample]
 
-    cdef void add_to_bin(self, double* bin, uint32_t sample) noexcept nogil:
+    cdef void move_position_left(self, intp_t position) noexcept nogil:
+        self.sum_left += self.node_weighted_target[position]
+        self.weighted_n_left += self.node_weight[position]
+
+    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
         # bin[0] is the bin's weight, bin[1] its weighted sum of targets.
-        cdef double weight = self.sample_weight[sample]
-        bin[0] += weight
-        bin[1] += weight * self.target[sample]
+        bin[0] += self.node_weight[position]
+        bin[1] += self.node_weighted_target[position]
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         self.sum_left += bin[1]

@@ -11,23 +11,23 @@ from ._utils cimport intp_t
 
 
 cdef struct Histogram:
-    double* stats        # n_bins rows of criterion.n_bin_stats doubles: weight, statistics
-    intp_t* counts       # samples in every bin
-    intp_t n_bin_stats   # doubles per bin
-    intp_t n_bins        # bins in use
-    intp_t capacity      # bins allocated
+    double* stats          # n_bins rows of n_bin_stats doubles: weight, statistics
+    intp_t* counts         # samples in every bin
+    intp_t n_bin_stats     # doubles per bin: the criterion's n_bin_stats at the fill
+    intp_t n_bins          # bins in use
+    intp_t stats_capacity  # doubles allocated for stats
+    intp_t bins_capacity   # bins allocated for counts
 
 
-# Empty histogram for a criterion's bins; nothing allocated yet.
-cdef void histogram_init(Histogram* histogram, intp_t n_bin_stats) noexcept nogil
+# An empty histogram; nothing allocated yet.
+cdef void histogram_init(Histogram* histogram) noexcept nogil
 
 cdef void histogram_free(Histogram* histogram) noexcept nogil
 
-# Sums the node's samples into n_bins bins: sample node_samples[i] goes into
-# bin bins[i] - first_bin (< n_bins), in node order. Returns -1 when out of
-# memory.
-cdef int histogram_fill(Histogram* histogram, Criterion criterion,
-                        const uint32_t* node_samples, const uint32_t* bins,
+# Sums the gathered node's samples into n_bins bins, in node order: the sample
+# at position i goes into bin bins[i] - first_bin (< n_bins). Returns -1 when
+# out of memory.
+cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
                         uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil
 
 # The statistics of bin b.

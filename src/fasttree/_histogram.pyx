@@ -5,51 +5,51 @@ from libc.stdlib cimport free, realloc
 from libc.string cimport memset
 
 
-cdef void histogram_init(Histogram* histogram, intp_t n_bin_stats) noexcept nogil:
+cdef void histogram_init(Histogram* histogram) noexcept nogil:
     histogram.stats = NULL
     histogram.counts = NULL
-    histogram.n_bin_stats = n_bin_stats
+    histogram.n_bin_stats = 0
     histogram.n_bins = 0
-    histogram.capacity = 0
+    histogram.stats_capacity = 0
+    histogram.bins_capacity = 0
 
 
 cdef void histogram_free(Histogram* histogram) noexcept nogil:
     free(histogram.stats)
     free(histogram.counts)
-    histogram.stats = NULL
-    histogram.counts = NULL
-    histogram.capacity = 0
+    histogram_init(histogram)
 
 
-cdef int histogram_reserve(Histogram* histogram, intp_t n_bins) noexcept nogil:
+cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
+                           intp_t n_bin_stats) noexcept nogil:
     cdef double* stats
     cdef intp_t* counts
-    if n_bins <= histogram.capacity:
-        return 0
-    stats = <double*> realloc(histogram.stats,
-                              n_bins * histogram.n_bin_stats * sizeof(double))
-    if stats == NULL:
-        return -1
-    histogram.stats = stats
-    counts = <intp_t*> realloc(histogram.counts, n_bins * sizeof(intp_t))
-    if counts == NULL:
-        return -1
-    histogram.counts = counts
-    histogram.capacity = n_bins
+    if n_bins * n_bin_stats > histogram.stats_capacity:
+        stats = <double*> realloc(histogram.stats, n_bins * n_bin_stats * sizeof(double))
+        if stats == NULL:
+            return -1
+        histogram.stats = stats
+        histogram.stats_capacity = n_bins * n_bin_stats
+    if n_bins > histogram.bins_capacity:
+        counts = <intp_t*> realloc(histogram.counts, n_bins * sizeof(intp_t))
+        if counts == NULL:
+            return -1
+        histogram.counts = counts
+        histogram.bins_capacity = n_bins
     return 0
 
 
-cdef int histogram_fill(Histogram* histogram, Criterion criterion,
-                        const uint32_t* node_samples, const uint32_t* bins,
+cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
                         uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil:
     cdef intp_t i, b
-    if histogram_reserve(histogram, n_bins) < 0:
+    if histogram_reserve(histogram, n_bins, criterion.n_bin_stats) < 0:
         return -1
+    histogram.n_bin_stats = criterion.n_bin_stats
     histogram.n_bins = n_bins
     memset(histogram.stats, 0, n_bins * histogram.n_bin_stats * sizeof(double))
     memset(histogram.counts, 0, n_bins * sizeof(intp_t))
     for i in range(n_node):
         b = bins[i] - first_bin
         histogram.counts[b] += 1
-        criterion.add_to_bin(histogram_bin(histogram, b), node_samples[i])
+        criterion.add_to_bin(histogram_bin(histogram, b), i)
     return 0

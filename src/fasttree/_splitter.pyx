@@ -9,7 +9,7 @@ from libc.string cimport memcpy
 
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
-from ._utils cimport item_rank, item_sample, midpoint, pack_item, rng_below, sort_items
+from ._utils cimport item_position, item_rank, midpoint, pack_item, rng_below, sort_items
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -74,7 +74,7 @@ cdef class Splitter:
         self.rng_state = seed
         self.method = SplitMethod(split_method if method is None else method)
         self._keep_alive = (ranks, values, value_offsets)
-        histogram_init(&self.histogram, criterion.n_bin_stats)
+        histogram_init(&self.histogram)
         self.features = <intp_t*> malloc(self.n_features * sizeof(intp_t))
         self.node_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         self.items = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
@@ -102,7 +102,7 @@ cdef class Splitter:
         cdef const uint32_t* feature_ranks
         cdef const uint32_t* node_samples = samples + start
         cdef uint32_t rank, min_rank, max_rank, rank_span, sample
-        cdef bint counted
+        cdef bint counted, gathered = False
         cdef BestCandidate best
 
         best.proxy_improvement = -INFINITY
@@ -140,6 +140,9 @@ cdef class Splitter:
             self.features[end_unvisited] = feature
             n_evaluated += 1
 
+            if not gathered:
+                self.criterion.gather_node(node_samples, n_node)
+                gathered = True
             rank_span = max_rank - min_rank + 1
             if self.method == SPLIT_AUTO:
                 counted = (<double> rank_span * self.criterion.n_bin_stats
@@ -166,9 +169,8 @@ cdef class Splitter:
             self.values[self.value_offsets[feature] + best.right_rank])
 
         # Partition by rank, exactly the rule the sweep evaluated, and
-        # stably: every node keeps its samples in ascending order, so both
-        # sweeps sum tied samples in the same order, and the reads of ranks,
-        # weights and targets walk memory forwards.
+        # stably: every node keeps its samples in ascending order, so the
+        # reads of ranks, weights and targets walk memory forwards.
         feature_ranks = self.ranks + feature * self.n_samples
         n_left = 0
         n_right = 0
@@ -202,7 +204,7 @@ cdef class Splitter:
         cdef BestCandidate local_best = best[0]
         # Ranks relative to the node's least need fewer sort passes.
         for i in range(n_node):
-            self.items[i] = pack_item(self.node_ranks[i] - min_rank, node_samples[i])
+            self.items[i] = pack_item(self.node_ranks[i] - min_rank, <uint32_t> i)
         sorted_items = sort_items(self.items, self.scratch, n_node,
                                   bit_length(rank_span - 1))
         self.criterion.reset()
@@ -215,7 +217,7 @@ cdef class Splitter:
             if group_end >= n_node:
                 break
             if group_end - i == 1:
-                self.criterion.move_sample_left(item_sample(sorted_items[i]))
+                self.criterion.move_position_left(item_position(sorted_items[i]))
             else:
                 self.criterion.move_left(sorted_items, i, group_end)
             i = group_end
@@ -232,8 +234,8 @@ cdef class Splitter:
         cdef intp_t b, next_bin, n_left = 0
         cdef intp_t* counts
         cdef int outcome
-        if histogram_fill(&self.histogram, self.criterion, node_samples, self.node_ranks,
-                          min_rank, n_node, rank_span) < 0:
+        if histogram_fill(&self.histogram, self.criterion, self.node_ranks, min_rank, n_node,
+                          rank_span) < 0:
             return -1
         counts = self.histogram.counts
         self.criterion.reset()

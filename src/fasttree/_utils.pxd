@@ -5,17 +5,17 @@ from libc.stdint cimport uint32_t, uint64_t
 
 ctypedef Py_ssize_t intp_t
 
-# A sort item packs a sample's feature rank into the high 32 bits and the sample
-# index into the low 32 bits, so that one integer sort orders samples by value.
-# A node keeps its samples in ascending order (the splitter partitions
-# stably), so among equal values every sort below yields node order.
-cdef inline uint64_t pack_item(uint32_t rank, uint32_t sample) noexcept nogil:
-    return ((<uint64_t> rank) << 32) | sample
+# A sort item packs a sample's feature rank into the high 32 bits and its
+# position in the node into the low 32 bits, so that one integer sort orders a
+# node's samples by value and, among equal values, in node order, whichever
+# sort below runs.
+cdef inline uint64_t pack_item(uint32_t rank, uint32_t position) noexcept nogil:
+    return ((<uint64_t> rank) << 32) | position
 
 cdef inline uint32_t item_rank(uint64_t item) noexcept nogil:
     return <uint32_t> (item >> 32)
 
-cdef inline uint32_t item_sample(uint64_t item) noexcept nogil:
+cdef inline uint32_t item_position(uint64_t item) noexcept nogil:
     return <uint32_t> (item & 0xFFFFFFFFu)
 
 # splitmix64: tiny state, good statistical quality, and trivially seedable.
@@ -27,8 +27,8 @@ cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil
 # Sorts items by rank (the high halves), rank_bits being the number of
 # significant bits of the largest. Items of equal rank either keep their
 # incoming order (counting and radix sorts) or come out ascending (comparison
-# sorts of small inputs): the same order when their low halves ascend, as a
-# node's samples do. scratch must hold n items. Returns the buffer that
+# sorts of small inputs): the same order when their low halves ascend, as
+# positions do. scratch must hold n items. Returns the buffer that
 # holds the sorted items: either items or scratch.
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil
