@@ -7,8 +7,8 @@ cimport numpy as cnp
 from libc.stdlib cimport free, malloc
 
 from ._predict import WALK_DTYPE
-from ._predict cimport (ROW_BLOCK, WalkNode, any_non_finite, interleave_rows, padded_block,
-                       walk_block, walk_interleaved)
+from ._predict cimport (ROW_BLOCK, RowSource, WalkNode, any_non_finite, interleave_source,
+                       padded_block, row_source, walk_block, walk_interleaved)
 from ._utils cimport intp_t
 
 cnp.import_array()
@@ -51,7 +51,7 @@ cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, in
 def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  const double[:, ::1] leaf_output not None,
-                 const float[:, ::1] X not None, double[:, ::1] out not None,
+                 object X, double[:, ::1] out not None,
                  bint per_tree):
     """Reads, for every tree, the output row of the leaf each row of X reaches.
 
@@ -65,7 +65,9 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
         outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
     leaf_output : ndarray of float64, shape (n_leaves, n_outputs)
         What each leaf gives (class probabilities, a one-hot vote, a mean).
-    X : ndarray of float32, shape (n_rows, n_features)
+    X : ndarray of float32 or float64, shape (n_rows, n_features)
+        In any order; rows other than C-contiguous float32 ones are copied,
+        part by part, as wide rows are.
     out : ndarray of float64
         With ``per_tree`` false, shape (n_rows, n_outputs): overwritten with
         the sums over trees. With ``per_tree`` true, shape (n_rows, n_trees):
@@ -77,16 +79,19 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     int
         1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
     """
-    cdef intp_t n_rows = X.shape[0]
-    cdef intp_t n_features = X.shape[1]
+    cdef RowSource source
+    row_source(X, &source)
+    cdef intp_t n_rows = source.n_rows
+    cdef intp_t n_features = source.n_features
     cdef intp_t n_outputs = leaf_output.shape[1]
     cdef intp_t n_trees = tree_starts.shape[0] - 1
     cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
                                  min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
-    # Narrow rows are walked in place as one part, the last rows (if fewer
-    # than a block) as a zero-padded copy; wide rows are interleaved part by
-    # part into a buffer.
-    cdef bint interleaved = n_features >= INTERLEAVE_FEATURES
+    # Narrow C-contiguous float32 rows are walked in place as one part, the
+    # last rows (if fewer than a block) as a zero-padded copy; wide rows, and
+    # rows of any other layout or precision, are interleaved part by part
+    # into a buffer.
+    cdef bint interleaved = n_features >= INTERLEAVE_FEATURES or not source.in_place
     cdef intp_t n_full_rows = n_rows - n_rows % ROW_BLOCK
     cdef intp_t part_capacity = n_rows
     cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
@@ -116,19 +121,23 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     if not per_tree:
         out[:, :] = 0.0
     with nogil:
-        if any_non_finite(&X[0, 0], n_rows * n_features):
+        if not interleaved and any_non_finite(<const float*> source.data,
+                                              n_rows * n_features):
             status = 1
         elif interleaved:
             buffer = <float*> malloc(part_capacity * n_features * sizeof(float))
             status = -1 if buffer == NULL else 0
         elif n_full_rows < n_rows:
-            buffer = padded_block(&X[n_full_rows, 0], n_rows - n_full_rows, n_features)
+            buffer = padded_block(<const float*> (source.data
+                                                  + n_full_rows * source.row_stride),
+                                  n_rows - n_full_rows, n_features)
             status = -1 if buffer == NULL else 0
         part_start = 0
         while part_start < n_rows and status == 0:
             part_rows = min(part_capacity, n_rows - part_start)
-            if interleaved:
-                interleave_rows(&X[part_start, 0], part_rows, n_features, buffer)
+            if interleaved and interleave_source(&source, part_start, part_rows, buffer):
+                status = 1
+                break
             group_start = 0
             while group_start < n_trees:
                 group_end = group_start + 1
@@ -148,7 +157,8 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                                 walk_interleaved(tree_nodes, buffer + row * n_features,
                                                  leaves + row - chunk_start)
                             else:
-                                rows = buffer if row == n_full_rows else &X[row, 0]
+                                rows = buffer if row == n_full_rows else <const float*> (
+                                    source.data + row * source.row_stride)
                                 walk_block(tree_nodes, rows, n_features,
                                            leaves + row - chunk_start)
                             row += ROW_BLOCK

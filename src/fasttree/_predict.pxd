@@ -29,15 +29,7 @@ cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t* leaves) noexcept nogil
 
-# Copies n_rows rows of the row-major X into blocks of ROW_BLOCK rows whose
-# values are interleaved (feature by feature, the block's rows side by
-# side), padding the last block with zeros. Wide rows walk faster so: the
-# rows of a block find a feature's values in one cache line. blocks holds
-# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats.
-cdef void interleave_rows(const float* X, intp_t n_rows, intp_t n_features,
-                          float* blocks) noexcept nogil
-
-# walk_block for one block of interleave_rows' output.
+# walk_block for one block of interleave_source's output.
 cdef void walk_interleaved(const WalkNode* tree, const float* block,
                            intp_t* leaves) noexcept nogil
 
@@ -49,3 +41,35 @@ cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexc
 # infinity, -1 if memory ran out, else 0.
 cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t n_rows, intp_t* leaves) noexcept nogil
+
+
+# Rows of any 2-D float32 or float64 array, in any order or strides, as the
+# walks read them: C-contiguous float32 rows are walked where they lie; any
+# other rows are copied block by block into blocks of ROW_BLOCK rows whose
+# values are interleaved (feature by feature, the block's rows side by side;
+# the rows of a block find a feature's values in one cache line), converted
+# to float32 as fit converts X.
+cdef struct RowSource:
+    const char* data         # the first row's first value
+    intp_t n_rows
+    intp_t n_features
+    intp_t row_stride        # bytes from a row to the next (may be negative)
+    intp_t feature_stride    # bytes from a value to the next feature's
+    bint is_double           # float64 values, else float32
+    bint in_place            # C-contiguous float32: walked without a copy
+
+
+# Fills source from X (a 2-D float32 or float64 ndarray) or raises.
+cdef int row_source(object X, RowSource* source) except -1
+
+# Copies rows [first_row, first_row + n_rows) of source into interleaved
+# blocks, padding the last block with zeros; blocks holds
+# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats. Returns 1 if a
+# copied value is NaN or infinite in float32, else 0.
+cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
+                           float* blocks) noexcept nogil
+
+# find_leaves for any row source. Returns 1 if X holds NaN or infinity, -1
+# if memory ran out, else 0.
+cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
+                            intp_t* leaves) noexcept nogil

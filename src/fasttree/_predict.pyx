@@ -6,7 +6,7 @@ cimport numpy as cnp
 
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint32_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from ._tree cimport Node
@@ -118,7 +118,7 @@ cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
 # compile the walk once for each, with the column scale a constant.
 cdef struct RowMajor:           # rows of X as given: a feature is column bytes in
     char unused
-cdef struct InterleavedRows:    # interleave_rows' blocks: column * ROW_BLOCK bytes in
+cdef struct InterleavedRows:    # interleave_source's blocks: column * ROW_BLOCK bytes in
     char unused
 ctypedef fused RowLayout:
     RowMajor
@@ -220,38 +220,6 @@ cdef void walk_interleaved(const WalkNode* tree, const float* block, intp_t* lea
                leaves)
 
 
-cdef void interleave_rows(const float* X, intp_t n_rows, intp_t n_features,
-                          float* blocks) noexcept nogil:
-    cdef intp_t n_full = n_rows // ROW_BLOCK
-    cdef intp_t block, lane, feature
-    cdef const float* rows
-    cdef float* block_values
-    for block in range(n_full):
-        # Feature by feature, the eight rows' values are stored side by side.
-        rows = X + block * ROW_BLOCK * n_features
-        block_values = blocks + block * ROW_BLOCK * n_features
-        for feature in range(n_features):
-            block_values[0] = rows[feature]
-            block_values[1] = rows[n_features + feature]
-            block_values[2] = rows[2 * n_features + feature]
-            block_values[3] = rows[3 * n_features + feature]
-            block_values[4] = rows[4 * n_features + feature]
-            block_values[5] = rows[5 * n_features + feature]
-            block_values[6] = rows[6 * n_features + feature]
-            block_values[7] = rows[7 * n_features + feature]
-            block_values += ROW_BLOCK
-    if n_rows == n_full * ROW_BLOCK:
-        return
-    rows = X + n_full * ROW_BLOCK * n_features
-    block_values = blocks + n_full * ROW_BLOCK * n_features
-    for feature in range(n_features):
-        for lane in range(ROW_BLOCK):
-            if n_full * ROW_BLOCK + lane < n_rows:
-                block_values[feature * ROW_BLOCK + lane] = rows[lane * n_features + feature]
-            else:
-                block_values[feature * ROW_BLOCK + lane] = 0.0
-
-
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil:
     cdef float* block = <float*> calloc(ROW_BLOCK * n_features, sizeof(float))
     if block != NULL:
@@ -288,6 +256,150 @@ cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
     return 0
 
 
+ctypedef fused real_t:
+    float
+    double
+
+
+cdef enum:
+    # Rows copied and walked at a time from a source that is not walked in
+    # place: a copy that stays in the first cache levels (bytes).
+    COPY_CHUNK_BYTES = 65536
+
+
+cdef int row_source(object X, RowSource* source) except -1:
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype not in (np.float32,
+                                                                          np.float64):
+        raise ValueError("rows to walk must be a 2-D float32 or float64 array")
+    source.data = <const char*> cnp.PyArray_DATA(X)
+    source.n_rows = X.shape[0]
+    source.n_features = X.shape[1]
+    source.row_stride = X.strides[0]
+    source.feature_stride = X.strides[1]
+    source.is_double = X.dtype == np.float64
+    source.in_place = (not source.is_double and X.flags.c_contiguous
+                       and source.feature_stride == sizeof(float))
+    return 0
+
+
+cdef void copy_interleaved(const real_t* first, const RowSource* source, intp_t n_rows,
+                           float* blocks) noexcept nogil:
+    # Strided rows of either precision into blocks of ROW_BLOCK rows whose
+    # values are interleaved; first is the first row's first value. Feature by feature, a block's eight values
+    # come from eight rows: one cache line of a Fortran-ordered array.
+    cdef intp_t n_features = source.n_features
+    cdef intp_t row_stride = source.row_stride
+    cdef intp_t feature_stride = source.feature_stride
+    cdef intp_t n_full = n_rows // ROW_BLOCK
+    cdef intp_t block, feature, lane
+    cdef const char* rows
+    cdef const char* at
+    cdef float* out
+    for block in range(n_full):
+        rows = <const char*> first + block * ROW_BLOCK * row_stride
+        out = blocks + block * ROW_BLOCK * n_features
+        for feature in range(n_features):
+            at = rows + feature * feature_stride
+            out[0] = <float> (<const real_t*> at)[0]
+            out[1] = <float> (<const real_t*> (at + row_stride))[0]
+            out[2] = <float> (<const real_t*> (at + 2 * row_stride))[0]
+            out[3] = <float> (<const real_t*> (at + 3 * row_stride))[0]
+            out[4] = <float> (<const real_t*> (at + 4 * row_stride))[0]
+            out[5] = <float> (<const real_t*> (at + 5 * row_stride))[0]
+            out[6] = <float> (<const real_t*> (at + 6 * row_stride))[0]
+            out[7] = <float> (<const real_t*> (at + 7 * row_stride))[0]
+            out += ROW_BLOCK
+    if n_rows == n_full * ROW_BLOCK:
+        return
+    rows = <const char*> first + n_full * ROW_BLOCK * row_stride
+    out = blocks + n_full * ROW_BLOCK * n_features
+    for feature in range(n_features):
+        for lane in range(ROW_BLOCK):
+            if n_full * ROW_BLOCK + lane < n_rows:
+                out[lane] = <float> (<const real_t*> (rows + lane * row_stride
+                                                      + feature * feature_stride))[0]
+            else:
+                out[lane] = 0.0
+        out += ROW_BLOCK
+
+
+cdef void copy_rows(const real_t* first, const RowSource* source, intp_t n_rows,
+                    float* rows) noexcept nogil:
+    # Rows whose values lie side by side, converted row by row into a
+    # row-major float32 copy: contiguous reads the compiler vectorises.
+    cdef intp_t n_features = source.n_features
+    cdef intp_t row, feature
+    cdef const real_t* values
+    for row in range(n_rows):
+        values = <const real_t*> (<const char*> first + row * source.row_stride)
+        for feature in range(n_features):
+            rows[row * n_features + feature] = <float> values[feature]
+
+
+cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
+                           float* blocks) noexcept nogil:
+    cdef const char* first = source.data + first_row * source.row_stride
+    if source.is_double:
+        copy_interleaved(<const double*> first, source, n_rows, blocks)
+    else:
+        copy_interleaved(<const float*> first, source, n_rows, blocks)
+    # Checked after the conversion, so that a float64 value beyond the
+    # float32 range counts as infinite, as it does in fit.
+    return any_non_finite(blocks, n_rows * source.n_features)
+
+
+cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
+                            intp_t* leaves) noexcept nogil:
+    cdef intp_t n_features = source.n_features
+    cdef intp_t chunk_rows, start, n_chunk, row
+    cdef intp_t reached[ROW_BLOCK]
+    cdef float* buffer
+    if source.in_place:
+        return find_leaves(tree, <const float*> source.data, n_features, source.n_rows,
+                           leaves)
+    chunk_rows = COPY_CHUNK_BYTES // (sizeof(float) * n_features)
+    chunk_rows = max(<intp_t> ROW_BLOCK, min(<intp_t> CHECKED_ROWS, chunk_rows))
+    chunk_rows -= chunk_rows % ROW_BLOCK
+    # Rows with side-by-side values (C order, float64 or a row slice) are
+    # copied row by row and walked as rows; others (Fortran order, column
+    # slices) are interleaved, which reads each column in runs.
+    cdef bint by_rows = source.feature_stride == (sizeof(double) if source.is_double
+                                                  else sizeof(float))
+    cdef const char* first
+    buffer = <float*> calloc(chunk_rows * n_features, sizeof(float))
+    if buffer == NULL:
+        return -1
+    start = 0
+    while start < source.n_rows:
+        n_chunk = min(chunk_rows, source.n_rows - start)
+        if by_rows:
+            first = source.data + start * source.row_stride
+            if source.is_double:
+                copy_rows(<const double*> first, source, n_chunk, buffer)
+            else:
+                copy_rows(<const float*> first, source, n_chunk, buffer)
+            if any_non_finite(buffer, n_chunk * n_features):
+                free(buffer)
+                return 1
+        elif interleave_source(source, start, n_chunk, buffer):
+            free(buffer)
+            return 1
+        row = 0
+        while row < n_chunk:
+            # A last, partial block walks the rows after it too: zeros, or
+            # rows copied before, finite either way; their leaves are dropped.
+            if by_rows:
+                walk_block(tree, buffer + row * n_features, n_features, reached)
+            else:
+                walk_interleaved(tree, buffer + row * n_features, reached)
+            memcpy(leaves + start + row, reached,
+                   min(<intp_t> ROW_BLOCK, n_chunk - row) * sizeof(intp_t))
+            row += ROW_BLOCK
+        start += n_chunk
+    free(buffer)
+    return 0
+
+
 cdef const void* checked_records(object records, object dtype, str what) except NULL:
     # The kernels read raw records: only a non-empty contiguous 1-D array of
     # exactly this dtype may reach them.
@@ -312,16 +424,21 @@ cdef int raise_for_status(int status) except -1:
     return status
 
 
-def apply_rows(object walk, const float[:, ::1] X not None, intp_t[::1] out not None):
+def apply_rows(object walk, object X, intp_t[::1] out not None):
     """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout).
 
+    X is a 2-D float32 or float64 array in any order (see ``RowSource``).
     Returns 1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
     """
     cdef const WalkNode* tree = checked_walk(walk)
+    cdef RowSource source
     cdef int status = 0
-    if X.shape[0]:
+    row_source(X, &source)
+    if out.shape[0] != source.n_rows:
+        raise ValueError("out must have one entry per row")
+    if source.n_rows:
         with nogil:
-            status = find_leaves(tree, &X[0, 0], X.shape[1], X.shape[0], &out[0])
+            status = find_source_leaves(tree, &source, &out[0])
     return raise_for_status(status)
 
 
@@ -331,22 +448,54 @@ ctypedef fused leaf_output:
 
 
 def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not None,
-                         const float[:, ::1] X not None, leaf_output[::1] out not None):
+                         object X, leaf_output[::1] out not None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
     ``node_output`` holds one entry per node: a class index, or a mean for
     regression. Returns 1 when X holds NaN or infinity, else 0.
     """
     cdef const WalkNode* tree = checked_walk(walk)
-    cdef intp_t[::1] leaves = np.empty(X.shape[0], dtype=np.intp)
+    cdef RowSource source
+    cdef intp_t[::1] leaves
     cdef intp_t row
     cdef int status = 0
-    if X.shape[0]:
+    row_source(X, &source)
+    if out.shape[0] != source.n_rows or node_output.shape[0] != walk.shape[0]:
+        raise ValueError("out must have one entry per row and node_output one per node")
+    leaves = np.empty(source.n_rows, dtype=np.intp)
+    if source.n_rows:
         with nogil:
-            status = find_leaves(tree, &X[0, 0], X.shape[1], X.shape[0], &leaves[0])
+            status = find_source_leaves(tree, &source, &leaves[0])
             if status == 0:
-                for row in range(X.shape[0]):
+                for row in range(source.n_rows):
                     out[row] = node_output[leaves[row]]
+    return raise_for_status(status)
+
+
+def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
+                      object X, double[:, ::1] out not None):
+    """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
+
+    ``node_rows`` holds one row per node (class probabilities, for example).
+    Returns 1 when X holds NaN or infinity, else 0.
+    """
+    cdef const WalkNode* tree = checked_walk(walk)
+    cdef RowSource source
+    cdef intp_t[::1] leaves
+    cdef intp_t row
+    cdef intp_t width = node_rows.shape[1]
+    cdef int status = 0
+    row_source(X, &source)
+    if (out.shape[0] != source.n_rows or out.shape[1] != width
+            or node_rows.shape[0] != walk.shape[0]):
+        raise ValueError("out must have one row per row of X, node_rows one per node")
+    leaves = np.empty(source.n_rows, dtype=np.intp)
+    if source.n_rows and width:
+        with nogil:
+            status = find_source_leaves(tree, &source, &leaves[0])
+            if status == 0:
+                for row in range(source.n_rows):
+                    memcpy(&out[row, 0], &node_rows[leaves[row], 0], width * sizeof(double))
     return raise_for_status(status)
 
 

@@ -4,7 +4,8 @@ import numpy as np
 
 from ._threads import map_rows
 from ._validation import non_finite_error
-from ._predict import apply_rows, decision_paths, predict_leaf_outputs, walk_layout
+from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
+                       predict_leaf_rows, walk_layout)
 from ._tree import NODE_DTYPE
 
 FORMAT_VERSION = 1
@@ -160,29 +161,59 @@ class Tree:
             return self._leaf_value
         return self._value[self._nodes["left_child"] == -1]
 
-    @staticmethod
-    def _map_rows(kernel, X, out, *args):
+    def _rows(self, X):
+        """X as the kernels read it: float32 or float64 as given (any order,
+        strides or writability), other real dtypes converted to float32."""
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"X must hold real numbers, not {X.dtype}")
+            with np.errstate(over="ignore"):
+                X = X.astype(np.float32)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must have shape (n_samples, {self.n_features}); "
+                             f"got {X.shape}")
+        return X
+
+    def _map_rows(self, kernel, X, out, *args):
         # The kernels check that X is finite while they read it.
         if map_rows(kernel, X, out, *args):
             raise non_finite_error(X)
         return out
 
     def apply(self, X):
-        """Leaf index of every row of a float32 C-contiguous X (NaN is refused)."""
+        """Leaf index of every row of X (a 2-D array of real numbers; NaN is refused)."""
+        X = self._rows(X)
         return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), self._walk)
+
+    def predict(self, X):
+        """The values of every row's leaf, shape (n_samples, n_values), as
+        scikit-learn's ``tree_.predict`` gives them for one output."""
+        return self.predict_values(X)
+
+    def predict_values(self, X):
+        """The values of every row's leaf, shape (n_samples, n_values), written
+        straight from the walk."""
+        X = self._rows(X)
+        return self._map_rows(predict_leaf_rows, X,
+                              np.empty((X.shape[0], self.n_values), dtype=np.float64),
+                              self._walk, self.node_values)
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
+        X = self._rows(X)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
-                        self._walk, self.majority_class)
+                              self._walk, self.majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
+        X = self._rows(X)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
-                        self._walk, self.first_value)
+                              self._walk, self.first_value)
 
     def decision_path(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""
+        X = np.ascontiguousarray(self._rows(X), dtype=np.float32)
         return decision_paths(self._nodes, X)
 
     def compute_feature_importances(self, normalize=True):

@@ -25,7 +25,7 @@ def feature_names_of(X):
     return None
 
 
-def check_array_2d(X, *, name="X", estimator=None, check_finite=True):
+def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float=False):
     """Convert X to a finite float32 C-contiguous 2-D array, or raise.
 
     Parameters
@@ -39,10 +39,15 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True):
         Estimator name put in front of the error messages.
     check_finite : bool, default=True
         Reject NaN, infinity and values beyond the float32 range.
+    keep_float : bool, default=False
+        With ``check_finite=False``: return float32 and float64 arrays as
+        they are, in any order or strides, without a copy (the prediction
+        kernels read them so and check them); other dtypes are still
+        converted.
 
     Returns
     -------
-    ndarray of float32, shape (n_samples, n_features)
+    ndarray of float32 (or float64 with ``keep_float``), shape (n_samples, n_features)
     """
     prefix = f"{estimator}: " if estimator else ""
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
@@ -74,6 +79,8 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True):
         raise ValueError(f"{prefix}{name} has 0 samples; at least 1 is required")
     if array.shape[1] == 0:
         raise ValueError(f"{prefix}{name} has 0 features; at least 1 is required")
+    if keep_float and not check_finite and array.dtype in (np.float32, np.float64):
+        return array
     with np.errstate(over="ignore"):
         converted = np.ascontiguousarray(array, dtype=np.float32)
     # One pass over the converted values catches NaN, infinity and values

@@ -297,7 +297,7 @@ class BaseForest(BaseEstimator):
     def _validate_X_for_predict(self, X):
         # The prediction kernel refuses NaN and infinity itself.
         return self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, check_finite=False))
+            X, estimator=type(self).__name__, check_finite=False, keep_float=True))
 
     def _ensemble_arrays(self):
         """All trees' walk nodes and leaf values back to back (built once, not pickled).

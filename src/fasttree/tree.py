@@ -206,7 +206,8 @@ class BaseDecisionTree(BaseEstimator):
         finiteness check is left to them unless ``check_finite``.
         """
         return self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, check_finite=check_finite))
+            X, estimator=type(self).__name__, check_finite=check_finite,
+            keep_float=not check_finite))
 
     def apply(self, X):
         """Index of the leaf that each sample ends in.
@@ -394,7 +395,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             Columns in the order of ``classes_``.
         """
         X = self._validate_X_for_predict(X)
-        return self.tree_.node_values[self.tree_.apply(X)]
+        return self.tree_.predict_values(X)
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):

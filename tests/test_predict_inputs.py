@@ -1,0 +1,158 @@
+"""Prediction on every kind of input: float32 and float64, C and Fortran order,
+non-contiguous views, read-only and memory-mapped arrays, DataFrames and
+integer arrays, through the estimators and the low-level ``tree_`` methods.
+
+Every kind must give exactly the predictions of the float32 C-contiguous
+copy of the same rows, since fit compares float32 values: a float64 value is
+rounded to float32 before it meets a threshold, wherever it lies in memory.
+"""
+
+import numpy as np
+import pytest
+
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                      RandomForestRegressor)
+from synthetic import classification_data, regression_data
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+              RandomForestRegressor]
+N_FEATURES = {"narrow": 6, "wide": 80}  # wide rows take the forest's interleaved parts
+
+
+def fitted(estimator_class, width):
+    n_features = N_FEATURES[width]
+    if estimator_class in (DecisionTreeClassifier, RandomForestClassifier):
+        X, y = classification_data(n_samples=400, n_features=n_features)
+    else:
+        X, y = regression_data(n_samples=400, n_features=n_features)
+    params = {"n_estimators": 5} if "Forest" in estimator_class.__name__ else {}
+    return estimator_class(random_state=0, **params).fit(X, y)
+
+
+def outputs(model, X):
+    """Everything the model predicts for X."""
+    result = {"predict": model.predict(X), "apply": model.apply(X)}
+    if hasattr(model, "predict_proba"):
+        result["predict_proba"] = model.predict_proba(X)
+    return result
+
+
+def new_rows(n_rows, n_features, seed=1):
+    # Values near the float32 thresholds' neighbours too: float64 values a
+    # hair above a float32 number must round as fit rounds them.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, n_features))
+    X[::3] = X[::3].astype(np.float32).astype(np.float64) * (1 + 1e-9)
+    return X
+
+
+def input_kinds(X):
+    """The same rows as many kinds of input (lazily: each is made when asked for)."""
+    import pandas as pd
+
+    def read_only():
+        copy = X.copy()
+        copy.setflags(write=False)
+        return copy
+
+    return {name: make() for name, make in _kind_makers(X, pd, read_only).items()}
+
+
+def _kind_makers(X, pd, read_only):
+    doubled = lambda: np.repeat(X, 2, axis=0)  # noqa: E731
+    return {
+        "float64 C": lambda: np.ascontiguousarray(X),
+        "float64 Fortran": lambda: np.asfortranarray(X),
+        "float32 Fortran": lambda: np.asfortranarray(X, dtype=np.float32),
+        "every other row": lambda: doubled()[::2],
+        "reversed rows": lambda: X[::-1][::-1],
+        "columns of a wider array": lambda: np.hstack([X, X])[:, :X.shape[1]],
+        "read-only": read_only,
+        "DataFrame": lambda: pd.DataFrame(X),
+        "int64": lambda: np.round(X * 10).astype(np.int64),
+        "list of lists": lambda: X.tolist(),
+    }
+
+
+def reference_rows(kind, X):
+    """The float32 C-contiguous rows every kind must predict as."""
+    if kind == "int64":
+        return np.ascontiguousarray(np.round(X * 10).astype(np.int64), dtype=np.float32)
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
+@pytest.mark.parametrize("width", list(N_FEATURES))
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("n_rows", [1, 7, 300, 20_000])
+def test_every_input_kind_predicts_exactly_as_float32_rows(estimator_class, width, n_rows):
+    model = fitted(estimator_class, width)
+    X = new_rows(n_rows, N_FEATURES[width])
+    for kind, rows in input_kinds(X).items():
+        expected = outputs(model, reference_rows(kind, X))
+        got = outputs(model, rows)
+        for name in expected:
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"{kind} {name}")
+
+
+def test_memory_mapped_rows_predict_as_loaded_rows(tmp_path):
+    model = fitted(RandomForestClassifier, "narrow")
+    X = new_rows(500, N_FEATURES["narrow"])
+    for order in ("C", "F"):
+        path = tmp_path / f"rows_{order}.npy"
+        np.save(path, np.asarray(X, order=order))
+        mapped = np.load(path, mmap_mode="r")
+        assert not mapped.flags.writeable
+        np.testing.assert_array_equal(model.predict_proba(mapped), model.predict_proba(X))
+        tree = fitted(DecisionTreeClassifier, "narrow")
+        np.testing.assert_array_equal(tree.predict_proba(mapped), tree.predict_proba(X))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("kind", ["float64 C", "float64 Fortran", "float32 Fortran",
+                                  "every other row", "DataFrame"])
+@pytest.mark.parametrize("bad_value", [np.nan, np.inf, 1e39])
+def test_non_finite_and_float32_overflowing_values_are_refused_in_every_layout(
+        estimator_class, kind, bad_value):
+    import pandas as pd
+
+    model = fitted(estimator_class, "narrow")
+    X = new_rows(300, N_FEATURES["narrow"])
+    X[205, 3] = bad_value
+    with np.errstate(over="ignore"):
+        rows = _kind_makers(X, pd, None)[kind]()
+    # A float32 copy of 1e39 is already infinite.
+    message = ("too large for float32" if bad_value == 1e39 and kind != "float32 Fortran"
+               else "NaN|infinity")
+    with pytest.raises(ValueError, match=message):
+        model.predict(rows)
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_low_level_tree_methods_take_any_real_array(estimator_class):
+    model = fitted(estimator_class, "narrow")
+    X = new_rows(100, N_FEATURES["narrow"])
+    tree = model.tree_
+    expected_leaves = model.apply(X)
+    for rows in (X, np.asfortranarray(X), X.astype(np.float32), X[:, :], X.tolist()):
+        np.testing.assert_array_equal(tree.apply(rows), expected_leaves)
+        values = tree.predict(rows)
+        assert values.shape == (100, tree.n_values)
+        np.testing.assert_array_equal(values, tree.value[expected_leaves, 0, :])
+    with pytest.raises(ValueError, match="shape"):
+        tree.apply(X[:, :3])
+    with pytest.raises(ValueError, match="shape"):
+        tree.apply(X[0])
+
+
+def test_float64_values_round_to_float32_before_they_meet_a_threshold():
+    # One split at the float32 midpoint of 1 and the next float32 number;
+    # float64 values between them go where their float32 rounding goes.
+    next_up = float(np.nextafter(np.float32(1.0), np.float32(2.0)))
+    X = np.array([[1.0], [1.0], [next_up], [next_up]])
+    tree = DecisionTreeClassifier().fit(X, [0, 0, 1, 1])
+    threshold = np.float32(tree.tree_.threshold[0])
+    just_above = np.nextafter(float(threshold), np.inf)
+    rows = np.array([[float(threshold)], [just_above], [1.0 + 1e-12], [next_up - 1e-12]])
+    expected = tree.predict(rows.astype(np.float32))
+    np.testing.assert_array_equal(tree.predict(rows), expected)
+    np.testing.assert_array_equal(tree.predict(np.asfortranarray(rows)), expected)
