@@ -278,11 +278,101 @@ def test_pickle_round_trip_keeps_predictions_and_members(forest_class):
                                   forest.estimators_[3].predict(X_new))
 
 
-def test_pickled_forest_is_much_smaller_than_scikit_learns():
-    X, y = classification_data(n_samples=1000)
+@pytest.mark.parametrize("n_classes", [2, 26])
+def test_pickled_forest_is_much_smaller_than_scikit_learns(n_classes):
+    X, y = classification_data(n_samples=1000, n_features=n_classes, n_classes=n_classes)
     ours = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
     theirs = SklearnForestClassifier(n_estimators=20, random_state=0).fit(X, y)
-    assert len(pickle.dumps(ours)) < 0.5 * len(pickle.dumps(theirs))
+    # Leaves keep only their non-zero class fractions: most full-grown leaves
+    # are pure, so many classes cost little more than two.
+    assert len(pickle.dumps(ours)) < 0.35 * len(pickle.dumps(theirs))
+
+
+@pytest.mark.parametrize("voting", ["soft", "hard"])
+def test_class_scores_are_the_tree_by_tree_sums_of_the_leaf_rows(voting):
+    # The kernel adds each tree's sparse leaf row in tree order; adding the
+    # dense rows (zeros elsewhere) in that order gives the very same floats.
+    X, y = classification_data(n_samples=400, n_classes=5)
+    forest = RandomForestClassifier(n_estimators=9, min_samples_leaf=3, random_state=0,
+                                    voting=voting).fit(X, y)
+    X_new = np.random.default_rng(12).normal(size=(700, X.shape[1]))
+    total = np.zeros((700, 5))
+    for member in forest.estimators_:
+        values = member.tree_.value[member.apply(X_new), 0, :]
+        if voting == "hard":
+            values = np.eye(5)[np.argmax(values, axis=1)]
+        total += values
+    method = forest.predict_proba if voting == "soft" else forest.vote_fractions
+    np.testing.assert_array_equal(method(X_new), total / 9)
+    np.testing.assert_array_equal(forest.predict(X_new),
+                                  forest.classes_[np.argmax(total, axis=1)])
+
+
+def test_member_trees_keep_their_leaf_values_as_sparse_rows():
+    X, y = classification_data(n_samples=400, n_classes=4)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    full = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    for member in forest.estimators_:
+        tree = member.tree_
+        indptr, index, data = tree.leaf_value_rows
+        dense = tree.leaf_values
+        assert dense.shape == (tree.n_leaves, 4)
+        np.testing.assert_array_equal(np.diff(indptr), np.count_nonzero(dense, axis=1))
+        np.testing.assert_array_equal(dense[np.repeat(np.arange(tree.n_leaves),
+                                                      np.diff(indptr)), index], data)
+        assert index.dtype == np.uint16 and data.dtype == np.float64
+        inner = tree.children_left != -1
+        assert np.isnan(tree.value[inner]).all()
+        np.testing.assert_array_equal(tree.value[~inner, 0, :], dense)
+    # A full tree's rows are its leaves' values too.
+    indptr, index, data = full.leaf_value_rows
+    assert indptr[-1] == data.size == np.count_nonzero(full.leaf_values)
+
+
+def corrupt_leaf_rows():
+    X, y = classification_data(n_samples=300, n_classes=3)
+    tree = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y)._trees[0]
+    state = tree.__getstate__()
+    indptr = state["leaf_value_indptr"]
+    yield "offsets", dict(state, leaf_value_indptr=indptr[::-1].copy())
+    yield "offsets", dict(state, leaf_value_indptr=indptr + 1)
+    yield "wrong shape", dict(state, leaf_value_indptr=indptr[:-1])
+    index = state["leaf_value_index"].copy()
+    index[-1] = 3
+    yield "column is out of range", dict(state, leaf_value_index=index)
+    data = state["leaf_value_data"].copy()
+    data[0] = np.nan
+    yield "not finite", dict(state, leaf_value_data=data)
+    yield "offsets", dict(state, leaf_value_data=data[:-1])
+
+
+@pytest.mark.parametrize("message, state", list(corrupt_leaf_rows()),
+                         ids=["reversed", "shifted", "short", "column", "nan", "short-data"])
+def test_corrupt_sparse_leaf_rows_are_refused_on_load(message, state):
+    from fasttree._structure import Tree
+
+    with pytest.raises(ValueError, match=message):
+        Tree.__new__(Tree).__setstate__(state)
+
+
+def test_forest_trees_of_format_version_1_still_load():
+    # Version 1 kept every leaf's dense row of class fractions.
+    from fasttree._structure import Tree
+
+    X, y = classification_data(n_samples=300, n_classes=3)
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    X_new = np.random.default_rng(13).normal(size=(200, X.shape[1]))
+    old_trees = []
+    for tree in forest._trees:
+        state = {key: value for key, value in tree.__getstate__().items()
+                 if not key.startswith("leaf_value")}
+        state.update(format_version=1, leaf_value=tree.leaf_values)
+        old = Tree.__new__(Tree)
+        old.__setstate__(state)
+        old_trees.append(old)
+    expected = forest.predict_proba(X_new)
+    forest._trees, forest._ensemble = old_trees, None
+    np.testing.assert_array_equal(forest.predict_proba(X_new), expected)
 
 
 # -- scikit-learn interplay ---------------------------------------------------------------

@@ -4,6 +4,7 @@
 import numpy as np
 cimport numpy as cnp
 
+from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 
 from ._predict import WALK_DTYPE
@@ -48,10 +49,22 @@ cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, in
             out[n_outputs * row + k] += output[k]
 
 
+cdef inline void add_sparse_outputs(const intp_t* indptr, const int32_t* index,
+                                    const double* data, const intp_t* leaves,
+                                    intp_t n_rows, intp_t n_outputs,
+                                    double* out) noexcept nogil:
+    # out[row] += the leaf's sparse row: a pure leaf adds one value, not
+    # n_outputs, and the sums are those of the dense rows, whose other
+    # entries are zeros.
+    cdef intp_t row, entry
+    for row in range(n_rows):
+        for entry in range(indptr[leaves[row]], indptr[leaves[row] + 1]):
+            out[n_outputs * row + index[entry]] += data[entry]
+
+
 def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
-                 const double[:, ::1] leaf_output not None,
-                 object X, double[:, ::1] out not None,
+                 object leaf_output, object X, double[:, ::1] out not None,
                  bint per_tree):
     """Reads, for every tree, the output row of the leaf each row of X reaches.
 
@@ -63,8 +76,11 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     tree_starts, output_starts : ndarray of intp, shape (n_trees + 1,)
         Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``, and the
         outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
-    leaf_output : ndarray of float64, shape (n_leaves, n_outputs)
-        What each leaf gives (class probabilities, a one-hot vote, a mean).
+    leaf_output : ndarray of float64, shape (n_leaves, n_outputs), or a tuple
+        What each leaf gives (class probabilities, a one-hot vote, a mean):
+        dense rows, or sparse rows ``(indptr, index, data)`` (intp, int32,
+        float64; leaf i's values ``data[indptr[i]:indptr[i + 1]]`` in the
+        columns ``index[...]``), summed only (not with ``per_tree``).
     X : ndarray of float32 or float64, shape (n_rows, n_features)
         In any order; rows other than C-contiguous float32 ones are copied,
         part by part, as wide rows are.
@@ -83,8 +99,29 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     row_source(X, &source)
     cdef intp_t n_rows = source.n_rows
     cdef intp_t n_features = source.n_features
-    cdef intp_t n_outputs = leaf_output.shape[1]
     cdef intp_t n_trees = tree_starts.shape[0] - 1
+    cdef bint sparse = isinstance(leaf_output, tuple)
+    cdef const double[:, ::1] dense_output
+    cdef const intp_t[::1] sparse_indptr
+    cdef const int32_t[::1] sparse_index
+    cdef const double[::1] sparse_data
+    cdef intp_t n_outputs, n_leaves
+    cdef const int32_t* index_entries = NULL
+    cdef const double* data_entries = NULL
+    if sparse:
+        sparse_indptr, sparse_index, sparse_data = leaf_output
+        n_outputs = out.shape[1]
+        n_leaves = sparse_indptr.shape[0] - 1
+        if (per_tree or sparse_indptr[0] != 0 or sparse_index.shape[0] != sparse_data.shape[0]
+                or sparse_indptr[n_leaves] != sparse_index.shape[0]):
+            raise ValueError("sparse leaf outputs are inconsistent")
+        if sparse_index.shape[0]:
+            index_entries = &sparse_index[0]
+            data_entries = &sparse_data[0]
+    else:
+        dense_output = leaf_output
+        n_outputs = dense_output.shape[1]
+        n_leaves = dense_output.shape[0]
     cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
                                  min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
     # Narrow C-contiguous float32 rows are walked in place as one part, the
@@ -108,7 +145,7 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
             or not walk.flags.c_contiguous or walk.shape[0] != tree_starts[n_trees]):
         raise ValueError("walk nodes do not match the tree starts")
     nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
-    if output_starts.shape[0] != n_trees + 1 or leaf_output.shape[0] != output_starts[n_trees]:
+    if output_starts.shape[0] != n_trees + 1 or n_leaves != output_starts[n_trees]:
         raise ValueError("leaf outputs do not match the output starts")
     if out.shape[0] != n_rows or out.shape[1] != (n_trees if per_tree else n_outputs):
         raise ValueError("out has the wrong shape")
@@ -149,7 +186,6 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                     chunk_end = min(part_rows, chunk_start + chunk_rows)
                     for tree in range(group_start, group_end):
                         tree_nodes = nodes + tree_starts[tree]
-                        tree_output = &leaf_output[output_starts[tree], 0]
                         # Rows count from the part's first row.
                         row = chunk_start
                         while row < chunk_end:
@@ -162,6 +198,13 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                                 walk_block(tree_nodes, rows, n_features,
                                            leaves + row - chunk_start)
                             row += ROW_BLOCK
+                        if sparse:
+                            add_sparse_outputs(&sparse_indptr[output_starts[tree]],
+                                               index_entries, data_entries, leaves,
+                                               chunk_end - chunk_start, n_outputs,
+                                               &out[part_start + chunk_start, 0])
+                            continue
+                        tree_output = &dense_output[output_starts[tree], 0]
                         if per_tree:
                             for row in range(chunk_start, chunk_end):
                                 out[part_start + row, tree] = tree_output[

@@ -8,7 +8,10 @@ from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._tree import NODE_DTYPE
 
-FORMAT_VERSION = 1
+# 2: compact trees keep their leaf values as sparse rows; version 1 files
+# (dense leaf values) are read too.
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 class Tree:
@@ -44,13 +47,24 @@ class Tree:
             # again by walk_layout, the arrays are coerced and measured below.
             self._validate_nodes()
         # A compact tree (a forest's member) keeps only what prediction needs:
-        # the nodes and the values of the leaves.
-        self.compact = "leaf_value" in arrays
+        # the nodes and the values of the leaves, the latter as sparse rows
+        # when there are several (a fully grown classifier's leaves are mostly
+        # pure: one class each).
+        self.compact = "leaf_value" in arrays or "leaf_value_indptr" in arrays
+        self._leaf_value = self._leaf_rows = None
         if self.compact:
-            leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
-            if leaf_value.shape != (self.n_leaves, self.n_values):
-                raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
-            self._leaf_value = leaf_value
+            if "leaf_value" in arrays:
+                leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
+                if leaf_value.shape != (self.n_leaves, self.n_values):
+                    raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
+                if self.n_values == 1:
+                    self._leaf_value = leaf_value
+                else:  # a version 1 file
+                    self._leaf_rows = sparse_rows(leaf_value)
+            else:
+                self._leaf_rows = checked_sparse_rows(
+                    arrays["leaf_value_indptr"], arrays["leaf_value_index"],
+                    arrays["leaf_value_data"], self.n_leaves, self.n_values)
             self._value = None  # made from the leaf values when first asked for
             self.impurity = self.n_node_samples = self.weighted_n_node_samples = None
         else:
@@ -78,10 +92,14 @@ class Tree:
         ``weighted_n_node_samples`` are None, and ``value`` is NaN at inner
         nodes.
         """
-        leaf = self._nodes["left_child"] == -1
-        return Tree(self.n_features, self.n_values, {
-            "nodes": self._nodes, "leaf_value": self._value[leaf],
-            "max_depth": self.max_depth, "walk": self._walk}, trusted=True)
+        arrays = {"nodes": self._nodes, "max_depth": self.max_depth, "walk": self._walk}
+        if self.n_values == 1:
+            arrays["leaf_value"] = self.leaf_values
+        else:
+            indptr, index, data = sparse_rows(self.leaf_values)
+            arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
+                          leaf_value_data=data)
+        return Tree(self.n_features, self.n_values, arrays, trusted=True)
 
     @property
     def node_count(self):
@@ -150,7 +168,7 @@ class Tree:
         nodes of a compact tree."""
         if self._value is None:
             value = np.full((self.node_count, self.n_values), np.nan)
-            value[self._nodes["left_child"] == -1] = self._leaf_value
+            value[self._nodes["left_child"] == -1] = self.leaf_values
             self._value = value
         return self._value
 
@@ -158,8 +176,19 @@ class Tree:
     def leaf_values(self):
         """The values of the leaves, in node order (n_leaves, n_values)."""
         if self.compact:
-            return self._leaf_value
+            if self._leaf_value is not None:
+                return self._leaf_value
+            return dense_rows(*self._leaf_rows, self.n_values)
         return self._value[self._nodes["left_child"] == -1]
+
+    @property
+    def leaf_value_rows(self):
+        """The leaf values as sparse rows ``(indptr, index, data)``: leaf i's
+        non-zero values are ``data[indptr[i]:indptr[i + 1]]``, in the columns
+        ``index[indptr[i]:indptr[i + 1]]`` (ascending)."""
+        if self._leaf_rows is not None:
+            return self._leaf_rows
+        return sparse_rows(self.leaf_values)
 
     def _rows(self, X):
         """X as the kernels read it: float32 or float64 as given (any order,
@@ -254,7 +283,11 @@ class Tree:
             "nodes": self._nodes,
             "max_depth": self.max_depth,
         }
-        if self.compact:
+        if self._leaf_rows is not None:
+            indptr, index, data = self._leaf_rows
+            state.update(leaf_value_indptr=indptr, leaf_value_index=index,
+                         leaf_value_data=data)
+        elif self.compact:
             state["leaf_value"] = self._leaf_value
         else:
             state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
@@ -263,10 +296,11 @@ class Tree:
         return state
 
     def __setstate__(self, state):
-        if not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION:
+        if not isinstance(state, dict) or state.get("format_version") not in READABLE_VERSIONS:
             found = state.get("format_version") if isinstance(state, dict) else None
             raise ValueError(f"cannot load a fasttree tree of format version {found!r}; "
-                             f"this version of fasttree reads version {FORMAT_VERSION}")
+                             "this version of fasttree reads versions "
+                             f"{', '.join(map(str, READABLE_VERSIONS))}")
         try:
             self.__init__(state["n_features"], state["n_values"], state)
         except KeyError as missing:
@@ -294,6 +328,53 @@ class Tree:
         feature = nodes["feature"][internal]
         if ((feature < 0) | (feature >= self.n_features)).any():
             raise ValueError("corrupt fasttree model: a split feature is out of range")
+
+
+def sparse_rows(dense):
+    """The non-zero entries of a 2-D array, row by row: (indptr, index, data).
+
+    ``indptr`` is int32 (int64 past 2**31 entries), ``index`` uint16 (int32
+    past 65,536 columns), ``data`` float64; a row's entries are in ascending
+    column order.
+    """
+    dense = np.asarray(dense, dtype=np.float64)
+    nonzero = dense != 0.0
+    counts = nonzero.sum(axis=1)
+    indptr = np.zeros(dense.shape[0] + 1,
+                      dtype=np.int32 if counts.sum() < 2**31 else np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    index_dtype = np.uint16 if dense.shape[1] <= 2**16 else np.int32
+    index = np.nonzero(nonzero)[1].astype(index_dtype)
+    return indptr, index, np.ascontiguousarray(dense[nonzero])
+
+
+def dense_rows(indptr, index, data, n_columns):
+    """The 2-D array of ``sparse_rows``' output."""
+    n_rows = indptr.shape[0] - 1
+    dense = np.zeros((n_rows, n_columns), dtype=np.float64)
+    rows = np.repeat(np.arange(n_rows), np.diff(indptr))
+    dense[rows, index.astype(np.intp)] = data
+    return dense
+
+
+def checked_sparse_rows(indptr, index, data, n_rows, n_columns):
+    """``sparse_rows``' output read from a file, checked before it is used."""
+    try:
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        index = np.asarray(index)
+        data = _float_array(data, "leaf_value_data")
+    except (TypeError, ValueError):
+        raise ValueError("corrupt fasttree model: the leaf values are not numeric") from None
+    if index.dtype.kind not in "iu" or index.ndim != 1 or indptr.shape != (n_rows + 1,):
+        raise ValueError("corrupt fasttree model: the leaf values have the wrong shape")
+    if (indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != index.shape[0]
+            or data.shape != index.shape):
+        raise ValueError("corrupt fasttree model: the leaf value offsets are inconsistent")
+    if index.size and (index.min() < 0 or index.max() >= n_columns):
+        raise ValueError("corrupt fasttree model: a leaf value column is out of range")
+    if not np.isfinite(data).all():
+        raise ValueError("corrupt fasttree model: a leaf value is not finite")
+    return indptr, index, data
 
 
 def _float_array(values, name):

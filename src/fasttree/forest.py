@@ -97,6 +97,35 @@ class OutOfBagSums:
             return self.sums / self.counts[:, None]
 
 
+def concatenated_rows(parts):
+    """Sparse rows (indptr, index, data) of several trees, one after another,
+    as the forest kernel reads them (intp offsets, int32 columns)."""
+    sizes = [part[0][-1] for part in parts]
+    offsets = np.cumsum([0] + sizes[:-1])
+    indptr = np.concatenate([parts[0][0][:1].astype(np.intp)] + [
+        part[0][1:].astype(np.intp) + offset for part, offset in zip(parts, offsets)])
+    index = np.concatenate([part[1] for part in parts]).astype(np.int32)
+    data = np.ascontiguousarray(np.concatenate([part[2] for part in parts]))
+    return indptr, index, data
+
+
+def majority_votes(indptr, index, data):
+    """One vote per leaf for its largest value's column (the first on ties), as
+    sparse rows; a leaf without values casts none."""
+    n_leaves = indptr.shape[0] - 1
+    voting = np.flatnonzero(np.diff(indptr) > 0)
+    starts = indptr[voting]
+    entry_leaf = np.repeat(np.arange(n_leaves), np.diff(indptr))
+    largest = np.full(n_leaves, -np.inf)
+    np.maximum.at(largest, entry_leaf, data)
+    at_largest = np.flatnonzero(data == largest[entry_leaf])
+    first = at_largest[np.searchsorted(at_largest, starts)]
+    vote_indptr = np.zeros(n_leaves + 1, dtype=np.intp)
+    vote_indptr[voting + 1] = 1
+    np.cumsum(vote_indptr, out=vote_indptr)
+    return vote_indptr, np.ascontiguousarray(index[first]), np.ones(voting.size)
+
+
 def draw_counts(n_samples, n_draws, seed, replace):
     """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
     rng = np.random.default_rng(seed)
@@ -113,6 +142,8 @@ class BaseForest(BaseEstimator):
     _criteria = {}
     _tree_class = None
     _fitted_attribute = "estimators_"
+    # Class probabilities are summed from sparse leaf rows, means from dense ones.
+    _sparse_leaf_values = False
 
     def _check_forest_parameters(self, n_samples):
         check_n_estimators(self.n_estimators)
@@ -304,10 +335,12 @@ class BaseForest(BaseEstimator):
 
         In this copy of the walk nodes a leaf's ``node`` counts the tree's
         leaves, so that only leaf values are stored: half the bytes that
-        prediction streams through the cache.
+        prediction streams through the cache. The values are dense rows for
+        one value per leaf ("values"), else sparse rows ("rows": indptr,
+        index, data), so that a pure leaf costs one addition, not one per class.
         """
         if getattr(self, "_ensemble", None) is None:
-            walks, values = [], []
+            walks, leaf_counts = [], []
             for tree in self._trees:
                 is_leaf = tree.nodes["left_child"] == -1
                 leaf_rank = (np.cumsum(is_leaf) - 1).astype(np.int32)
@@ -315,19 +348,24 @@ class BaseForest(BaseEstimator):
                 at_leaf = is_leaf[walk["node"]]
                 walk["node"][at_leaf] = leaf_rank[walk["node"][at_leaf]]
                 walks.append(walk)
-                values.append(tree.leaf_values)
+                leaf_counts.append(int(is_leaf.sum()))
             self._ensemble = {
                 "walk": np.concatenate(walks),
                 "starts": np.cumsum([0] + [len(walk) for walk in walks], dtype=np.intp),
-                "output_starts": np.cumsum([0] + [len(value) for value in values],
-                                           dtype=np.intp),
-                "values": np.ascontiguousarray(np.concatenate(values)),
+                "output_starts": np.cumsum([0] + leaf_counts, dtype=np.intp),
             }
+            if self._sparse_leaf_values:
+                self._ensemble["rows"] = concatenated_rows(
+                    [tree.leaf_value_rows for tree in self._trees])
+            else:
+                self._ensemble["values"] = np.ascontiguousarray(
+                    np.concatenate([tree.leaf_values for tree in self._trees]))
         return self._ensemble
 
-    def _sum_over_trees(self, X, leaf_output):
-        """Per row, the sum over trees of ``leaf_output`` at the row's leaves."""
-        return self._tree_outputs(X, leaf_output, np.empty((X.shape[0], leaf_output.shape[1])),
+    def _sum_over_trees(self, X, leaf_output, n_outputs):
+        """Per row, the sum over trees of ``leaf_output`` (dense or sparse rows)
+        at the row's leaves."""
+        return self._tree_outputs(X, leaf_output, np.empty((X.shape[0], n_outputs)),
                                   per_tree=False)
 
     def _per_tree_values(self, X):
@@ -521,6 +559,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
 
     _criteria = CLASSIFICATION_CRITERIA
     _tree_class = DecisionTreeClassifier
+    _sparse_leaf_values = True
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -618,10 +657,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         """One-hot majority class of every leaf (the first on ties), for hard voting."""
         arrays = self._ensemble_arrays()
         if "votes" not in arrays:
-            values = arrays["values"]
-            votes = np.zeros_like(values)
-            votes[np.arange(values.shape[0]), np.argmax(values, axis=1)] = 1.0
-            arrays["votes"] = votes
+            arrays["votes"] = majority_votes(*arrays["rows"])
         return arrays["votes"]
 
     def predict_proba(self, X):
@@ -636,7 +672,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         ndarray of shape (n_samples, n_classes)
         """
         X = self._validate_X_for_predict(X)
-        return self._sum_over_trees(X, self._ensemble_arrays()["values"]) / len(self._trees)
+        return self._sum_over_trees(X, self._ensemble_arrays()["rows"],
+                                    len(self.classes_)) / len(self._trees)
 
     def vote_fractions(self, X):
         """Share of trees voting for each class (each tree votes its leaf's majority).
@@ -653,7 +690,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         ndarray of shape (n_samples, n_classes)
         """
         X = self._validate_X_for_predict(X)
-        return self._sum_over_trees(X, self._leaf_votes()) / len(self._trees)
+        return self._sum_over_trees(X, self._leaf_votes(), len(self.classes_)) / len(
+            self._trees)
 
     def predict(self, X):
         """Predicted class: by ``voting``, ties going to the first class of ``classes_``.
@@ -668,9 +706,10 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         """
         X = self._validate_X_for_predict(X)
         if self.voting == "hard":
-            scores = self._sum_over_trees(X, self._leaf_votes())
+            scores = self._sum_over_trees(X, self._leaf_votes(), len(self.classes_))
         else:
-            scores = self._sum_over_trees(X, self._ensemble_arrays()["values"])
+            scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"],
+                                          len(self.classes_))
         return self.classes_[np.argmax(scores, axis=1)]
 
 
@@ -793,6 +832,6 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         X = self._validate_X_for_predict(X)
         if self.aggregation == "median":
             return np.median(self._per_tree_values(X), axis=1)
-        return self._sum_over_trees(X, self._ensemble_arrays()["values"])[:, 0] / len(
+        return self._sum_over_trees(X, self._ensemble_arrays()["values"], 1)[:, 0] / len(
             self._trees)
 
