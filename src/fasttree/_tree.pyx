@@ -3,7 +3,9 @@
 
 import numpy as np
 cimport numpy as cnp
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 
+from libc.math cimport NAN, isnan
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -57,6 +59,32 @@ cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
     if weighted != NULL:
         store.weighted_n_node_samples = weighted
     value = <double*> realloc(store.value, capacity * store.n_values * sizeof(double))
+    if value != NULL:
+        store.value = value
+    if not (nodes and impurity and n_node_samples and weighted and value):
+        return -1
+    store.capacity = capacity
+    return 0
+
+
+cdef int store_reserve_exact(NodeStore* store, intp_t capacity) noexcept nogil:
+    """Resizes every buffer to exactly capacity nodes (down as well as up)."""
+    cdef Node* nodes = <Node*> realloc(store.nodes, capacity * sizeof(Node))
+    if nodes != NULL:
+        store.nodes = nodes
+    cdef double* impurity = <double*> realloc(store.impurity, capacity * sizeof(double))
+    if impurity != NULL:
+        store.impurity = impurity
+    cdef int64_t* n_node_samples = <int64_t*> realloc(store.n_node_samples,
+                                                      capacity * sizeof(int64_t))
+    if n_node_samples != NULL:
+        store.n_node_samples = n_node_samples
+    cdef double* weighted = <double*> realloc(store.weighted_n_node_samples,
+                                              capacity * sizeof(double))
+    if weighted != NULL:
+        store.weighted_n_node_samples = weighted
+    cdef double* value = <double*> realloc(store.value,
+                                           capacity * store.n_values * sizeof(double))
     if value != NULL:
         store.value = value
     if not (nodes and impurity and n_node_samples and weighted and value):
@@ -142,6 +170,7 @@ cdef struct PendingNode:
     intp_t parent
     bint is_left
     intp_t n_known_constants
+    double impurity       # from the parent's split record; NaN for the root
 
 
 cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* samples,
@@ -157,13 +186,16 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     cdef bint is_leaf
     if stack == NULL:
         return -1
-    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0)
+    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0, NAN)
     stack_size = 1
     while stack_size > 0:
         stack_size -= 1
         current = stack[stack_size]
         splitter.criterion.init_node(samples, current.start, current.end)
-        impurity = splitter.criterion.node_impurity()
+        # A child's impurity came with its parent's split: the same
+        # statistics, so the same number, without another O(n_classes) pass.
+        impurity = (splitter.criterion.node_impurity() if isnan(current.impurity)
+                    else current.impurity)
         node_id = store_add_node(store, splitter.criterion, current.parent, current.is_left,
                                  current.depth, current.end - current.start, impurity)
         if node_id < 0:
@@ -194,9 +226,10 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
         # The right child goes first so the left subtree is built (and
         # numbered) first.
         stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
-                                        node_id, False, n_constants)
+                                        node_id, False, n_constants, split.impurity_right)
         stack[stack_size + 1] = PendingNode(current.start, split.position,
-                                            current.depth + 1, node_id, True, n_constants)
+                                            current.depth + 1, node_id, True, n_constants,
+                                            split.impurity_left)
         stack_size += 2
     free(stack)
     return 0
@@ -368,24 +401,45 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
         store_free(&store)
 
 
+cdef void free_buffer(object capsule) noexcept:
+    free(PyCapsule_GetPointer(capsule, NULL))
+
+
+cdef object array_owning(void* data, intp_t count, int typenum, intp_t width=0):
+    # A numpy array over the builder's buffer, which it frees when it goes:
+    # a tree of many classes is not copied once more. 1-D, or 2-D with
+    # width columns.
+    cdef cnp.npy_intp dims[2]
+    dims[0] = count
+    dims[1] = width
+    array = cnp.PyArray_SimpleNewFromData(1 if width == 0 else 2, dims, typenum, data)
+    cnp.set_array_base(array, PyCapsule_New(data, NULL, free_buffer))
+    return array
+
+
 cdef dict _store_to_arrays(NodeStore* store):
+    """The store's buffers as numpy arrays, which take them over (the store
+    is left empty)."""
     cdef intp_t count = store.node_count
-    nodes = np.empty(count, dtype=NODE_DTYPE)
-    impurity = np.empty(count, dtype=np.float64)
-    n_node_samples = np.empty(count, dtype=np.int64)
-    weighted = np.empty(count, dtype=np.float64)
-    value = np.empty((count, store.n_values), dtype=np.float64)
-    if count:
-        memcpy(cnp.PyArray_DATA(nodes), store.nodes, count * sizeof(Node))
-        memcpy(cnp.PyArray_DATA(impurity), store.impurity, count * sizeof(double))
-        memcpy(cnp.PyArray_DATA(n_node_samples), store.n_node_samples, count * sizeof(int64_t))
-        memcpy(cnp.PyArray_DATA(weighted), store.weighted_n_node_samples, count * sizeof(double))
-        memcpy(cnp.PyArray_DATA(value), store.value, count * store.n_values * sizeof(double))
-    return {
-        "nodes": nodes,
-        "impurity": impurity,
-        "n_node_samples": n_node_samples,
-        "weighted_n_node_samples": weighted,
-        "value": value,
+    cdef intp_t n_values = store.n_values
+    # Shrunk to the nodes made; an empty tree cannot happen (the root is
+    # always made), but a 1-byte buffer keeps every pointer valid.
+    if store_reserve_exact(store, max(count, 1)) < 0:
+        raise MemoryError()
+    arrays = {
+        "nodes": array_owning(store.nodes, count * sizeof(Node), cnp.NPY_UINT8).view(
+            NODE_DTYPE),
+        "impurity": array_owning(store.impurity, count, cnp.NPY_FLOAT64),
+        "n_node_samples": array_owning(store.n_node_samples, count, cnp.NPY_INT64),
+        "weighted_n_node_samples": array_owning(store.weighted_n_node_samples, count,
+                                                cnp.NPY_FLOAT64),
+        "value": array_owning(store.value, count, cnp.NPY_FLOAT64, n_values),
         "max_depth": store.max_depth,
     }
+    store.nodes = NULL
+    store.impurity = NULL
+    store.n_node_samples = NULL
+    store.weighted_n_node_samples = NULL
+    store.value = NULL
+    store.capacity = 0
+    return arrays

@@ -248,7 +248,10 @@ class BaseForest(BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self._set_target_attributes(targets)
+        # Every prediction reads the trees laid out back to back: laid out
+        # here, the first call after fit costs what later calls cost.
         self._ensemble = None
+        self._ensemble_arrays()
         self.estimators_ = [self._as_estimator(tree) for tree in trees]
         if track_oob:
             if not oob.counts.any():

@@ -143,7 +143,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         min_samples_leaf=limits["min_samples_leaf"], min_weight_leaf=min_weight_leaf,
         min_impurity_decrease=limits["min_impurity_decrease"],
         max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
-    arrays["value"] += value_offset
+    if value_offset != 0.0:
+        arrays["value"] += value_offset
     return Tree(ranks.shape[0], criterion.n_values, arrays, trusted=True)
 
 
