@@ -7,6 +7,7 @@ from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._tree import NODE_DTYPE
+from ._utils import sparse_rows as sparse_rows_of
 
 # 2: compact trees keep their leaf values as sparse rows; version 1 files
 # (dense leaf values) are read too.
@@ -96,7 +97,8 @@ class Tree:
         if self.n_values == 1:
             arrays["leaf_value"] = self.leaf_values
         else:
-            indptr, index, data = sparse_rows(self.leaf_values)
+            leaves = np.flatnonzero(self._nodes["left_child"] == -1)
+            indptr, index, data = sparse_rows(self._value, leaves)
             arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
                           leaf_value_data=data)
         return Tree(self.n_features, self.n_values, arrays, trusted=True)
@@ -330,22 +332,13 @@ class Tree:
             raise ValueError("corrupt fasttree model: a split feature is out of range")
 
 
-def sparse_rows(dense):
-    """The non-zero entries of a 2-D array, row by row: (indptr, index, data).
-
-    ``indptr`` is int32 (int64 past 2**31 entries), ``index`` uint16 (int32
-    past 65,536 columns), ``data`` float64; a row's entries are in ascending
-    column order.
-    """
-    dense = np.asarray(dense, dtype=np.float64)
-    nonzero = dense != 0.0
-    counts = nonzero.sum(axis=1)
-    indptr = np.zeros(dense.shape[0] + 1,
-                      dtype=np.int32 if counts.sum() < 2**31 else np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    index_dtype = np.uint16 if dense.shape[1] <= 2**16 else np.int32
-    index = np.nonzero(nonzero)[1].astype(index_dtype)
-    return indptr, index, np.ascontiguousarray(dense[nonzero])
+def sparse_rows(dense, rows=None):
+    """The non-zero entries of ``dense[rows]`` (all rows by default), row by row:
+    (indptr, index, data); see ``fasttree._utils.sparse_rows``."""
+    dense = np.ascontiguousarray(dense, dtype=np.float64)
+    if rows is None:
+        rows = np.arange(dense.shape[0], dtype=np.intp)
+    return sparse_rows_of(dense, np.ascontiguousarray(rows, dtype=np.intp))
 
 
 def dense_rows(indptr, index, data, n_columns):

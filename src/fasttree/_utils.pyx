@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""Random numbers and sorting for the nogil kernels."""
+"""Random numbers and sorting for the nogil kernels; sparse rows of leaf values."""
 
+from libc.stdint cimport int32_t, int64_t, uint16_t
 from libc.string cimport memset
 
 # Below this size a comparison sort beats the radix sort's fixed cost of
@@ -278,3 +279,49 @@ def all_finite(const float[:, ::1] X not None):
         for i in range(n_values):
             exponent_all_ones |= ((bits[i] & 0x7F800000u) == 0x7F800000u)
     return exponent_all_ones == 0
+
+
+def sparse_rows(const double[:, ::1] values not None, const intp_t[::1] rows not None):
+    """The non-zero entries of ``values[rows]``, row by row: (indptr, index, data).
+
+    ``indptr`` is int32 (int64 past 2**31 entries), ``index`` uint16 (int32
+    past 65,536 columns), ``data`` float64; a row's entries are in ascending
+    column order. Two passes over the rows, no temporary of their size.
+    """
+    import numpy as np
+    cdef intp_t n_rows = rows.shape[0]
+    cdef intp_t n_columns = values.shape[1]
+    cdef intp_t i, k, count = 0, entry = 0
+    cdef const double* row
+    with nogil:
+        for i in range(n_rows):
+            row = &values[rows[i], 0]
+            for k in range(n_columns):
+                count += row[k] != 0.0
+    indptr = np.empty(n_rows + 1, dtype=np.int32 if count < 2**31 else np.int64)
+    index = np.empty(count, dtype=np.uint16 if n_columns <= 2**16 else np.int32)
+    data = np.empty(count, dtype=np.float64)
+    cdef double[::1] data_view = data
+    cdef uint16_t[::1] narrow_index
+    cdef int32_t[::1] wide_index
+    offsets = np.empty(n_rows + 1, dtype=np.int64)
+    cdef int64_t[::1] offset_view = offsets
+    if n_columns <= 2**16:
+        narrow_index = index
+    else:
+        wide_index = index
+    with nogil:
+        offset_view[0] = 0
+        for i in range(n_rows):
+            row = &values[rows[i], 0]
+            for k in range(n_columns):
+                if row[k] != 0.0:
+                    if n_columns <= 65536:
+                        narrow_index[entry] = <uint16_t> k
+                    else:
+                        wide_index[entry] = <int32_t> k
+                    data_view[entry] = row[k]
+                    entry += 1
+            offset_view[i + 1] = entry
+    indptr[:] = offsets
+    return indptr, index, data
