@@ -47,6 +47,11 @@ cdef class Criterion:
     # Adds the weight and statistics of the sample at a position to a bin of
     # n_bin_stats doubles.
     cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil
+    # Adds every sample of the gathered node, in node order, to the bin of
+    # stats (rows of n_bin_stats doubles) numbered bins[i] - first_bin, and
+    # counts it in counts: add_to_bin for each, in one call.
+    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+                          uint32_t first_bin, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
     # A quantity that orders the splits of one node as their improvement does.

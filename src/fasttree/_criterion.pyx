@@ -52,6 +52,14 @@ cdef class Criterion:
     cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
         pass
 
+    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+        cdef intp_t i, b
+        for i in range(n_node):
+            b = bins[i] - first_bin
+            counts[b] += 1
+            self.add_to_bin(stats + b * self.n_bin_stats, i)
+
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
 
@@ -194,6 +202,21 @@ cdef class ClassificationCriterion(Criterion):
         cdef double weight = self.node_weight[position]
         bin[0] += weight
         bin[1 + self.node_class[position]] += weight
+
+    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+        # add_to_bin inlined: one call per node and feature, not per sample.
+        cdef intp_t i, b
+        cdef intp_t stride = self.n_bin_stats
+        cdef double weight
+        cdef double* bin
+        for i in range(n_node):
+            b = bins[i] - first_bin
+            counts[b] += 1
+            bin = stats + b * stride
+            weight = self.node_weight[i]
+            bin[0] += weight
+            bin[1 + self.node_class[i]] += weight
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # Classes in index order, absent ones skipped: adding their 0.0 would
@@ -407,6 +430,15 @@ cdef class SquaredError(Criterion):
         # bin[0] is the bin's weight, bin[1] its weighted sum of targets.
         bin[0] += self.node_weight[position]
         bin[1] += self.node_weighted_target[position]
+
+    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+        cdef intp_t i, b
+        for i in range(n_node):
+            b = bins[i] - first_bin
+            counts[b] += 1
+            stats[2 * b] += self.node_weight[i]
+            stats[2 * b + 1] += self.node_weighted_target[i]
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         self.sum_left += bin[1]

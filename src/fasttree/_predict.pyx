@@ -482,8 +482,9 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
     cdef intp_t[::1] leaves
-    cdef intp_t row
+    cdef intp_t row, k
     cdef intp_t width = node_rows.shape[1]
+    cdef const double* node_row
     cdef int status = 0
     row_source(X, &source)
     if (out.shape[0] != source.n_rows or out.shape[1] != width
@@ -494,8 +495,11 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
         with nogil:
             status = find_source_leaves(tree, &source, &leaves[0])
             if status == 0:
+                # A plain loop: rows are a few values wide, too few for a call.
                 for row in range(source.n_rows):
-                    memcpy(&out[row, 0], &node_rows[leaves[row], 0], width * sizeof(double))
+                    node_row = &node_rows[leaves[row], 0]
+                    for k in range(width):
+                        out[row, k] = node_row[k]
     return raise_for_status(status)
 
 
