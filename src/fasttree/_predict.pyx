@@ -447,6 +447,22 @@ ctypedef fused leaf_output:
     double
 
 
+cdef enum:
+    # Rows whose leaves are found before their outputs are written: the
+    # outputs are written while the rows' leaves are in cache, with no
+    # array of every row's leaf.
+    OUTPUT_CHUNK_ROWS = 2048
+
+
+cdef int chunk_leaves(const WalkNode* tree, const RowSource* source, intp_t start,
+                      intp_t n_rows, intp_t* leaves) noexcept nogil:
+    # find_source_leaves for rows [start, start + n_rows) of source.
+    cdef RowSource part = source[0]
+    part.data = source.data + start * source.row_stride
+    part.n_rows = n_rows
+    return find_source_leaves(tree, &part, leaves)
+
+
 def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not None,
                          object X, leaf_output[::1] out not None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
@@ -456,19 +472,20 @@ def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not Non
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
-    cdef intp_t[::1] leaves
-    cdef intp_t row
+    cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
+    cdef intp_t start = 0, n_chunk, row
     cdef int status = 0
     row_source(X, &source)
     if out.shape[0] != source.n_rows or node_output.shape[0] != walk.shape[0]:
         raise ValueError("out must have one entry per row and node_output one per node")
-    leaves = np.empty(source.n_rows, dtype=np.intp)
-    if source.n_rows:
-        with nogil:
-            status = find_source_leaves(tree, &source, &leaves[0])
+    with nogil:
+        while start < source.n_rows and status == 0:
+            n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
+            status = chunk_leaves(tree, &source, start, n_chunk, leaves)
             if status == 0:
-                for row in range(source.n_rows):
-                    out[row] = node_output[leaves[row]]
+                for row in range(n_chunk):
+                    out[start + row] = node_output[leaves[row]]
+            start += n_chunk
     return raise_for_status(status)
 
 
@@ -481,8 +498,8 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
-    cdef intp_t[::1] leaves
-    cdef intp_t row, k
+    cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
+    cdef intp_t start = 0, n_chunk, row, k
     cdef intp_t width = node_rows.shape[1]
     cdef const double* node_row
     cdef int status = 0
@@ -490,16 +507,19 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     if (out.shape[0] != source.n_rows or out.shape[1] != width
             or node_rows.shape[0] != walk.shape[0]):
         raise ValueError("out must have one row per row of X, node_rows one per node")
-    leaves = np.empty(source.n_rows, dtype=np.intp)
-    if source.n_rows and width:
-        with nogil:
-            status = find_source_leaves(tree, &source, &leaves[0])
+    if width == 0:
+        return 0
+    with nogil:
+        while start < source.n_rows and status == 0:
+            n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
+            status = chunk_leaves(tree, &source, start, n_chunk, leaves)
             if status == 0:
                 # A plain loop: rows are a few values wide, too few for a call.
-                for row in range(source.n_rows):
+                for row in range(n_chunk):
                     node_row = &node_rows[leaves[row], 0]
                     for k in range(width):
-                        out[row, k] = node_row[k]
+                        out[start + row, k] = node_row[k]
+            start += n_chunk
     return raise_for_status(status)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 MIN_ROWS_PER_THREAD = 8192
 
 _pool = None
+_threads_started = False
 
 
 def available_cores():
@@ -25,6 +26,18 @@ def _shared_pool():
         _pool = ThreadPoolExecutor(max_workers=available_cores(),
                                    thread_name_prefix="fasttree")
     return _pool
+
+
+def start_threads():
+    """Start the prediction threads now (a fit calls it), so that the first
+    large prediction does not wait for them to start. Once per process."""
+    global _threads_started
+    if _threads_started:
+        return
+    pool = _shared_pool()
+    for future in [pool.submit(int) for _ in range(available_cores())]:
+        future.result()
+    _threads_started = True
 
 
 def map_rows(kernel, X, out, *args, n_threads=None, n_trees=1, **options):

@@ -12,7 +12,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
 from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
-from ._threads import available_cores, map_rows
+from ._threads import available_cores, map_rows, start_threads
 from ._predict import apply_rows, predict_leaf_outputs
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
@@ -252,6 +252,7 @@ class BaseForest(BaseEstimator):
         # here, the first call after fit costs what later calls cost.
         self._ensemble = None
         self._ensemble_arrays()
+        start_threads()
         self.estimators_ = [self._as_estimator(tree) for tree in trees]
         if track_oob:
             if not oob.counts.any():

@@ -10,6 +10,7 @@ from ._criterion import Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
+from ._threads import start_threads
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction,
@@ -182,6 +183,7 @@ class BaseDecisionTree(BaseEstimator):
             del self.feature_names_in_
         for name, value in attributes.items():
             setattr(self, name, value)
+        start_threads()
 
     def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0, ranked=None):
         """Grow a Tree from validated float32 X and a bound criterion.
