@@ -27,7 +27,6 @@ cdef struct SplitRecord:
 cdef struct BestCandidate:
     double proxy_improvement  # the criterion's proxy, -inf before any candidate
     intp_t feature            # -1 before any candidate
-    intp_t n_left             # samples that go left
     uint32_t left_rank        # largest rank that goes left
     uint32_t right_rank       # smallest rank of the node that goes right
 

@@ -275,7 +275,6 @@ cdef class Splitter:
                 proxy == best.proxy_improvement and feature < best.feature):
             best.proxy_improvement = proxy
             best.feature = feature
-            best.n_left = n_left
             best.left_rank = left_rank
             return IMPROVED
         return SKIP
