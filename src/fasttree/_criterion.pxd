@@ -25,7 +25,6 @@ cdef class Criterion:
     # cost the sorted sweep 15% of its time.
     cdef double weighted_n_left
     cdef double* node_weight           # weight of the gathered node's samples, by position
-    cdef double* group                 # a bin for the tied samples move_left moves at once
 
     # Computes the statistics of the node holding samples[start:end].
     cdef void init_node(self, const uint32_t* samples, intp_t start,
@@ -44,12 +43,10 @@ cdef class Criterion:
     # Moves the sample at a position into the left child: move_bin_left of a
     # bin holding it alone.
     cdef void move_position_left(self, intp_t position) noexcept nogil
-    # Adds the weight and statistics of the sample at a position to a bin of
-    # n_bin_stats doubles.
-    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil
-    # Adds every sample of the gathered node, in node order, to the bin of
-    # stats (rows of n_bin_stats doubles) numbered bins[i] - first_bin, and
-    # counts it in counts: add_to_bin for each, in one call.
+    # Adds the weight and statistics of every sample of the gathered node, in
+    # node order, to the bin of stats (rows of n_bin_stats doubles: the
+    # weight, then the statistics) numbered bins[i] - first_bin, and counts
+    # it in counts.
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
                           uint32_t first_bin, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
@@ -68,7 +65,9 @@ cdef class ClassificationCriterion(Criterion):
     cdef double* weight_total          # per-class weight in the node given to init_node
     cdef double* weight_left           # per-class weight in the left child (node numbering)
     cdef double* weight_right          # per-class weight in the right child (node numbering)
-    cdef intp_t* group_classes         # classes present in the group move_left moves
+    cdef double* group_weight          # per-class weight of the tied samples move_left
+                                       # moves at once; all zeros between calls
+    cdef intp_t* group_classes         # classes present in that group
     # The sweeps number only the classes present in the gathered node, in
     # index order, so that resets, bins and proxies cost O(classes present),
     # not O(n_classes): deep nodes hold few of many classes.

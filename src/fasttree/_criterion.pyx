@@ -15,13 +15,11 @@ cdef class Criterion:
     """Base of the criteria; the splitter only talks to this interface."""
 
     def __dealloc__(self):
-        free(self.group)
         free(self.node_weight)
 
     cdef int allocate_buffers(self, intp_t n_samples) except -1:
-        self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
         self.node_weight = <double*> malloc(max(n_samples, 1) * sizeof(double))
-        if self.group == NULL or self.node_weight == NULL:
+        if self.node_weight == NULL:
             raise MemoryError()
         return 0
 
@@ -37,28 +35,14 @@ cdef class Criterion:
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
-        cdef intp_t i
-        if end - begin == 1:
-            self.move_position_left(item_position(sorted_items[begin]))
-            return
-        memset(self.group, 0, self.n_bin_stats * sizeof(double))
-        for i in range(begin, end):
-            self.add_to_bin(self.group, item_position(sorted_items[i]))
-        self.move_bin_left(self.group)
+        pass
 
     cdef void move_position_left(self, intp_t position) noexcept nogil:
         pass
 
-    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
-        pass
-
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
                           uint32_t first_bin, intp_t n_node) noexcept nogil:
-        cdef intp_t i, b
-        for i in range(n_node):
-            b = bins[i] - first_bin
-            counts[b] += 1
-            self.add_to_bin(stats + b * self.n_bin_stats, i)
+        pass
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
@@ -85,6 +69,7 @@ cdef class ClassificationCriterion(Criterion):
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
         self.allocate_buffers(class_index.shape[0])
+        self.group_weight = <double*> calloc(n_classes, sizeof(double))
         self.weight_total = <double*> calloc(n_classes, sizeof(double))
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
@@ -93,12 +78,13 @@ cdef class ClassificationCriterion(Criterion):
         self.node_class_total = <double*> calloc(n_classes, sizeof(double))
         self.node_class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
         self.class_present = <char*> calloc(n_classes, sizeof(char))
-        if not (self.weight_total and self.weight_left and self.weight_right
+        if not (self.group_weight and self.weight_total and self.weight_left and self.weight_right
                 and self.group_classes and self.node_class and self.node_class_total
                 and self.node_class_number and self.class_present):
             raise MemoryError()
 
     def __dealloc__(self):
+        free(self.group_weight)
         free(self.weight_total)
         free(self.weight_left)
         free(self.weight_right)
@@ -160,14 +146,14 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
-        # The bin of move_bin_left, built sparsely: self.group holds zeros
+        # The bin of move_bin_left, built sparsely: group_weight holds zeros
         # between calls, and only the classes present are summed, sorted
         # into index order and moved, so a group costs O(its size), not
         # O(n_classes), and the arithmetic is move_bin_left's.
         cdef intp_t i, j, n_present = 0
         cdef intp_t position, label
-        cdef double weight, group_weight = 0.0
-        cdef double* class_sums = self.group + 1
+        cdef double weight, group_total = 0.0
+        cdef double* class_sums = self.group_weight
         if end - begin == 1:
             self.move_position_left(item_position(sorted_items[begin]))
             return
@@ -183,7 +169,7 @@ cdef class ClassificationCriterion(Criterion):
                 self.group_classes[n_present] = label
                 n_present += 1
             class_sums[label] += weight
-            group_weight += weight
+            group_total += weight
         for i in range(1, n_present):
             label = self.group_classes[i]
             j = i
@@ -195,17 +181,11 @@ cdef class ClassificationCriterion(Criterion):
             label = self.group_classes[i]
             self.move_class_weight_left(label, class_sums[label])
             class_sums[label] = 0.0
-        self.weighted_n_left += group_weight
-
-    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
-        # bin[0] is the bin's weight, bin[1 + k] the weight of class k in it.
-        cdef double weight = self.node_weight[position]
-        bin[0] += weight
-        bin[1 + self.node_class[position]] += weight
+        self.weighted_n_left += group_total
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
                           uint32_t first_bin, intp_t n_node) noexcept nogil:
-        # add_to_bin inlined: one call per node and feature, not per sample.
+        # A bin is its weight, then the weight of each of the node's classes.
         cdef intp_t i, b
         cdef intp_t stride = self.n_bin_stats
         cdef double weight
@@ -426,13 +406,23 @@ cdef class SquaredError(Criterion):
         self.sum_left += self.node_weighted_target[position]
         self.weighted_n_left += self.node_weight[position]
 
-    cdef void add_to_bin(self, double* bin, intp_t position) noexcept nogil:
-        # bin[0] is the bin's weight, bin[1] its weighted sum of targets.
-        bin[0] += self.node_weight[position]
-        bin[1] += self.node_weighted_target[position]
+    cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
+                        intp_t end) noexcept nogil:
+        # The group's bin summed in item order, then moved as move_bin_left
+        # moves a histogram's bin (one sample: exactly move_position_left).
+        cdef double group[2]
+        cdef intp_t i, position
+        group[0] = 0.0
+        group[1] = 0.0
+        for i in range(begin, end):
+            position = item_position(sorted_items[i])
+            group[0] += self.node_weight[position]
+            group[1] += self.node_weighted_target[position]
+        self.move_bin_left(group)
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
                           uint32_t first_bin, intp_t n_node) noexcept nogil:
+        # A bin is its weight, then its weighted sum of targets.
         cdef intp_t i, b
         for i in range(n_node):
             b = bins[i] - first_bin

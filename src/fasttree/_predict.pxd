@@ -69,7 +69,8 @@ cdef int row_source(object X, RowSource* source) except -1
 cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
                            float* blocks) noexcept nogil
 
-# find_leaves for any row source. Returns 1 if X holds NaN or infinity, -1
-# if memory ran out, else 0.
+# find_leaves for any row source, copying rows that are not walked in place
+# into buffer (of the copy chunk's size, zeroed once). Returns 1 if X holds
+# NaN or infinity, -1 if memory ran out, else 0.
 cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
-                            intp_t* leaves) noexcept nogil
+                            intp_t* leaves, float* buffer) noexcept nogil

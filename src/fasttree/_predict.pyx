@@ -348,27 +348,32 @@ cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_r
     return any_non_finite(blocks, n_rows * source.n_features)
 
 
+cdef intp_t copy_chunk_rows(const RowSource* source) noexcept nogil:
+    # Rows copied at a time: a multiple of ROW_BLOCK within COPY_CHUNK_BYTES.
+    cdef intp_t rows = COPY_CHUNK_BYTES // (sizeof(float) * source.n_features)
+    rows = max(<intp_t> ROW_BLOCK, min(<intp_t> CHECKED_ROWS, rows))
+    return rows - rows % ROW_BLOCK
+
+
+cdef float* copy_buffer(const RowSource* source) noexcept nogil:
+    return <float*> calloc(copy_chunk_rows(source) * source.n_features, sizeof(float))
+
+
 cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
-                            intp_t* leaves) noexcept nogil:
+                            intp_t* leaves, float* buffer) noexcept nogil:
     cdef intp_t n_features = source.n_features
     cdef intp_t chunk_rows, start, n_chunk, row
     cdef intp_t reached[ROW_BLOCK]
-    cdef float* buffer
     if source.in_place:
         return find_leaves(tree, <const float*> source.data, n_features, source.n_rows,
                            leaves)
-    chunk_rows = COPY_CHUNK_BYTES // (sizeof(float) * n_features)
-    chunk_rows = max(<intp_t> ROW_BLOCK, min(<intp_t> CHECKED_ROWS, chunk_rows))
-    chunk_rows -= chunk_rows % ROW_BLOCK
+    chunk_rows = copy_chunk_rows(source)
     # Rows with side-by-side values (C order, float64 or a row slice) are
     # copied row by row and walked as rows; others (Fortran order, column
     # slices) are interleaved, which reads each column in runs.
     cdef bint by_rows = source.feature_stride == (sizeof(double) if source.is_double
                                                   else sizeof(float))
     cdef const char* first
-    buffer = <float*> calloc(chunk_rows * n_features, sizeof(float))
-    if buffer == NULL:
-        return -1
     start = 0
     while start < source.n_rows:
         n_chunk = min(chunk_rows, source.n_rows - start)
@@ -379,10 +384,8 @@ cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
             else:
                 copy_rows(<const float*> first, source, n_chunk, buffer)
             if any_non_finite(buffer, n_chunk * n_features):
-                free(buffer)
                 return 1
         elif interleave_source(source, start, n_chunk, buffer):
-            free(buffer)
             return 1
         row = 0
         while row < n_chunk:
@@ -396,8 +399,19 @@ cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
                    min(<intp_t> ROW_BLOCK, n_chunk - row) * sizeof(intp_t))
             row += ROW_BLOCK
         start += n_chunk
-    free(buffer)
     return 0
+
+
+cdef float* checked_copy_buffer(const RowSource* source) except? NULL:
+    # The copy buffer a source needs, allocated once per call of a kernel;
+    # NULL for rows walked in place.
+    cdef float* buffer
+    if source.in_place or source.n_rows == 0:
+        return NULL
+    buffer = copy_buffer(source)
+    if buffer == NULL:
+        raise MemoryError()
+    return buffer
 
 
 cdef const void* checked_records(object records, object dtype, str what) except NULL:
@@ -432,13 +446,16 @@ def apply_rows(object walk, object X, intp_t[::1] out not None):
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
+    cdef float* buffer
     cdef int status = 0
     row_source(X, &source)
     if out.shape[0] != source.n_rows:
         raise ValueError("out must have one entry per row")
+    buffer = checked_copy_buffer(&source)
     if source.n_rows:
         with nogil:
-            status = find_source_leaves(tree, &source, &out[0])
+            status = find_source_leaves(tree, &source, &out[0], buffer)
+    free(buffer)
     return raise_for_status(status)
 
 
@@ -455,12 +472,12 @@ cdef enum:
 
 
 cdef int chunk_leaves(const WalkNode* tree, const RowSource* source, intp_t start,
-                      intp_t n_rows, intp_t* leaves) noexcept nogil:
+                      intp_t n_rows, intp_t* leaves, float* buffer) noexcept nogil:
     # find_source_leaves for rows [start, start + n_rows) of source.
     cdef RowSource part = source[0]
     part.data = source.data + start * source.row_stride
     part.n_rows = n_rows
-    return find_source_leaves(tree, &part, leaves)
+    return find_source_leaves(tree, &part, leaves, buffer)
 
 
 def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not None,
@@ -473,19 +490,22 @@ def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not Non
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
+    cdef float* buffer
     cdef intp_t start = 0, n_chunk, row
     cdef int status = 0
     row_source(X, &source)
     if out.shape[0] != source.n_rows or node_output.shape[0] != walk.shape[0]:
         raise ValueError("out must have one entry per row and node_output one per node")
+    buffer = checked_copy_buffer(&source)
     with nogil:
         while start < source.n_rows and status == 0:
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
-            status = chunk_leaves(tree, &source, start, n_chunk, leaves)
+            status = chunk_leaves(tree, &source, start, n_chunk, leaves, buffer)
             if status == 0:
                 for row in range(n_chunk):
                     out[start + row] = node_output[leaves[row]]
             start += n_chunk
+    free(buffer)
     return raise_for_status(status)
 
 
@@ -499,6 +519,7 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     cdef const WalkNode* tree = checked_walk(walk)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
+    cdef float* buffer
     cdef intp_t start = 0, n_chunk, row, k
     cdef intp_t width = node_rows.shape[1]
     cdef const double* node_row
@@ -509,10 +530,11 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
         raise ValueError("out must have one row per row of X, node_rows one per node")
     if width == 0:
         return 0
+    buffer = checked_copy_buffer(&source)
     with nogil:
         while start < source.n_rows and status == 0:
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
-            status = chunk_leaves(tree, &source, start, n_chunk, leaves)
+            status = chunk_leaves(tree, &source, start, n_chunk, leaves, buffer)
             if status == 0:
                 # A plain loop: rows are a few values wide, too few for a call.
                 for row in range(n_chunk):
@@ -520,6 +542,7 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
                     for k in range(width):
                         out[start + row, k] = node_row[k]
             start += n_chunk
+    free(buffer)
     return raise_for_status(status)
 
 

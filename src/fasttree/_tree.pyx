@@ -38,37 +38,8 @@ cdef enum:
 cdef double PURE_IMPURITY = np.finfo(np.float64).eps
 
 
-cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
-    cdef Node* nodes
-    cdef double* impurity
-    cdef int64_t* n_node_samples
-    cdef double* weighted
-    cdef double* value
-    if capacity <= store.capacity:
-        return 0
-    nodes = <Node*> realloc(store.nodes, capacity * sizeof(Node))
-    if nodes != NULL:
-        store.nodes = nodes
-    impurity = <double*> realloc(store.impurity, capacity * sizeof(double))
-    if impurity != NULL:
-        store.impurity = impurity
-    n_node_samples = <int64_t*> realloc(store.n_node_samples, capacity * sizeof(int64_t))
-    if n_node_samples != NULL:
-        store.n_node_samples = n_node_samples
-    weighted = <double*> realloc(store.weighted_n_node_samples, capacity * sizeof(double))
-    if weighted != NULL:
-        store.weighted_n_node_samples = weighted
-    value = <double*> realloc(store.value, capacity * store.n_values * sizeof(double))
-    if value != NULL:
-        store.value = value
-    if not (nodes and impurity and n_node_samples and weighted and value):
-        return -1
-    store.capacity = capacity
-    return 0
-
-
-cdef int store_reserve_exact(NodeStore* store, intp_t capacity) noexcept nogil:
-    """Resizes every buffer to exactly capacity nodes (down as well as up)."""
+cdef int store_resize(NodeStore* store, intp_t capacity) noexcept nogil:
+    """Resizes every buffer to exactly capacity nodes, down as well as up."""
     cdef Node* nodes = <Node*> realloc(store.nodes, capacity * sizeof(Node))
     if nodes != NULL:
         store.nodes = nodes
@@ -91,6 +62,12 @@ cdef int store_reserve_exact(NodeStore* store, intp_t capacity) noexcept nogil:
         return -1
     store.capacity = capacity
     return 0
+
+
+cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
+    if capacity <= store.capacity:
+        return 0
+    return store_resize(store, capacity)
 
 
 cdef void store_free(NodeStore* store) noexcept nogil:
@@ -424,7 +401,7 @@ cdef dict _store_to_arrays(NodeStore* store):
     cdef intp_t n_values = store.n_values
     # Shrunk to the nodes made; an empty tree cannot happen (the root is
     # always made), but a 1-byte buffer keeps every pointer valid.
-    if store_reserve_exact(store, max(count, 1)) < 0:
+    if store_resize(store, max(count, 1)) < 0:
         raise MemoryError()
     arrays = {
         "nodes": array_owning(store.nodes, count * sizeof(Node), cnp.NPY_UINT8).view(
