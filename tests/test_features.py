@@ -31,3 +31,28 @@ def test_ranking_on_threads_equals_one_thread(n_threads):
     X = random_matrix(5)
     for single, threaded in zip(rank_features(X), rank_features(X, n_threads)):
         np.testing.assert_array_equal(single, threaded)
+
+
+@pytest.mark.parametrize("n_samples", [1, 2, 17, 383, 384, 5000])
+def test_ranks_order_every_kind_of_float_as_numpy_does(n_samples):
+    # The kernel sorts the floats' bits as integers: signs, subnormals, the
+    # largest magnitudes and both zeros must still order as the numbers do.
+    rng = np.random.default_rng(n_samples)
+    tiny = np.finfo(np.float32).smallest_subnormal
+    huge = np.finfo(np.float32).max
+    pool = np.array([-huge, -1e30, -2.5, -1.0, -tiny, -0.0, 0.0, tiny, 2 * tiny,
+                     1e-38, 1.0, 1.5, 3.0, 1e30, huge], dtype=np.float32)
+    X = np.column_stack([
+        rng.choice(pool, size=n_samples),
+        rng.normal(scale=1e-30, size=n_samples),
+        rng.integers(-3, 4, size=n_samples),
+        np.float32(rng.integers(0, 2**24, size=n_samples)),
+    ]).astype(np.float32)
+    ranks, values, offsets = rank_features(X)
+    for feature in range(X.shape[1]):
+        distinct, inverse = np.unique(X[:, feature], return_inverse=True)
+        np.testing.assert_array_equal(ranks[feature], inverse)
+        np.testing.assert_array_equal(values[offsets[feature]:offsets[feature + 1]], distinct)
+    # The one zero value is stored as +0.0.
+    zeros = values[values == 0.0]
+    assert not np.signbit(zeros).any()

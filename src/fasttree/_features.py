@@ -15,8 +15,8 @@ def rank_features(X, n_threads=1):
     X : ndarray of float32, shape (n_samples, n_features)
         Finite training values.
     n_threads : int, default=1
-        Threads that rank groups of features at once (numpy's sort and the
-        ranking loop both release the GIL).
+        Threads that rank groups of features at once (the ranking kernel releases
+        the GIL).
 
     Returns
     -------
@@ -45,5 +45,4 @@ def rank_features(X, n_threads=1):
 
 
 def _rank_columns(columns):
-    order = np.argsort(columns, axis=1).astype(np.intp, copy=False)
-    return dense_ranks(columns, order)
+    return dense_ranks(columns)

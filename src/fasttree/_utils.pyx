@@ -214,14 +214,29 @@ def sorted_items(uint64_t[::1] items not None, int rank_bits):
     return np.asarray(work if result == &work[0] else scratch[:n]).copy()
 
 
-def dense_ranks(const float[:, ::1] columns not None, const intp_t[:, ::1] order not None):
-    """Dense ranks of every feature's values, given each feature's sort order.
+cdef inline uint32_t sortable_key(float value) noexcept nogil:
+    # The float's bits as an unsigned integer that orders as the float does:
+    # negative values have every bit flipped, others only the sign bit.
+    # Adding +0.0 turns -0.0 into +0.0 (and changes nothing else), so that
+    # the two zeros are one value.
+    cdef float zero_free = value + 0.0
+    cdef uint32_t bits = (<uint32_t*> &zero_free)[0]
+    if bits & 0x80000000u:
+        return ~bits
+    return bits | 0x80000000u
+
+
+def dense_ranks(const float[:, ::1] columns not None):
+    """Dense ranks of every feature's values, by the kernels' radix sort.
+
+    Each column's values are sorted as integers that order as the floats do
+    (``sort_items`` over their 32 bits, skipping the bytes that every value
+    shares: integer and rounded columns take one or two passes).
 
     Parameters
     ----------
     columns : ndarray of float32, shape (n_features, n_samples)
-    order : ndarray of intp, shape (n_features, n_samples)
-        ``columns[f, order[f]]`` is sorted ascending.
+        Finite values.
 
     Returns
     -------
@@ -236,28 +251,35 @@ def dense_ranks(const float[:, ::1] columns not None, const intp_t[:, ::1] order
     ranks = np.empty((n_features, n_samples), dtype=np.uint32)
     values = np.empty(n_features * n_samples, dtype=np.float32)
     value_offsets = np.zeros(n_features + 1, dtype=np.intp)
+    items_buffer = np.empty(max(n_samples, 1), dtype=np.uint64)
+    scratch_buffer = np.empty(max(n_samples, 1), dtype=np.uint64)
     cdef uint32_t[:, ::1] rank_view = ranks
     cdef float[::1] value_view = values
     cdef intp_t[::1] offset_view = value_offsets
+    cdef uint64_t[::1] items_view = items_buffer
+    cdef uint64_t[::1] scratch_view = scratch_buffer
+    cdef uint64_t* items = &items_view[0]
+    cdef uint64_t* sorted_items
     cdef intp_t feature, position, sample, n_values = 0
-    cdef uint32_t rank
-    cdef float value, previous
+    cdef uint32_t rank, key, previous_key = 0
     with nogil:
         for feature in range(n_features):
             offset_view[feature] = n_values
+            for sample in range(n_samples):
+                items[sample] = pack_item(sortable_key(columns[feature, sample]),
+                                          <uint32_t> sample)
+            sorted_items = sort_items(items, &scratch_view[0], n_samples, 32)
             rank = 0
             for position in range(n_samples):
-                sample = order[feature, position]
-                value = columns[feature, sample]
-                if position == 0:
-                    value_view[n_values] = value
+                key = item_rank(sorted_items[position])
+                sample = item_position(sorted_items[position])
+                if position == 0 or key != previous_key:
+                    if position > 0:
+                        rank += 1
+                    value_view[n_values] = columns[feature, sample] + 0.0
                     n_values += 1
-                elif value != previous:
-                    rank += 1
-                    value_view[n_values] = value
-                    n_values += 1
+                    previous_key = key
                 rank_view[feature, sample] = rank
-                previous = value
         offset_view[n_features] = n_values
     return ranks, values[:n_values].copy(), value_offsets
 
