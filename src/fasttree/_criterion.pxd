@@ -44,11 +44,14 @@ cdef class Criterion:
     # bin holding it alone.
     cdef void move_position_left(self, intp_t position) noexcept nogil
     # Adds the weight and statistics of every sample of the gathered node, in
-    # node order, to the bin of stats (rows of n_bin_stats doubles: the
-    # weight, then the statistics) numbered bins[i] - first_bin, and counts
-    # it in counts.
+    # node order, to its bin of stats (rows of n_bin_stats doubles: the
+    # weight, then the statistics), and counts it in counts. The sample at
+    # position i falls in bin bins[i] - first_bin, or, when node_samples is
+    # not NULL, in bin bins[node_samples[i]] - first_bin (bins then holds a
+    # bin for every training sample: a feature's ranks).
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
-                          uint32_t first_bin, intp_t n_node) noexcept nogil
+                          const uint32_t* node_samples, uint32_t first_bin,
+                          intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
     # A quantity that orders the splits of one node as their improvement does.

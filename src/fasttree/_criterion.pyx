@@ -41,7 +41,8 @@ cdef class Criterion:
         pass
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
-                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+                          const uint32_t* node_samples, uint32_t first_bin,
+                          intp_t n_node) noexcept nogil:
         pass
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
@@ -55,6 +56,20 @@ cdef class Criterion:
 
     cdef void node_value(self, double* out) noexcept nogil:
         pass
+
+
+cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
+                                  double weight) noexcept nogil:
+    count[0] += 1
+    bin[0] += weight
+    bin[1 + label] += weight
+
+
+cdef inline void add_target_to_bin(double* bin, intp_t* count, double weight,
+                                   double weighted_target) noexcept nogil:
+    count[0] += 1
+    bin[0] += weight
+    bin[1] += weighted_target
 
 
 cdef class ClassificationCriterion(Criterion):
@@ -184,19 +199,22 @@ cdef class ClassificationCriterion(Criterion):
         self.weighted_n_left += group_total
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
-                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+                          const uint32_t* node_samples, uint32_t first_bin,
+                          intp_t n_node) noexcept nogil:
         # A bin is its weight, then the weight of each of the node's classes.
-        cdef intp_t i, b
-        cdef intp_t stride = self.n_bin_stats
-        cdef double weight
-        cdef double* bin
-        for i in range(n_node):
-            b = bins[i] - first_bin
-            counts[b] += 1
-            bin = stats + b * stride
-            weight = self.node_weight[i]
-            bin[0] += weight
-            bin[1 + self.node_class[i]] += weight
+        # Locals, so that the loops do not reload them after every store.
+        cdef intp_t i, stride = self.n_bin_stats
+        cdef const int32_t* node_class = self.node_class
+        cdef const double* node_weight = self.node_weight
+        if node_samples == NULL:
+            for i in range(n_node):
+                add_class_to_bin(stats + (bins[i] - first_bin) * stride,
+                                 counts + (bins[i] - first_bin), node_class[i], node_weight[i])
+        else:
+            for i in range(n_node):
+                add_class_to_bin(stats + (bins[node_samples[i]] - first_bin) * stride,
+                                 counts + (bins[node_samples[i]] - first_bin), node_class[i],
+                                 node_weight[i])
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # Classes in index order, absent ones skipped: adding their 0.0 would
@@ -421,14 +439,20 @@ cdef class SquaredError(Criterion):
         self.move_bin_left(group)
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
-                          uint32_t first_bin, intp_t n_node) noexcept nogil:
+                          const uint32_t* node_samples, uint32_t first_bin,
+                          intp_t n_node) noexcept nogil:
         # A bin is its weight, then its weighted sum of targets.
-        cdef intp_t i, b
-        for i in range(n_node):
-            b = bins[i] - first_bin
-            counts[b] += 1
-            stats[2 * b] += self.node_weight[i]
-            stats[2 * b + 1] += self.node_weighted_target[i]
+        cdef intp_t i
+        if node_samples == NULL:
+            for i in range(n_node):
+                add_target_to_bin(stats + 2 * (bins[i] - first_bin),
+                                  counts + (bins[i] - first_bin), self.node_weight[i],
+                                  self.node_weighted_target[i])
+        else:
+            for i in range(n_node):
+                add_target_to_bin(stats + 2 * (bins[node_samples[i]] - first_bin),
+                                  counts + (bins[node_samples[i]] - first_bin),
+                                  self.node_weight[i], self.node_weighted_target[i])
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         self.sum_left += bin[1]

@@ -25,10 +25,12 @@ cdef void histogram_init(Histogram* histogram) noexcept nogil
 cdef void histogram_free(Histogram* histogram) noexcept nogil
 
 # Sums the gathered node's samples into n_bins bins, in node order: the sample
-# at position i goes into bin bins[i] - first_bin (< n_bins). Returns -1 when
-# out of memory.
+# at position i goes into bin bins[i] - first_bin (< n_bins), or, when
+# node_samples is not NULL, into bin bins[node_samples[i]] - first_bin.
+# Returns -1 when out of memory.
 cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
-                        uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil
+                        const uint32_t* node_samples, uint32_t first_bin, intp_t n_node,
+                        intp_t n_bins) noexcept nogil
 
 # The statistics of bin b.
 cdef inline double* histogram_bin(Histogram* histogram, intp_t b) noexcept nogil:

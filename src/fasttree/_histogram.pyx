@@ -40,12 +40,14 @@ cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
 
 
 cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
-                        uint32_t first_bin, intp_t n_node, intp_t n_bins) noexcept nogil:
+                        const uint32_t* node_samples, uint32_t first_bin, intp_t n_node,
+                        intp_t n_bins) noexcept nogil:
     if histogram_reserve(histogram, n_bins, criterion.n_bin_stats) < 0:
         return -1
     histogram.n_bin_stats = criterion.n_bin_stats
     histogram.n_bins = n_bins
     memset(histogram.stats, 0, n_bins * histogram.n_bin_stats * sizeof(double))
     memset(histogram.counts, 0, n_bins * sizeof(intp_t))
-    criterion.add_to_bins(histogram.stats, histogram.counts, bins, first_bin, n_node)
+    criterion.add_to_bins(histogram.stats, histogram.counts, bins, node_samples, first_bin,
+                          n_node)
     return 0

@@ -33,9 +33,10 @@ cdef struct BestCandidate:
 
 # How split_node sweeps a feature.
 cpdef enum SplitMethod:
-    SPLIT_AUTO = 0    # the cheaper of the two for each node and feature
+    SPLIT_AUTO = 0    # the cheapest for each node and feature
     SPLIT_SORT = 1    # always sort the node's samples by rank
     SPLIT_COUNT = 2   # always sum the node's samples into a histogram of ranks
+                      # (of all the feature's values when they are few)
 
 
 @cython.final
@@ -65,15 +66,22 @@ cdef class Splitter:
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
                         intp_t* n_constants) noexcept nogil
-    # The two sweeps of one feature's node_ranks[0:n_node] (the least being
-    # min_rank, the largest min_rank + rank_span - 1), offering every
-    # threshold to best. sweep_counted returns -1 when out of memory, else 0.
+    # Which sweep a feature takes: a histogram over all n_distinct values of
+    # the feature, filled straight from the samples, or over the rank_span
+    # ranks the node holds (found by a first pass), or a sort.
+    cdef bint counts_all_values(self, intp_t n_distinct, intp_t n_node) noexcept nogil
+    cdef bint counts_node_values(self, uint32_t rank_span, intp_t n_node) noexcept nogil
+    # Sorts node_ranks[0:n_node] (the least being min_rank, the largest
+    # min_rank + rank_span - 1) and sweeps them, offering every threshold to
+    # best.
     cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil
-    cdef int sweep_counted(self, const uint32_t* node_samples, intp_t n_node,
-                           intp_t feature, uint32_t min_rank, uint32_t rank_span,
-                           BestCandidate* best) noexcept nogil
+    # Sweeps the histogram's bins first_bin..last_bin (bin b holds rank
+    # b + first_rank; the last one is not empty), offering every threshold to best.
+    cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
+                         intp_t last_bin, uint32_t first_rank,
+                         BestCandidate* best) noexcept nogil
     # Scores the criterion's current left/right children as a split of
     # feature; returns STOP when no later position of the sweep can be valid.
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
