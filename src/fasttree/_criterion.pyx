@@ -8,27 +8,44 @@ from libc.math cimport log, log2
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
-from ._utils cimport item_position
+from ._utils cimport item_position, stable_partition
+
+
+cdef void* allocate(intp_t count, size_t size) except NULL:
+    cdef void* memory = malloc(max(count, 1) * size)
+    if memory == NULL:
+        raise MemoryError()
+    return memory
 
 
 cdef class Criterion:
     """Base of the criteria; the splitter only talks to this interface."""
 
     def __dealloc__(self):
-        free(self.node_weight)
+        free(self.position_weight)
+        free(self.spare_weight)
 
-    cdef int allocate_buffers(self, intp_t n_samples) except -1:
-        self.node_weight = <double*> malloc(max(n_samples, 1) * sizeof(double))
-        if self.node_weight == NULL:
-            raise MemoryError()
+    cdef int allocate_positions(self, intp_t n_samples) except -1:
+        self.n_positions = n_samples
+        self.position_weight = <double*> allocate(n_samples, sizeof(double))
+        self.spare_weight = <double*> allocate(n_samples, sizeof(double))
         return 0
 
-    cdef void init_node(self, const uint32_t* samples, intp_t start,
-                        intp_t end) noexcept nogil:
+    cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
+        cdef intp_t i
+        for i in range(n_samples):
+            self.position_weight[i] = self.sample_weight[samples[i]]
+
+    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         pass
 
-    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
-        pass
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        const uint8_t* goes_left) noexcept nogil:
+        # The weight buffer holds 8 bytes a position: room for the samples.
+        stable_partition(samples + start, <uint32_t*> self.spare_weight, goes_left,
+                         end - start)
+        stable_partition(self.position_weight + start, self.spare_weight, goes_left,
+                         end - start)
 
     cdef void reset(self) noexcept nogil:
         pass
@@ -72,6 +89,18 @@ cdef inline void add_target_to_bin(double* bin, intp_t* count, double weight,
     bin[1] += weighted_target
 
 
+cdef inline void sort_ascending(intp_t* values, intp_t n) noexcept nogil:
+    # Insertion sort: the classes of a node arrive nearly sorted and few.
+    cdef intp_t i, j, value
+    for i in range(1, n):
+        value = values[i]
+        j = i
+        while j > 0 and values[j - 1] > value:
+            values[j] = values[j - 1]
+            j -= 1
+        values[j] = value
+
+
 cdef class ClassificationCriterion(Criterion):
     """Per-class weight counts for the node and both children."""
 
@@ -83,67 +112,83 @@ cdef class ClassificationCriterion(Criterion):
         self.n_values = n_classes
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
-        self.allocate_buffers(class_index.shape[0])
-        self.group_weight = <double*> calloc(n_classes, sizeof(double))
+        self.allocate_positions(class_index.shape[0])
+        self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
+        self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
+        self.n_node_classes = 0
+        self.node_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
+        self.class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
         self.weight_total = <double*> calloc(n_classes, sizeof(double))
+        self.class_present = <char*> calloc(n_classes, sizeof(char))
+        self.node_class_total = <double*> calloc(n_classes, sizeof(double))
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
+        self.group_weight = <double*> calloc(n_classes, sizeof(double))
         self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        self.node_class = <int32_t*> malloc(max(class_index.shape[0], 1) * sizeof(int32_t))
-        self.node_class_total = <double*> calloc(n_classes, sizeof(double))
-        self.node_class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        self.class_present = <char*> calloc(n_classes, sizeof(char))
-        if not (self.group_weight and self.weight_total and self.weight_left and self.weight_right
-                and self.group_classes and self.node_class and self.node_class_total
-                and self.node_class_number and self.class_present):
+        if not (self.node_classes and self.class_number and self.weight_total
+                and self.class_present and self.node_class_total and self.weight_left
+                and self.weight_right and self.group_weight and self.group_classes):
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.group_weight)
+        free(self.position_class)
+        free(self.spare_class)
+        free(self.node_classes)
+        free(self.class_number)
         free(self.weight_total)
+        free(self.class_present)
+        free(self.node_class_total)
         free(self.weight_left)
         free(self.weight_right)
+        free(self.group_weight)
         free(self.group_classes)
-        free(self.node_class)
-        free(self.node_class_total)
-        free(self.node_class_number)
-        free(self.class_present)
 
-    cdef void init_node(self, const uint32_t* samples, intp_t start,
-                        intp_t end) noexcept nogil:
+    cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
         cdef intp_t i
-        cdef uint32_t sample
-        cdef double weight
-        memset(self.weight_total, 0, self.n_classes * sizeof(double))
-        self.weighted_n_node = 0.0
-        for i in range(start, end):
-            sample = samples[i]
-            weight = self.sample_weight[sample]
-            self.weight_total[self.class_index[sample]] += weight
-            self.weighted_n_node += weight
+        Criterion.init_positions(self, samples, n_samples)
+        for i in range(n_samples):
+            self.position_class[i] = self.class_index[samples[i]]
 
-    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        const uint8_t* goes_left) noexcept nogil:
+        Criterion.partition(self, samples, start, end, goes_left)
+        stable_partition(self.position_class + start, self.spare_class, goes_left,
+                         end - start)
+
+    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         cdef intp_t i, k, label, n_present = 0
-        cdef uint32_t sample
         cdef double weight
-        for i in range(n_node):
-            sample = node_samples[i]
-            label = self.class_index[sample]
-            self.node_class[i] = <int32_t> label
-            self.node_weight[i] = self.sample_weight[sample]
-            self.class_present[label] = 1
-        for k in range(self.n_classes):
-            if self.class_present[k]:
-                self.class_present[k] = 0
-                self.node_class_number[k] = n_present
+        # Only the previous node's classes hold non-zero totals.
+        for k in range(self.n_node_classes):
+            label = self.node_classes[k]
+            self.weight_total[label] = 0.0
+            self.class_present[label] = 0
+        self.node_weight = self.position_weight + start
+        self.node_class = self.position_class + start
+        self.weighted_n_node = 0.0
+        for i in range(end - start):
+            label = self.node_class[i]
+            weight = self.node_weight[i]
+            if not self.class_present[label]:
+                self.class_present[label] = 1
+                self.node_classes[n_present] = label
                 n_present += 1
+            self.weight_total[label] += weight
+            self.weighted_n_node += weight
+        if n_present * n_present <= self.n_classes:
+            sort_ascending(self.node_classes, n_present)
+        else:
+            n_present = 0
+            for k in range(self.n_classes):
+                if self.class_present[k]:
+                    self.node_classes[n_present] = k
+                    n_present += 1
         self.n_node_classes = n_present
         self.n_bin_stats = 1 + n_present
-        memset(self.node_class_total, 0, n_present * sizeof(double))
-        for i in range(n_node):
-            label = self.node_class_number[self.node_class[i]]
-            self.node_class[i] = <int32_t> label
-            self.node_class_total[label] += self.node_weight[i]
+        for k in range(n_present):
+            label = self.node_classes[k]
+            self.class_number[label] = k
+            self.node_class_total[k] = self.weight_total[label]
 
     cdef void reset(self) noexcept nogil:
         memset(self.weight_left, 0, self.n_node_classes * sizeof(double))
@@ -156,7 +201,7 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef void move_position_left(self, intp_t position) noexcept nogil:
         cdef double weight = self.node_weight[position]
-        self.move_class_weight_left(self.node_class[position], weight)
+        self.move_class_weight_left(self.class_number[self.node_class[position]], weight)
         self.weighted_n_left += weight
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
@@ -165,7 +210,7 @@ cdef class ClassificationCriterion(Criterion):
         # between calls, and only the classes present are summed, sorted
         # into index order and moved, so a group costs O(its size), not
         # O(n_classes), and the arithmetic is move_bin_left's.
-        cdef intp_t i, j, n_present = 0
+        cdef intp_t i, n_present = 0
         cdef intp_t position, label
         cdef double weight, group_total = 0.0
         cdef double* class_sums = self.group_weight
@@ -174,7 +219,7 @@ cdef class ClassificationCriterion(Criterion):
             return
         for i in range(begin, end):
             position = item_position(sorted_items[i])
-            label = self.node_class[position]
+            label = self.class_number[self.node_class[position]]
             weight = self.node_weight[position]
             if class_sums[label] == 0.0:
                 # A class joins the list on its first non-zero sum; zero
@@ -185,13 +230,7 @@ cdef class ClassificationCriterion(Criterion):
                 n_present += 1
             class_sums[label] += weight
             group_total += weight
-        for i in range(1, n_present):
-            label = self.group_classes[i]
-            j = i
-            while j > 0 and self.group_classes[j - 1] > label:
-                self.group_classes[j] = self.group_classes[j - 1]
-                j -= 1
-            self.group_classes[j] = label
+        sort_ascending(self.group_classes, n_present)
         for i in range(n_present):
             label = self.group_classes[i]
             self.move_class_weight_left(label, class_sums[label])
@@ -203,18 +242,17 @@ cdef class ClassificationCriterion(Criterion):
                           intp_t n_node) noexcept nogil:
         # A bin is its weight, then the weight of each of the node's classes.
         # Locals, so that the loops do not reload them after every store.
-        cdef intp_t i, stride = self.n_bin_stats
+        cdef intp_t i, bin_index, stride = self.n_bin_stats
         cdef const int32_t* node_class = self.node_class
         cdef const double* node_weight = self.node_weight
-        if node_samples == NULL:
-            for i in range(n_node):
-                add_class_to_bin(stats + (bins[i] - first_bin) * stride,
-                                 counts + (bins[i] - first_bin), node_class[i], node_weight[i])
-        else:
-            for i in range(n_node):
-                add_class_to_bin(stats + (bins[node_samples[i]] - first_bin) * stride,
-                                 counts + (bins[node_samples[i]] - first_bin), node_class[i],
-                                 node_weight[i])
+        cdef const intp_t* class_number = self.class_number
+        for i in range(n_node):
+            if node_samples == NULL:
+                bin_index = bins[i] - first_bin
+            else:
+                bin_index = bins[node_samples[i]] - first_bin
+            add_class_to_bin(stats + bin_index * stride, counts + bin_index,
+                             class_number[node_class[i]], node_weight[i])
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # Classes in index order, absent ones skipped: adding their 0.0 would
@@ -228,8 +266,9 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef void node_value(self, double* out) noexcept nogil:
         cdef intp_t k
-        for k in range(self.n_classes):
-            out[k] = self.weight_total[k] / self.weighted_n_node
+        memset(out, 0, self.n_classes * sizeof(double))
+        for k in range(self.n_node_classes):
+            out[self.node_classes[k]] = self.node_class_total[k] / self.weighted_n_node
 
 
 cdef inline void gini_move_class_weight_left(Gini gini, intp_t label,
@@ -249,9 +288,9 @@ cdef class Gini(ClassificationCriterion):
     sample in O(1).
     """
 
-    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
+    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         cdef intp_t k
-        ClassificationCriterion.gather_node(self, node_samples, n_node)
+        ClassificationCriterion.init_node(self, start, end)
         self.node_squares = 0.0
         for k in range(self.n_node_classes):
             self.node_squares += self.node_class_total[k] * self.node_class_total[k]
@@ -267,19 +306,23 @@ cdef class Gini(ClassificationCriterion):
     cdef void move_position_left(self, intp_t position) noexcept nogil:
         # The sorted sweep's per-sample step, with no second virtual call.
         cdef double weight = self.node_weight[position]
-        gini_move_class_weight_left(self, self.node_class[position], weight)
+        gini_move_class_weight_left(self, self.class_number[self.node_class[position]], weight)
         self.weighted_n_left += weight
+
+    cdef void move_bin_left(self, const double* bin) noexcept nogil:
+        # ClassificationCriterion.move_bin_left with the class step inlined.
+        cdef intp_t k
+        for k in range(self.n_node_classes):
+            if bin[1 + k] != 0.0:
+                gini_move_class_weight_left(self, k, bin[1 + k])
+        self.weighted_n_left += bin[0]
 
     cdef double proxy_improvement(self) noexcept nogil:
         return (self.squares_left / self.weighted_n_left
                 + self.squares_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
-        cdef double squares = 0.0
-        cdef intp_t k
-        for k in range(self.n_classes):
-            squares += self.weight_total[k] * self.weight_total[k]
-        return 1.0 - squares / (self.weighted_n_node * self.weighted_n_node)
+        return 1.0 - self.node_squares / (self.weighted_n_node * self.weighted_n_node)
 
 
 cnp.import_array()
@@ -331,9 +374,9 @@ cdef class Entropy(ClassificationCriterion):
         cdef double entropy = 0.0
         cdef double fraction
         cdef intp_t k
-        for k in range(self.n_classes):
-            if self.weight_total[k] > 0.0:
-                fraction = self.weight_total[k] / self.weighted_n_node
+        for k in range(self.n_node_classes):
+            if self.node_class_total[k] > 0.0:
+                fraction = self.node_class_total[k] / self.weighted_n_node
                 entropy -= fraction * log2(fraction)
         return entropy
 
@@ -359,9 +402,9 @@ cdef class Misclassification(ClassificationCriterion):
     cdef double node_impurity(self) noexcept nogil:
         cdef double best = 0.0
         cdef intp_t k
-        for k in range(self.n_classes):
-            if self.weight_total[k] > best:
-                best = self.weight_total[k]
+        for k in range(self.n_node_classes):
+            if self.node_class_total[k] > best:
+                best = self.node_class_total[k]
         return 1.0 - best / self.weighted_n_node
 
 
@@ -375,54 +418,55 @@ cdef class SquaredError(Criterion):
         self.n_values = 1
         self.n_bin_stats = 2
         self._keep_alive = (target, sample_weight)
-        self.allocate_buffers(target.shape[0])
-        self.node_weighted_target = <double*> malloc(max(target.shape[0], 1) * sizeof(double))
-        if self.node_weighted_target == NULL:
-            raise MemoryError()
+        self.allocate_positions(target.shape[0])
+        self.position_target = <double*> allocate(target.shape[0], sizeof(double))
+        self.spare_target = <double*> allocate(target.shape[0], sizeof(double))
 
     def __dealloc__(self):
-        free(self.node_weighted_target)
+        free(self.position_target)
+        free(self.spare_target)
 
-    cdef void init_node(self, const uint32_t* samples, intp_t start,
-                        intp_t end) noexcept nogil:
+    cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
         cdef intp_t i
-        cdef uint32_t sample
+        Criterion.init_positions(self, samples, n_samples)
+        for i in range(n_samples):
+            self.position_target[i] = self.target[samples[i]]
+
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        const uint8_t* goes_left) noexcept nogil:
+        Criterion.partition(self, samples, start, end, goes_left)
+        stable_partition(self.position_target + start, self.spare_target, goes_left,
+                         end - start)
+
+    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
+        cdef intp_t i
         cdef double weight, deviation, mean
+        self.node_weight = self.position_weight + start
+        self.node_target = self.position_target + start
         self.weighted_n_node = 0.0
         self.sum_total = 0.0
-        for i in range(start, end):
-            sample = samples[i]
-            weight = self.sample_weight[sample]
+        for i in range(end - start):
+            weight = self.node_weight[i]
             self.weighted_n_node += weight
-            self.sum_total += weight * self.target[sample]
+            self.sum_total += weight * self.node_target[i]
         # A second pass over the deviations from the mean: unlike the sum of
         # squares minus the squared sum, it gives exactly 0 for equal targets
         # and keeps its precision when the mean is large.
         mean = self.sum_total / self.weighted_n_node
         self.squared_deviations = 0.0
-        for i in range(start, end):
-            sample = samples[i]
-            deviation = self.target[sample] - mean
-            self.squared_deviations += self.sample_weight[sample] * deviation * deviation
+        for i in range(end - start):
+            deviation = self.node_target[i] - mean
+            self.squared_deviations += self.node_weight[i] * deviation * deviation
         self.reset()
 
     cdef void reset(self) noexcept nogil:
         self.sum_left = 0.0
         self.weighted_n_left = 0.0
 
-    cdef void gather_node(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
-        cdef intp_t i
-        cdef uint32_t sample
-        cdef double weight
-        for i in range(n_node):
-            sample = node_samples[i]
-            weight = self.sample_weight[sample]
-            self.node_weight[i] = weight
-            self.node_weighted_target[i] = weight * self.target[sample]
-
     cdef void move_position_left(self, intp_t position) noexcept nogil:
-        self.sum_left += self.node_weighted_target[position]
-        self.weighted_n_left += self.node_weight[position]
+        cdef double weight = self.node_weight[position]
+        self.sum_left += weight * self.node_target[position]
+        self.weighted_n_left += weight
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
@@ -435,24 +479,23 @@ cdef class SquaredError(Criterion):
         for i in range(begin, end):
             position = item_position(sorted_items[i])
             group[0] += self.node_weight[position]
-            group[1] += self.node_weighted_target[position]
+            group[1] += self.node_weight[position] * self.node_target[position]
         self.move_bin_left(group)
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
                           const uint32_t* node_samples, uint32_t first_bin,
                           intp_t n_node) noexcept nogil:
         # A bin is its weight, then its weighted sum of targets.
-        cdef intp_t i
-        if node_samples == NULL:
-            for i in range(n_node):
-                add_target_to_bin(stats + 2 * (bins[i] - first_bin),
-                                  counts + (bins[i] - first_bin), self.node_weight[i],
-                                  self.node_weighted_target[i])
-        else:
-            for i in range(n_node):
-                add_target_to_bin(stats + 2 * (bins[node_samples[i]] - first_bin),
-                                  counts + (bins[node_samples[i]] - first_bin),
-                                  self.node_weight[i], self.node_weighted_target[i])
+        cdef intp_t i, bin_index
+        cdef const double* node_weight = self.node_weight
+        cdef const double* node_target = self.node_target
+        for i in range(n_node):
+            if node_samples == NULL:
+                bin_index = bins[i] - first_bin
+            else:
+                bin_index = bins[node_samples[i]] - first_bin
+            add_target_to_bin(stats + 2 * bin_index, counts + bin_index, node_weight[i],
+                              node_weight[i] * node_target[i])
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         self.sum_left += bin[1]
@@ -479,7 +522,8 @@ def node_statistics(Criterion criterion not None, const uint32_t[::1] samples no
     """
     value = np.empty(criterion.n_values, dtype=np.float64)
     cdef double[::1] value_view = value
-    criterion.init_node(&samples[0], 0, samples.shape[0])
+    criterion.init_positions(&samples[0], samples.shape[0])
+    criterion.init_node(0, samples.shape[0])
     criterion.node_value(&value_view[0])
     return {"impurity": criterion.node_impurity(),
             "weighted_n_node": criterion.weighted_n_node, "value": value}

@@ -4,7 +4,7 @@
 # (whichever is cheaper for that node and feature; both find the same split).
 
 cimport cython
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from ._criterion cimport Criterion
 from ._histogram cimport Histogram
@@ -53,13 +53,15 @@ cdef class Splitter:
     cdef uint64_t rng_state
     cdef SplitMethod method
     cdef intp_t* features             # a permutation; known constant features first
-    cdef uint32_t* node_ranks         # the node's ranks of the feature being swept; partition buffer
+    cdef uint32_t* node_ranks         # the node's ranks of the feature being swept
+    cdef uint8_t* goes_left           # 1 for the node positions the best split sends left
     cdef uint64_t* items              # sort buffer, n_samples items
     cdef uint64_t* scratch            # second sort buffer for the radix passes
     cdef Histogram histogram          # bins of the feature being swept by counting
     cdef object _keep_alive
 
-    # Finds the best split of samples[start:end] and partitions that range so
+    # Finds the best split of samples[start:end], the criterion's current
+    # node, and partitions that range (with the criterion's positions) so
     # that the left child comes first. features[0:n_known_constants] are known
     # to be constant in this node; on return n_constants holds the count that
     # includes those found here. Returns -1 when out of memory, else 0.

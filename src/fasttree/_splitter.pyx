@@ -5,7 +5,6 @@ import numpy as np
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
 
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
@@ -82,7 +81,9 @@ cdef class Splitter:
         self.node_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         self.items = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
         self.scratch = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
-        if not (self.features and self.node_ranks and self.items and self.scratch):
+        self.goes_left = <uint8_t*> malloc(self.n_samples * sizeof(uint8_t))
+        if not (self.features and self.node_ranks and self.items and self.scratch
+                and self.goes_left):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -92,6 +93,7 @@ cdef class Splitter:
         free(self.node_ranks)
         free(self.items)
         free(self.scratch)
+        free(self.goes_left)
         histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
@@ -101,12 +103,10 @@ cdef class Splitter:
         cdef intp_t first_unvisited = n_known_constants
         cdef intp_t end_unvisited = self.n_features
         cdef intp_t n_evaluated = 0
-        cdef intp_t pick, feature, i, n_left, n_right, n_distinct, first_bin, last_bin
+        cdef intp_t pick, feature, i, n_left, n_distinct, first_bin, last_bin
         cdef const uint32_t* feature_ranks
         cdef const uint32_t* node_samples = samples + start
-        cdef uint32_t rank, min_rank, max_rank, rank_span, sample
-        cdef bint gathered = False
-        cdef intp_t goes_left
+        cdef uint32_t rank, min_rank, max_rank, rank_span
         cdef BestCandidate best
 
         best.proxy_improvement = -INFINITY
@@ -127,9 +127,6 @@ cdef class Splitter:
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
-                if not gathered:
-                    self.criterion.gather_node(node_samples, n_node)
-                    gathered = True
                 if histogram_fill(&self.histogram, self.criterion, feature_ranks,
                                   node_samples, 0, n_node, n_distinct) < 0:
                     return -1
@@ -172,9 +169,6 @@ cdef class Splitter:
             self.features[end_unvisited] = feature
             n_evaluated += 1
 
-            if not gathered:
-                self.criterion.gather_node(node_samples, n_node)
-                gathered = True
             rank_span = max_rank - min_rank + 1
             if self.counts_node_values(rank_span, n_node):
                 if histogram_fill(&self.histogram, self.criterion, self.node_ranks, NULL,
@@ -198,26 +192,19 @@ cdef class Splitter:
 
         # Partition by rank, exactly the rule the sweep evaluated, and
         # stably: every node keeps its samples in ascending order, so the
-        # reads of ranks, weights and targets walk memory forwards. Each
-        # sample is written to both sides and only the side it belongs to
-        # moves on: no branch to mispredict on every other sample.
+        # reads of ranks walk memory forwards.
         feature_ranks = self.ranks + feature * self.n_samples
         n_left = 0
-        n_right = 0
-        for i in range(start, end):
-            sample = samples[i]
-            goes_left = feature_ranks[sample] <= best.left_rank
-            samples[start + n_left] = sample
-            self.node_ranks[n_right] = sample
-            n_left += goes_left
-            n_right += 1 - goes_left
-        memcpy(samples + start + n_left, self.node_ranks, n_right * sizeof(uint32_t))
+        for i in range(n_node):
+            self.goes_left[i] = feature_ranks[node_samples[i]] <= best.left_rank
+            n_left += self.goes_left[i]
+        self.criterion.partition(samples, start, end, self.goes_left)
         record.position = start + n_left
 
-        self.criterion.init_node(samples, start, record.position)
+        self.criterion.init_node(start, record.position)
         record.impurity_left = self.criterion.node_impurity()
         record.weighted_n_left = self.criterion.weighted_n_node
-        self.criterion.init_node(samples, record.position, end)
+        self.criterion.init_node(record.position, end)
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
         return 0
@@ -329,7 +316,8 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     cdef SplitRecord record
     cdef intp_t n_constants
     cdef double impurity, weighted_n_node
-    splitter.criterion.init_node(&samples[0], 0, samples.shape[0])
+    splitter.criterion.init_positions(&samples[0], samples.shape[0])
+    splitter.criterion.init_node(0, samples.shape[0])
     impurity = splitter.criterion.node_impurity()
     weighted_n_node = splitter.criterion.weighted_n_node
     cdef int status

@@ -168,7 +168,7 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     while stack_size > 0:
         stack_size -= 1
         current = stack[stack_size]
-        splitter.criterion.init_node(samples, current.start, current.end)
+        splitter.criterion.init_node(current.start, current.end)
         # A child's impurity came with its parent's split: the same
         # statistics, so the same number, without another O(n_classes) pass.
         impurity = (splitter.criterion.node_impurity() if isnan(current.impurity)
@@ -268,7 +268,7 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     cdef FrontierNode candidate
     cdef intp_t n_constants
     cdef double impurity
-    splitter.criterion.init_node(samples, start, end)
+    splitter.criterion.init_node(start, end)
     impurity = splitter.criterion.node_impurity()
     candidate.node_id = store_add_node(store, splitter.criterion, parent, is_left, depth,
                                        end - start, impurity)
@@ -364,6 +364,7 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
     try:
         with nogil:
             status = store_reserve(&store, initial_capacity)
+            splitter.criterion.init_positions(&samples[0], n_samples)
             if status == 0:
                 if max_leaf_nodes < 0:
                     status = build_depth_first(&store, splitter, &samples[0], n_samples,
