@@ -157,24 +157,29 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         cdef intp_t i, k, label, n_present = 0
-        cdef double weight
+        cdef double weight, weighted_n_node = 0.0
+        # Locals, so that the loop does not store and reload them every step.
+        cdef double* weight_total = self.weight_total
+        cdef char* class_present = self.class_present
+        cdef const int32_t* node_class = self.position_class + start
+        cdef const double* node_weight = self.position_weight + start
         # Only the previous node's classes hold non-zero totals.
         for k in range(self.n_node_classes):
             label = self.node_classes[k]
-            self.weight_total[label] = 0.0
-            self.class_present[label] = 0
-        self.node_weight = self.position_weight + start
-        self.node_class = self.position_class + start
-        self.weighted_n_node = 0.0
+            weight_total[label] = 0.0
+            class_present[label] = 0
         for i in range(end - start):
-            label = self.node_class[i]
-            weight = self.node_weight[i]
-            if not self.class_present[label]:
-                self.class_present[label] = 1
+            label = node_class[i]
+            weight = node_weight[i]
+            if not class_present[label]:
+                class_present[label] = 1
                 self.node_classes[n_present] = label
                 n_present += 1
-            self.weight_total[label] += weight
-            self.weighted_n_node += weight
+            weight_total[label] += weight
+            weighted_n_node += weight
+        self.node_weight = node_weight
+        self.node_class = node_class
+        self.weighted_n_node = weighted_n_node
         if n_present * n_present <= self.n_classes:
             sort_ascending(self.node_classes, n_present)
         else:
@@ -310,11 +315,22 @@ cdef class Gini(ClassificationCriterion):
         self.weighted_n_left += weight
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
-        # ClassificationCriterion.move_bin_left with the class step inlined.
+        # ClassificationCriterion.move_bin_left with the class step of
+        # gini_move_class_weight_left inlined and its sums kept in registers.
         cdef intp_t k
+        cdef double weight
+        cdef double squares_left = self.squares_left, squares_right = self.squares_right
+        cdef double* weight_left = self.weight_left
+        cdef double* weight_right = self.weight_right
         for k in range(self.n_node_classes):
-            if bin[1 + k] != 0.0:
-                gini_move_class_weight_left(self, k, bin[1 + k])
+            weight = bin[1 + k]
+            if weight != 0.0:
+                squares_left += weight * (2.0 * weight_left[k] + weight)
+                squares_right += weight * (weight - 2.0 * weight_right[k])
+                weight_left[k] += weight
+                weight_right[k] -= weight
+        self.squares_left = squares_left
+        self.squares_right = squares_right
         self.weighted_n_left += bin[0]
 
     cdef double proxy_improvement(self) noexcept nogil:
@@ -441,22 +457,25 @@ cdef class SquaredError(Criterion):
     cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         cdef intp_t i
         cdef double weight, deviation, mean
-        self.node_weight = self.position_weight + start
-        self.node_target = self.position_target + start
-        self.weighted_n_node = 0.0
-        self.sum_total = 0.0
+        cdef double weighted_n_node = 0.0, sum_total = 0.0, squared_deviations = 0.0
+        cdef const double* node_weight = self.position_weight + start
+        cdef const double* node_target = self.position_target + start
         for i in range(end - start):
-            weight = self.node_weight[i]
-            self.weighted_n_node += weight
-            self.sum_total += weight * self.node_target[i]
+            weight = node_weight[i]
+            weighted_n_node += weight
+            sum_total += weight * node_target[i]
         # A second pass over the deviations from the mean: unlike the sum of
         # squares minus the squared sum, it gives exactly 0 for equal targets
         # and keeps its precision when the mean is large.
-        mean = self.sum_total / self.weighted_n_node
-        self.squared_deviations = 0.0
+        mean = sum_total / weighted_n_node
         for i in range(end - start):
-            deviation = self.node_target[i] - mean
-            self.squared_deviations += self.node_weight[i] * deviation * deviation
+            deviation = node_target[i] - mean
+            squared_deviations += node_weight[i] * deviation * deviation
+        self.node_weight = node_weight
+        self.node_target = node_target
+        self.weighted_n_node = weighted_n_node
+        self.sum_total = sum_total
+        self.squared_deviations = squared_deviations
         self.reset()
 
     cdef void reset(self) noexcept nogil:
