@@ -232,6 +232,26 @@ def test_classifier_tree_values_are_class_fractions():
         assert rounding_equal(tree.weighted_n_node_samples[leaf], weights[rows].sum())
 
 
+def test_tree_values_of_many_classes_are_zero_exactly_for_the_classes_a_node_lacks():
+    # The builder stores each node's non-zero fractions only (deep nodes
+    # hold few of many classes); tree_.value and the leaf rows come from them.
+    X, y = classification_data(n_samples=600, n_features=30, n_classes=30)
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    tree = clf.tree_
+    assert tree.value.shape == (tree.node_count, 1, 30)
+    leaves = clf.apply(X)
+    for leaf in np.unique(leaves):
+        counts = np.bincount(y[leaves == leaf], minlength=30)
+        np.testing.assert_array_equal(tree.value[leaf, 0] == 0.0, counts == 0)
+        assert_rounding_close(tree.value[leaf, 0], counts / counts.sum())
+    indptr, index, data = tree.leaf_value_rows
+    is_leaf = tree.children_left == -1
+    dense = np.zeros((is_leaf.sum(), 30))
+    dense[np.repeat(np.arange(is_leaf.sum()), np.diff(indptr)), index.astype(int)] = data
+    np.testing.assert_array_equal(dense, tree.value[is_leaf, 0])
+    assert np.all(data != 0.0)
+
+
 def test_regressor_tree_values_are_leaf_means():
     X, y = regression_data()
     reg = DecisionTreeRegressor(max_depth=4).fit(X, y)

@@ -70,6 +70,9 @@ cdef class Criterion:
     cdef double node_impurity(self) noexcept nogil
     # Writes the node's prediction (class fractions or mean) into out.
     cdef void node_value(self, double* out) noexcept nogil
+    # Writes the non-zero entries of node_value, in ascending index order, to
+    # index and data (room for n_values entries); returns their number.
+    cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil
 
 
 cdef class ClassificationCriterion(Criterion):

@@ -74,6 +74,9 @@ cdef class Criterion:
     cdef void node_value(self, double* out) noexcept nogil:
         pass
 
+    cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
+        return 0
+
 
 cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
                                   double weight) noexcept nogil:
@@ -274,6 +277,17 @@ cdef class ClassificationCriterion(Criterion):
         memset(out, 0, self.n_classes * sizeof(double))
         for k in range(self.n_node_classes):
             out[self.node_classes[k]] = self.node_class_total[k] / self.weighted_n_node
+
+    cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
+        cdef intp_t k, n_entries = 0
+        cdef double fraction
+        for k in range(self.n_node_classes):
+            fraction = self.node_class_total[k] / self.weighted_n_node
+            if fraction != 0.0:
+                index[n_entries] = <int32_t> self.node_classes[k]
+                data[n_entries] = fraction
+                n_entries += 1
+        return n_entries
 
 
 cdef inline void gini_move_class_weight_left(Gini gini, intp_t label,
@@ -530,6 +544,11 @@ cdef class SquaredError(Criterion):
 
     cdef void node_value(self, double* out) noexcept nogil:
         out[0] = self.sum_total / self.weighted_n_node
+
+    cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
+        index[0] = 0
+        data[0] = self.sum_total / self.weighted_n_node
+        return 1 if data[0] != 0.0 else 0
 
 
 def node_statistics(Criterion criterion not None, const uint32_t[::1] samples not None):

@@ -52,7 +52,7 @@ class Tree:
         # when there are several (a fully grown classifier's leaves are mostly
         # pure: one class each).
         self.compact = "leaf_value" in arrays or "leaf_value_indptr" in arrays
-        self._leaf_value = self._leaf_rows = None
+        self._leaf_value = self._leaf_rows = self._node_rows = None
         if self.compact:
             if "leaf_value" in arrays:
                 leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
@@ -69,7 +69,17 @@ class Tree:
             self._value = None  # made from the leaf values when first asked for
             self.impurity = self.n_node_samples = self.weighted_n_node_samples = None
         else:
-            self._value = _float_array(arrays["value"], "value")
+            if "value_indptr" in arrays:
+                # The builder's sparse node values; the dense array is made
+                # only when asked for.
+                self._node_rows = checked_sparse_rows(
+                    arrays["value_indptr"], arrays["value_index"], arrays["value_data"],
+                    self.node_count, self.n_values, trusted=trusted)
+                self._value = None
+            else:
+                self._value = _float_array(arrays["value"], "value")
+                if self._value.shape != (self.node_count, self.n_values):
+                    raise ValueError("corrupt fasttree model: value has the wrong shape")
             self.impurity = _float_array(arrays["impurity"], "impurity")
             self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
             self.weighted_n_node_samples = _float_array(arrays["weighted_n_node_samples"],
@@ -77,8 +87,6 @@ class Tree:
             for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
                 if getattr(self, name).shape != (self.node_count,):
                     raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
-            if self._value.shape != (self.node_count, self.n_values):
-                raise ValueError("corrupt fasttree model: value has the wrong shape")
         self._walk = arrays["walk"] if "walk" in arrays else walk_layout(self._nodes,
                                                                            self.n_features)
         # Derived when first used, not stored in pickles.
@@ -97,8 +105,7 @@ class Tree:
         if self.n_values == 1:
             arrays["leaf_value"] = self.leaf_values
         else:
-            leaves = np.flatnonzero(self._nodes["left_child"] == -1)
-            indptr, index, data = sparse_rows(self._value, leaves)
+            indptr, index, data = self.leaf_value_rows
             arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
                           leaf_value_data=data)
         return Tree(self.n_features, self.n_values, arrays, trusted=True)
@@ -169,9 +176,12 @@ class Tree:
         """``value`` as a 2-D array (node_count, n_values); NaN at the inner
         nodes of a compact tree."""
         if self._value is None:
-            value = np.full((self.node_count, self.n_values), np.nan)
-            value[self._nodes["left_child"] == -1] = self.leaf_values
-            self._value = value
+            if self._node_rows is not None:
+                self._value = dense_rows(*self._node_rows, self.n_values)
+            else:
+                value = np.full((self.node_count, self.n_values), np.nan)
+                value[self._nodes["left_child"] == -1] = self.leaf_values
+                self._value = value
         return self._value
 
     @property
@@ -181,7 +191,9 @@ class Tree:
             if self._leaf_value is not None:
                 return self._leaf_value
             return dense_rows(*self._leaf_rows, self.n_values)
-        return self._value[self._nodes["left_child"] == -1]
+        if self._value is None and self._node_rows is not None:
+            return dense_rows(*self.leaf_value_rows, self.n_values)
+        return self.node_values[self._nodes["left_child"] == -1]
 
     @property
     def leaf_value_rows(self):
@@ -190,6 +202,11 @@ class Tree:
         ``index[indptr[i]:indptr[i + 1]]`` (ascending)."""
         if self._leaf_rows is not None:
             return self._leaf_rows
+        leaves = np.flatnonzero(self._nodes["left_child"] == -1)
+        if self._node_rows is not None:
+            return select_rows(*self._node_rows, leaves, self.n_values)
+        if not self.compact:
+            return sparse_rows(self._value, leaves)
         return sparse_rows(self.leaf_values)
 
     def _rows(self, X):
@@ -294,7 +311,7 @@ class Tree:
         else:
             state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
                          weighted_n_node_samples=self.weighted_n_node_samples,
-                         value=self._value)
+                         value=self.node_values)
         return state
 
     def __setstate__(self, state):
@@ -350,8 +367,25 @@ def dense_rows(indptr, index, data, n_columns):
     return dense
 
 
-def checked_sparse_rows(indptr, index, data, n_rows, n_columns):
-    """``sparse_rows``' output read from a file, checked before it is used."""
+def select_rows(indptr, index, data, rows, n_columns):
+    """The sparse rows ``rows`` (ascending or not) of (indptr, index, data), in
+    ``sparse_rows``' dtypes for a matrix of ``n_columns`` columns."""
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    new_indptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_indptr[1:])
+    total = int(new_indptr[-1])
+    positions = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(total)
+    return (new_indptr.astype(np.int32 if total < 2**31 else np.int64),
+            index[positions].astype(np.uint16 if n_columns <= 2**16 else np.int32),
+            data[positions])
+
+
+def checked_sparse_rows(indptr, index, data, n_rows, n_columns, trusted=False):
+    """``sparse_rows``' output read from a file, checked before it is used
+    (``trusted``: made by the builder, taken as they are)."""
+    if trusted:
+        return indptr, index, data
     try:
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         index = np.asarray(index)

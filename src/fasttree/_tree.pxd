@@ -21,7 +21,17 @@ cdef struct NodeStore:
     double* impurity                  # impurity of every node
     int64_t* n_node_samples           # training rows that reached every node
     double* weighted_n_node_samples   # their total weight
-    double* value                     # n_values per node: class fractions or mean
+    # A node's value (class fractions or mean), either dense or sparse: a
+    # deep node holds few of many classes, and its non-zero fractions cost
+    # what it holds, not n_values.
+    bint sparse_values
+    double* value                     # dense: n_values per node; NULL when sparse
+    int64_t* value_offsets            # sparse: node i's entries are
+                                      # [value_offsets[i], value_offsets[i + 1])
+    int32_t* value_index              # sparse: the value index of every entry
+    double* value_data                # sparse: its value (never 0)
+    intp_t value_count                # sparse: entries written
+    intp_t value_capacity             # sparse: entries allocated
     intp_t n_values
     intp_t node_count
     intp_t capacity

@@ -38,29 +38,39 @@ cdef enum:
 cdef double PURE_IMPURITY = np.finfo(np.float64).eps
 
 
+cdef int resize_buffer(void** buffer, intp_t count, size_t size) noexcept nogil:
+    """Reallocates *buffer to count items (at least one byte); -1 when out of memory."""
+    cdef void* resized = realloc(buffer[0], max(count * size, 1))
+    if resized == NULL:
+        return -1
+    buffer[0] = resized
+    return 0
+
+
 cdef int store_resize(NodeStore* store, intp_t capacity) noexcept nogil:
-    """Resizes every buffer to exactly capacity nodes, down as well as up."""
-    cdef Node* nodes = <Node*> realloc(store.nodes, capacity * sizeof(Node))
-    if nodes != NULL:
-        store.nodes = nodes
-    cdef double* impurity = <double*> realloc(store.impurity, capacity * sizeof(double))
-    if impurity != NULL:
-        store.impurity = impurity
-    cdef int64_t* n_node_samples = <int64_t*> realloc(store.n_node_samples,
-                                                      capacity * sizeof(int64_t))
-    if n_node_samples != NULL:
-        store.n_node_samples = n_node_samples
-    cdef double* weighted = <double*> realloc(store.weighted_n_node_samples,
-                                              capacity * sizeof(double))
-    if weighted != NULL:
-        store.weighted_n_node_samples = weighted
-    cdef double* value = <double*> realloc(store.value,
-                                           capacity * store.n_values * sizeof(double))
-    if value != NULL:
-        store.value = value
-    if not (nodes and impurity and n_node_samples and weighted and value):
+    """Resizes every node buffer to exactly capacity nodes, down as well as up."""
+    cdef int status = (
+        resize_buffer(<void**> &store.nodes, capacity, sizeof(Node))
+        | resize_buffer(<void**> &store.impurity, capacity, sizeof(double))
+        | resize_buffer(<void**> &store.n_node_samples, capacity, sizeof(int64_t))
+        | resize_buffer(<void**> &store.weighted_n_node_samples, capacity, sizeof(double)))
+    if store.sparse_values:
+        status |= resize_buffer(<void**> &store.value_offsets, capacity + 1, sizeof(int64_t))
+    else:
+        status |= resize_buffer(<void**> &store.value, capacity * store.n_values,
+                                sizeof(double))
+    if status != 0:
         return -1
     store.capacity = capacity
+    return 0
+
+
+cdef int store_resize_values(NodeStore* store, intp_t capacity) noexcept nogil:
+    """Resizes the sparse value entries to exactly capacity entries."""
+    if (resize_buffer(<void**> &store.value_index, capacity, sizeof(int32_t))
+            | resize_buffer(<void**> &store.value_data, capacity, sizeof(double))) != 0:
+        return -1
+    store.value_capacity = capacity
     return 0
 
 
@@ -70,18 +80,34 @@ cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
     return store_resize(store, capacity)
 
 
+cdef void store_init(NodeStore* store, intp_t n_values, bint sparse_values) noexcept nogil:
+    store.nodes = NULL
+    store.impurity = NULL
+    store.n_node_samples = NULL
+    store.weighted_n_node_samples = NULL
+    store.value = NULL
+    store.value_offsets = NULL
+    store.value_index = NULL
+    store.value_data = NULL
+    store.sparse_values = sparse_values
+    store.value_count = 0
+    store.value_capacity = 0
+    store.n_values = n_values
+    store.node_count = 0
+    store.capacity = 0
+    store.max_depth = 0
+
+
 cdef void store_free(NodeStore* store) noexcept nogil:
     free(store.nodes)
     free(store.impurity)
     free(store.n_node_samples)
     free(store.weighted_n_node_samples)
     free(store.value)
-    store.nodes = NULL
-    store.impurity = NULL
-    store.n_node_samples = NULL
-    store.weighted_n_node_samples = NULL
-    store.value = NULL
-    store.capacity = 0
+    free(store.value_offsets)
+    free(store.value_index)
+    free(store.value_data)
+    store_init(store, store.n_values, store.sparse_values)
 
 
 cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
@@ -93,6 +119,17 @@ cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
     if node_id >= store.capacity:
         if store_reserve(store, 2 * store.capacity + 1) < 0:
             return -1
+    if store.sparse_values:
+        if store.value_count + store.n_values > store.value_capacity:
+            if store_resize_values(store, 2 * store.value_capacity + store.n_values) < 0:
+                return -1
+        if node_id == 0:
+            store.value_offsets[0] = 0
+        store.value_count += criterion.node_value_entries(
+            &store.value_index[store.value_count], &store.value_data[store.value_count])
+        store.value_offsets[node_id + 1] = store.value_count
+    else:
+        criterion.node_value(&store.value[node_id * store.n_values])
     node = &store.nodes[node_id]
     node.left_child = LEAF_CHILD
     node.right_child = LEAF_CHILD
@@ -101,7 +138,6 @@ cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
     store.impurity[node_id] = impurity
     store.n_node_samples[node_id] = n_node_samples
     store.weighted_n_node_samples[node_id] = criterion.weighted_n_node
-    criterion.node_value(&store.value[node_id * store.n_values])
     if parent != NO_PARENT:
         if is_left:
             store.nodes[parent].left_child = <int32_t> node_id
@@ -336,23 +372,19 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
 
     ``max_leaf_nodes`` < 0 grows depth-first; otherwise best-first.
     ``samples`` is reordered in place. Returns a dict of numpy arrays
-    (``nodes``, ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``,
-    ``value``) and ``max_depth``.
+    (``nodes``, ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``)
+    and ``max_depth``, with the node values either dense (``value``, shape
+    (node_count, n_values), when ``n_values`` is 1) or as sparse rows of
+    their non-zero entries (``value_indptr``, ``value_index``,
+    ``value_data``).
     """
     cdef NodeStore store
     cdef BuildLimits limits
     cdef intp_t n_samples = samples.shape[0]
     cdef int status
     cdef intp_t initial_capacity = 2047
-    store.nodes = NULL
-    store.impurity = NULL
-    store.n_node_samples = NULL
-    store.weighted_n_node_samples = NULL
-    store.value = NULL
-    store.n_values = n_values
-    store.node_count = 0
-    store.capacity = 0
-    store.max_depth = 0
+    # Class fractions are stored sparsely; a regression's single mean densely.
+    store_init(&store, n_values, n_values > 1)
     limits.max_depth = max_depth
     limits.min_samples_split = min_samples_split
     limits.min_samples_leaf = min_samples_leaf
@@ -399,7 +431,6 @@ cdef dict _store_to_arrays(NodeStore* store):
     """The store's buffers as numpy arrays, which take them over (the store
     is left empty)."""
     cdef intp_t count = store.node_count
-    cdef intp_t n_values = store.n_values
     # Shrunk to the nodes made; an empty tree cannot happen (the root is
     # always made), but a 1-byte buffer keeps every pointer valid.
     if store_resize(store, max(count, 1)) < 0:
@@ -411,13 +442,25 @@ cdef dict _store_to_arrays(NodeStore* store):
         "n_node_samples": array_owning(store.n_node_samples, count, cnp.NPY_INT64),
         "weighted_n_node_samples": array_owning(store.weighted_n_node_samples, count,
                                                 cnp.NPY_FLOAT64),
-        "value": array_owning(store.value, count, cnp.NPY_FLOAT64, n_values),
         "max_depth": store.max_depth,
     }
     store.nodes = NULL
     store.impurity = NULL
     store.n_node_samples = NULL
     store.weighted_n_node_samples = NULL
-    store.value = NULL
+    if store.sparse_values:
+        if store_resize_values(store, store.value_count) < 0:
+            raise MemoryError()
+        arrays["value_indptr"] = array_owning(store.value_offsets, count + 1, cnp.NPY_INT64)
+        arrays["value_index"] = array_owning(store.value_index, store.value_count,
+                                             cnp.NPY_INT32)
+        arrays["value_data"] = array_owning(store.value_data, store.value_count,
+                                            cnp.NPY_FLOAT64)
+        store.value_offsets = NULL
+        store.value_index = NULL
+        store.value_data = NULL
+    else:
+        arrays["value"] = array_owning(store.value, count, cnp.NPY_FLOAT64, store.n_values)
+        store.value = NULL
     store.capacity = 0
     return arrays
