@@ -263,13 +263,16 @@ cdef class ClassificationCriterion(Criterion):
                              class_number[node_class[i]], node_weight[i])
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
-        # Classes in index order, absent ones skipped: adding their 0.0 would
-        # change nothing, and skipping them makes a bin of one sample move
-        # exactly as move_position_left does.
+        # Every class in index order, absent ones too: adding their 0.0
+        # changes nothing, so a bin of one sample moves exactly as
+        # move_position_left does, and no branch is mispredicted. Criteria
+        # with more state per class (Gini) override this.
         cdef intp_t k
+        cdef double* weight_left = self.weight_left
+        cdef double* weight_right = self.weight_right
         for k in range(self.n_node_classes):
-            if bin[1 + k] != 0.0:
-                self.move_class_weight_left(k, bin[1 + k])
+            weight_left[k] += bin[1 + k]
+            weight_right[k] -= bin[1 + k]
         self.weighted_n_left += bin[0]
 
     cdef void node_value(self, double* out) noexcept nogil:
@@ -331,6 +334,8 @@ cdef class Gini(ClassificationCriterion):
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # ClassificationCriterion.move_bin_left with the class step of
         # gini_move_class_weight_left inlined and its sums kept in registers.
+        # Absent classes are moved too, without a branch: a zero weight adds
+        # exactly +0.0 or -0.0 to every sum, which changes none of them.
         cdef intp_t k
         cdef double weight
         cdef double squares_left = self.squares_left, squares_right = self.squares_right
@@ -338,11 +343,10 @@ cdef class Gini(ClassificationCriterion):
         cdef double* weight_right = self.weight_right
         for k in range(self.n_node_classes):
             weight = bin[1 + k]
-            if weight != 0.0:
-                squares_left += weight * (2.0 * weight_left[k] + weight)
-                squares_right += weight * (weight - 2.0 * weight_right[k])
-                weight_left[k] += weight
-                weight_right[k] -= weight
+            squares_left += weight * (2.0 * weight_left[k] + weight)
+            squares_right += weight * (weight - 2.0 * weight_right[k])
+            weight_left[k] += weight
+            weight_right[k] -= weight
         self.squares_left = squares_left
         self.squares_right = squares_right
         self.weighted_n_left += bin[0]

@@ -310,8 +310,9 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     ``samples`` is partitioned in place, the left child first. Returns None
     when no valid split exists, else a dict with ``feature``, ``threshold``,
     ``position`` (number of samples going left), ``improvement`` (the node's
-    impurity minus the weighted impurities of the children), and the children's
-    ``impurity_left`` / ``impurity_right``.
+    impurity minus the weighted impurities of the children), the children's
+    ``impurity_left`` / ``impurity_right``, and ``proxy``, the criterion's
+    proxy of the improvement that chose the split.
     """
     cdef SplitRecord record
     cdef intp_t n_constants
@@ -337,4 +338,5 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
         - record.weighted_n_right / weighted_n_node * record.impurity_right,
         "impurity_left": record.impurity_left,
         "impurity_right": record.impurity_right,
+        "proxy": record.proxy_improvement,
     }
