@@ -56,3 +56,26 @@ def test_ranks_order_every_kind_of_float_as_numpy_does(n_samples):
     # The one zero value is stored as +0.0.
     zeros = values[values == 0.0]
     assert not np.signbit(zeros).any()
+
+
+@pytest.mark.parametrize("n_samples", [1, 3, 100, 4000])
+def test_whole_number_columns_rank_as_numpy_does_through_either_path(n_samples):
+    # Columns of whole numbers with a small range are ranked through a table
+    # of their values, the others by the sort; both must agree with numpy.
+    rng = np.random.default_rng(n_samples)
+    span = 4 * n_samples  # the table takes at most 4 values per sample
+    X = np.column_stack([
+        rng.integers(0, 2, size=n_samples),                       # binary
+        rng.integers(-7, 8, size=n_samples),                      # negatives
+        rng.choice([-0.0, 0.0, -1.0, 2.0], size=n_samples),       # both zeros
+        rng.integers(-10**6, -10**6 + span, size=n_samples),      # far from zero
+        rng.integers(0, span + 5, size=n_samples),                # beyond the table: sorted
+        np.where(np.arange(n_samples) == 0, 0.5, rng.integers(0, 9, size=n_samples)),
+        rng.choice([-3e9, 0.0, 3e9], size=n_samples),             # whole, out of int range
+    ]).astype(np.float32)
+    ranks, values, offsets = rank_features(X)
+    for feature in range(X.shape[1]):
+        distinct, inverse = np.unique(X[:, feature], return_inverse=True)
+        np.testing.assert_array_equal(ranks[feature], inverse)
+        np.testing.assert_array_equal(values[offsets[feature]:offsets[feature + 1]], distinct)
+    assert not np.signbit(values[values == 0.0]).any()

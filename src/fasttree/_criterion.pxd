@@ -28,6 +28,9 @@ cdef class Criterion:
     # 16-byte write that later 8-byte reads cannot forward from, which once
     # cost the sorted sweep 15% of its time.
     cdef double weighted_n_left
+    # Every sum of bin statistics is exact whatever the order of its terms
+    # (classification with whole weights): fills may add in any order.
+    cdef readonly bint exact_sums
     cdef double* position_weight       # weight of the sample at every position
     cdef double* spare_weight          # partition buffer of the same length
     cdef const double* node_weight     # position_weight from the current node's start
@@ -58,8 +61,12 @@ cdef class Criterion:
     # then the statistics), and counts it in counts. The sample at node
     # position i falls in bin bins[i] - first_bin, or, when node_samples is
     # not NULL, in bin bins[node_samples[i]] - first_bin (bins then holds a
-    # bin for every training sample: a feature's ranks).
-    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+    # bin for every training sample: a feature's ranks). With n_copies > 1
+    # (a power of two, only when exact_sums), stats and counts hold that many
+    # copies of the n_bins bins, one after another, and the sample at
+    # position i goes to copy i % n_copies.
+    cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
+                          intp_t n_bins, const uint32_t* bins,
                           const uint32_t* node_samples, uint32_t first_bin,
                           intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.

@@ -57,7 +57,8 @@ cdef class Criterion:
     cdef void move_position_left(self, intp_t position) noexcept nogil:
         pass
 
-    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+    cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
+                          intp_t n_bins, const uint32_t* bins,
                           const uint32_t* node_samples, uint32_t first_bin,
                           intp_t n_node) noexcept nogil:
         pass
@@ -76,6 +77,13 @@ cdef class Criterion:
 
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         return 0
+
+
+cdef inline intp_t bin_of(const uint32_t* bins, const uint32_t* node_samples,
+                          uint32_t first_bin, intp_t position) noexcept nogil:
+    if node_samples == NULL:
+        return bins[position] - first_bin
+    return bins[node_samples[position]] - first_bin
 
 
 cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
@@ -104,6 +112,10 @@ cdef inline void sort_ascending(intp_t* values, intp_t n) noexcept nogil:
         values[j] = value
 
 
+# Sums of whole numbers up to this are exact in float64, in any order.
+cdef double MAX_EXACT_WEIGHT = 2.0 ** 53
+
+
 cdef class ClassificationCriterion(Criterion):
     """Per-class weight counts for the node and both children."""
 
@@ -115,6 +127,9 @@ cdef class ClassificationCriterion(Criterion):
         self.n_values = n_classes
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
+        weights = np.asarray(sample_weight)
+        self.exact_sums = bool(weights.sum() <= MAX_EXACT_WEIGHT
+                               and np.array_equal(weights, np.floor(weights)))
         self.allocate_positions(class_index.shape[0])
         self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
         self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
@@ -245,20 +260,19 @@ cdef class ClassificationCriterion(Criterion):
             class_sums[label] = 0.0
         self.weighted_n_left += group_total
 
-    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+    cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
+                          intp_t n_bins, const uint32_t* bins,
                           const uint32_t* node_samples, uint32_t first_bin,
                           intp_t n_node) noexcept nogil:
         # A bin is its weight, then the weight of each of the node's classes.
         # Locals, so that the loops do not reload them after every store.
         cdef intp_t i, bin_index, stride = self.n_bin_stats
+        cdef intp_t copy_mask = n_copies - 1   # n_copies is a power of two
         cdef const int32_t* node_class = self.node_class
         cdef const double* node_weight = self.node_weight
         cdef const intp_t* class_number = self.class_number
         for i in range(n_node):
-            if node_samples == NULL:
-                bin_index = bins[i] - first_bin
-            else:
-                bin_index = bins[node_samples[i]] - first_bin
+            bin_index = (i & copy_mask) * n_bins + bin_of(bins, node_samples, first_bin, i)
             add_class_to_bin(stats + bin_index * stride, counts + bin_index,
                              class_number[node_class[i]], node_weight[i])
 
@@ -519,18 +533,17 @@ cdef class SquaredError(Criterion):
             group[1] += self.node_weight[position] * self.node_target[position]
         self.move_bin_left(group)
 
-    cdef void add_to_bins(self, double* stats, intp_t* counts, const uint32_t* bins,
+    cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
+                          intp_t n_bins, const uint32_t* bins,
                           const uint32_t* node_samples, uint32_t first_bin,
                           intp_t n_node) noexcept nogil:
-        # A bin is its weight, then its weighted sum of targets.
+        # A bin is its weight, then its weighted sum of targets. Sums of
+        # targets are not exact: one copy, in node order.
         cdef intp_t i, bin_index
         cdef const double* node_weight = self.node_weight
         cdef const double* node_target = self.node_target
         for i in range(n_node):
-            if node_samples == NULL:
-                bin_index = bins[i] - first_bin
-            else:
-                bin_index = bins[node_samples[i]] - first_bin
+            bin_index = bin_of(bins, node_samples, first_bin, i)
             add_target_to_bin(stats + 2 * bin_index, counts + bin_index, node_weight[i],
                               node_weight[i] * node_target[i])
 

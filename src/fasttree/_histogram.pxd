@@ -10,9 +10,19 @@ from ._criterion cimport Criterion
 from ._utils cimport intp_t
 
 
+# A fill adds every sample to one bin: a load, an add and a store that the
+# next sample of the same bin must wait for. When the criterion's sums are
+# exact in any order (whole weights), the samples are dealt round-robin to
+# this many copies of the bins, summed afterwards, so that consecutive
+# samples do not wait on each other.
+cdef enum:
+    HISTOGRAM_COPIES = 4
+
+
 cdef struct Histogram:
     double* stats          # n_bins rows of n_bin_stats doubles: weight, statistics
-    intp_t* counts         # samples in every bin
+                           # (the first of the copies a fill used)
+    intp_t* counts         # samples in every bin (likewise)
     intp_t n_bin_stats     # doubles per bin: the criterion's n_bin_stats at the fill
     intp_t n_bins          # bins in use
     intp_t stats_capacity  # doubles allocated for stats

@@ -42,12 +42,28 @@ cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
 cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
                         const uint32_t* node_samples, uint32_t first_bin, intp_t n_node,
                         intp_t n_bins) noexcept nogil:
-    if histogram_reserve(histogram, n_bins, criterion.n_bin_stats) < 0:
+    cdef intp_t n_bin_stats = criterion.n_bin_stats
+    cdef intp_t n_copies = 1
+    cdef intp_t copy, i, copy_size = n_bins * n_bin_stats
+    cdef double* stats
+    cdef intp_t* counts
+    # Extra copies pay for their clearing and summing only when the bins
+    # are few next to the samples, which is when consecutive samples meet.
+    if criterion.exact_sums and 16 * copy_size <= n_node:
+        n_copies = HISTOGRAM_COPIES
+    if histogram_reserve(histogram, n_copies * n_bins, n_bin_stats) < 0:
         return -1
-    histogram.n_bin_stats = criterion.n_bin_stats
+    stats = histogram.stats
+    counts = histogram.counts
+    histogram.n_bin_stats = n_bin_stats
     histogram.n_bins = n_bins
-    memset(histogram.stats, 0, n_bins * histogram.n_bin_stats * sizeof(double))
-    memset(histogram.counts, 0, n_bins * sizeof(intp_t))
-    criterion.add_to_bins(histogram.stats, histogram.counts, bins, node_samples, first_bin,
+    memset(stats, 0, n_copies * copy_size * sizeof(double))
+    memset(counts, 0, n_copies * n_bins * sizeof(intp_t))
+    criterion.add_to_bins(stats, counts, n_copies, n_bins, bins, node_samples, first_bin,
                           n_node)
+    for copy in range(1, n_copies):
+        for i in range(copy_size):
+            stats[i] += stats[copy * copy_size + i]
+        for i in range(n_bins):
+            counts[i] += counts[copy * n_bins + i]
     return 0

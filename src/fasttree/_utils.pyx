@@ -226,12 +226,58 @@ cdef inline uint32_t sortable_key(float value) noexcept nogil:
     return bits | 0x80000000u
 
 
-def dense_ranks(const float[:, ::1] columns not None):
-    """Dense ranks of every feature's values, by the kernels' radix sort.
+cdef enum:
+    # Integer columns spanning at most this many values (and no more than
+    # a few per sample) are ranked through a table indexed by value.
+    MAX_TABLE_SPAN = 65536
+    TABLE_SPAN_PER_SAMPLE = 4
 
-    Each column's values are sorted as integers that order as the floats do
-    (``sort_items`` over their 32 bits, skipping the bytes that every value
-    shares: integer and rounded columns take one or two passes).
+
+cdef bint rank_integer_column(const float* column, intp_t n_samples, uint32_t* ranks,
+                              float* values, intp_t* n_values, int32_t* table,
+                              intp_t table_size) noexcept nogil:
+    """Ranks a column of whole numbers through a table of its value range: three
+    passes, no sort. Returns False (writing nothing) when the column is not
+    whole numbers or spans more than table_size values."""
+    cdef intp_t i, value_index
+    cdef float value, low = column[0], high = column[0]
+    cdef int32_t rank = 0
+    cdef int not_whole = 0
+    for i in range(n_samples):
+        value = column[i]
+        low = value if value < low else low
+        high = value if value > high else high
+    # The range check first keeps the conversions below defined.
+    if not (-1e9 <= low and high <= 1e9) or <double> high - <double> low >= table_size:
+        return False
+    # Converting to an integer and back keeps only whole numbers.
+    for i in range(n_samples):
+        not_whole |= <float> <int32_t> column[i] != column[i]
+    if not_whole:
+        return False
+    for i in range(<intp_t> (high - low) + 1):
+        table[i] = 0
+    for i in range(n_samples):
+        table[<int32_t> column[i] - <int32_t> low] = 1
+    for value_index in range(<intp_t> (high - low) + 1):
+        if table[value_index]:
+            table[value_index] = rank
+            # +0.0 for the value 0, whichever zero the column held.
+            values[n_values[0]] = <float> (<int32_t> low + value_index)
+            n_values[0] += 1
+            rank += 1
+    for i in range(n_samples):
+        ranks[i] = <uint32_t> table[<int32_t> column[i] - <int32_t> low]
+    return True
+
+
+def dense_ranks(const float[:, ::1] columns not None):
+    """Dense ranks of every feature's values.
+
+    A column of whole numbers with a small range is ranked through a table
+    indexed by value; any other is sorted by the kernels' radix sort on the
+    bits of its values, as integers that order as the floats do
+    (``sort_items`` over 32 bits, skipping the bytes every value shares).
 
     Parameters
     ----------
@@ -248,23 +294,31 @@ def dense_ranks(const float[:, ::1] columns not None):
     import numpy as np
     cdef intp_t n_features = columns.shape[0]
     cdef intp_t n_samples = columns.shape[1]
+    cdef intp_t table_size = min(<intp_t> MAX_TABLE_SPAN, TABLE_SPAN_PER_SAMPLE * n_samples)
     ranks = np.empty((n_features, n_samples), dtype=np.uint32)
     values = np.empty(n_features * n_samples, dtype=np.float32)
     value_offsets = np.zeros(n_features + 1, dtype=np.intp)
     items_buffer = np.empty(max(n_samples, 1), dtype=np.uint64)
     scratch_buffer = np.empty(max(n_samples, 1), dtype=np.uint64)
+    table_buffer = np.empty(max(table_size, 1), dtype=np.int32)
     cdef uint32_t[:, ::1] rank_view = ranks
     cdef float[::1] value_view = values
     cdef intp_t[::1] offset_view = value_offsets
     cdef uint64_t[::1] items_view = items_buffer
     cdef uint64_t[::1] scratch_view = scratch_buffer
+    cdef int32_t[::1] table_view = table_buffer
     cdef uint64_t* items = &items_view[0]
     cdef uint64_t* sorted_items
     cdef intp_t feature, position, sample, n_values = 0
     cdef uint32_t rank, key, previous_key = 0
+    if n_samples == 0:
+        return ranks, values[:0].copy(), value_offsets
     with nogil:
         for feature in range(n_features):
             offset_view[feature] = n_values
+            if rank_integer_column(&columns[feature, 0], n_samples, &rank_view[feature, 0],
+                                   &value_view[0], &n_values, &table_view[0], table_size):
+                continue
             for sample in range(n_samples):
                 items[sample] = pack_item(sortable_key(columns[feature, sample]),
                                           <uint32_t> sample)
