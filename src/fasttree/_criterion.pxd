@@ -85,6 +85,9 @@ cdef class Criterion:
 cdef class ClassificationCriterion(Criterion):
     cdef const int32_t* class_index    # encoded class of every sample
     cdef intp_t n_classes
+    # Whole weights summing below 2**31: a sample's weight and its count add
+    # to a bin as one 64-bit integer, (weight << 32) | 1.
+    cdef bint packed_sums
     cdef int32_t* position_class       # class of the sample at every position
     cdef int32_t* spare_class          # partition buffer of the same length
     cdef const int32_t* node_class     # position_class from the current node's start

@@ -8,6 +8,8 @@ from libc.math cimport log, log2
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
+from libc.stdint cimport int64_t
+
 from ._utils cimport item_position, stable_partition
 
 
@@ -114,6 +116,10 @@ cdef inline void sort_ascending(intp_t* values, intp_t n) noexcept nogil:
 
 # Sums of whole numbers up to this are exact in float64, in any order.
 cdef double MAX_EXACT_WEIGHT = 2.0 ** 53
+# Sums of whole weights below this fit the high half of a packed 64-bit
+# weight-and-count.
+cdef double MAX_PACKED_WEIGHT = 2.0 ** 31
+cdef int64_t LOW_HALF = 0xFFFFFFFF
 
 
 cdef class ClassificationCriterion(Criterion):
@@ -128,8 +134,9 @@ cdef class ClassificationCriterion(Criterion):
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
         weights = np.asarray(sample_weight)
-        self.exact_sums = bool(weights.sum() <= MAX_EXACT_WEIGHT
-                               and np.array_equal(weights, np.floor(weights)))
+        whole = bool(np.array_equal(weights, np.floor(weights)))
+        self.exact_sums = whole and weights.sum() <= MAX_EXACT_WEIGHT
+        self.packed_sums = whole and weights.sum() < MAX_PACKED_WEIGHT
         self.allocate_positions(class_index.shape[0])
         self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
         self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
@@ -266,11 +273,35 @@ cdef class ClassificationCriterion(Criterion):
                           intp_t n_node) noexcept nogil:
         # A bin is its weight, then the weight of each of the node's classes.
         # Locals, so that the loops do not reload them after every store.
-        cdef intp_t i, bin_index, stride = self.n_bin_stats
+        cdef intp_t i, k, bin_index, stride = self.n_bin_stats
         cdef intp_t copy_mask = n_copies - 1   # n_copies is a power of two
         cdef const int32_t* node_class = self.node_class
         cdef const double* node_weight = self.node_weight
         cdef const intp_t* class_number = self.class_number
+        cdef int64_t* packed
+        cdef int64_t sample_sum, weight_sum, count
+        cdef double* bin
+        if self.packed_sums:
+            # One integer addition per sample adds its weight (high half) and
+            # its count (low half) to its class's slot of the bin; the bins'
+            # weights, class weights and counts are unpacked afterwards.
+            packed = <int64_t*> stats
+            for i in range(n_node):
+                bin_index = (i & copy_mask) * n_bins + bin_of(bins, node_samples, first_bin, i)
+                packed[bin_index * stride + 1 + class_number[node_class[i]]] += (
+                    (<int64_t> node_weight[i]) << 32) | 1
+            for bin_index in range(n_copies * n_bins):
+                bin = stats + bin_index * stride
+                weight_sum = 0
+                count = 0
+                for k in range(1, stride):
+                    sample_sum = (<int64_t*> bin)[k]
+                    bin[k] = <double> (sample_sum >> 32)
+                    weight_sum += sample_sum >> 32
+                    count += sample_sum & LOW_HALF
+                bin[0] = <double> weight_sum
+                counts[bin_index] = count
+            return
         for i in range(n_node):
             bin_index = (i & copy_mask) * n_bins + bin_of(bins, node_samples, first_bin, i)
             add_class_to_bin(stats + bin_index * stride, counts + bin_index,
