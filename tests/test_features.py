@@ -19,7 +19,7 @@ def random_matrix(seed, n_samples=500, n_features=7):
 @pytest.mark.parametrize("seed", range(3))
 def test_ranks_and_values_match_numpy_unique(seed):
     X = random_matrix(seed)
-    ranks, values, offsets = rank_features(X)
+    ranks, values, offsets, _ = rank_features(X)
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)
@@ -48,7 +48,7 @@ def test_ranks_order_every_kind_of_float_as_numpy_does(n_samples):
         rng.integers(-3, 4, size=n_samples),
         np.float32(rng.integers(0, 2**24, size=n_samples)),
     ]).astype(np.float32)
-    ranks, values, offsets = rank_features(X)
+    ranks, values, offsets, _ = rank_features(X)
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)
@@ -73,7 +73,7 @@ def test_whole_number_columns_rank_as_numpy_does_through_either_path(n_samples):
         np.where(np.arange(n_samples) == 0, 0.5, rng.integers(0, 9, size=n_samples)),
         rng.choice([-3e9, 0.0, 3e9], size=n_samples),             # whole, out of int range
     ]).astype(np.float32)
-    ranks, values, offsets = rank_features(X)
+    ranks, values, offsets, _ = rank_features(X)
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)

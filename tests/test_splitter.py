@@ -48,11 +48,11 @@ METHODS = list(SplitMethod)
 
 def make_splitter(name, X, y, weights, n_classes, *, max_features=None, min_samples_leaf=1,
                   min_weight_leaf=0.0, seed=0, method=SplitMethod.SPLIT_AUTO):
-    ranks, values, offsets = rank_features(np.ascontiguousarray(X, dtype=np.float32))
+    ranked = rank_features(np.ascontiguousarray(X, dtype=np.float32))
     criterion = make_criterion(name, y, weights, n_classes)
     n_features = X.shape[1] if max_features is None else max_features
-    return Splitter(criterion, ranks, values, offsets, n_features, min_samples_leaf,
-                    min_weight_leaf, seed, method)
+    return Splitter(criterion, ranked, n_features, min_samples_leaf, min_weight_leaf, seed,
+                    method)
 
 
 def scale_of(name, y, weights):

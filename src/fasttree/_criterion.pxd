@@ -14,6 +14,25 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from ._utils cimport intp_t
 
 
+# Where a histogram fill finds the bin of every node position: bins[position]
+# when node_samples is NULL, else the bin of the position's sample,
+# bins[node_samples[position]], one byte each (narrow) or four; first_bin
+# is subtracted.
+cdef struct BinSource:
+    const void* bins
+    const uint32_t* node_samples
+    uint32_t first_bin
+    bint narrow
+
+
+cdef inline intp_t bin_of(BinSource source, intp_t position) noexcept nogil:
+    if source.node_samples == NULL:
+        return (<const uint32_t*> source.bins)[position] - source.first_bin
+    if source.narrow:
+        return (<const uint8_t*> source.bins)[source.node_samples[position]] - source.first_bin
+    return (<const uint32_t*> source.bins)[source.node_samples[position]] - source.first_bin
+
+
 cdef class Criterion:
     cdef int allocate_positions(self, intp_t n_samples) except -1
     cdef const double* sample_weight   # weight of every training sample
@@ -58,17 +77,12 @@ cdef class Criterion:
     cdef void move_position_left(self, intp_t position) noexcept nogil
     # Adds the weight and statistics of every sample of the node, in node
     # order, to its bin of stats (rows of n_bin_stats doubles: the weight,
-    # then the statistics), and counts it in counts. The sample at node
-    # position i falls in bin bins[i] - first_bin, or, when node_samples is
-    # not NULL, in bin bins[node_samples[i]] - first_bin (bins then holds a
-    # bin for every training sample: a feature's ranks). With n_copies > 1
-    # (a power of two, only when exact_sums), stats and counts hold that many
-    # copies of the n_bins bins, one after another, and the sample at
+    # then the statistics), and counts it in counts. With n_copies > 1 (a
+    # power of two, only when exact_sums), stats and counts hold that many
+    # copies of the n_bins bins, one after another, and the sample at node
     # position i goes to copy i % n_copies.
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
-                          intp_t n_bins, const uint32_t* bins,
-                          const uint32_t* node_samples, uint32_t first_bin,
-                          intp_t n_node) noexcept nogil
+                          intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
     # A quantity that orders the splits of one node as their improvement does.

@@ -60,9 +60,7 @@ cdef class Criterion:
         pass
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
-                          intp_t n_bins, const uint32_t* bins,
-                          const uint32_t* node_samples, uint32_t first_bin,
-                          intp_t n_node) noexcept nogil:
+                          intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil:
         pass
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
@@ -79,13 +77,6 @@ cdef class Criterion:
 
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         return 0
-
-
-cdef inline intp_t bin_of(const uint32_t* bins, const uint32_t* node_samples,
-                          uint32_t first_bin, intp_t position) noexcept nogil:
-    if node_samples == NULL:
-        return bins[position] - first_bin
-    return bins[node_samples[position]] - first_bin
 
 
 cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
@@ -268,9 +259,7 @@ cdef class ClassificationCriterion(Criterion):
         self.weighted_n_left += group_total
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
-                          intp_t n_bins, const uint32_t* bins,
-                          const uint32_t* node_samples, uint32_t first_bin,
-                          intp_t n_node) noexcept nogil:
+                          intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil:
         # A bin is its weight, then the weight of each of the node's classes.
         # Locals, so that the loops do not reload them after every store.
         cdef intp_t i, k, bin_index, stride = self.n_bin_stats
@@ -287,7 +276,7 @@ cdef class ClassificationCriterion(Criterion):
             # weights, class weights and counts are unpacked afterwards.
             packed = <int64_t*> stats
             for i in range(n_node):
-                bin_index = (i & copy_mask) * n_bins + bin_of(bins, node_samples, first_bin, i)
+                bin_index = (i & copy_mask) * n_bins + bin_of(source, i)
                 packed[bin_index * stride + 1 + class_number[node_class[i]]] += (
                     (<int64_t> node_weight[i]) << 32) | 1
             for bin_index in range(n_copies * n_bins):
@@ -303,7 +292,7 @@ cdef class ClassificationCriterion(Criterion):
                 counts[bin_index] = count
             return
         for i in range(n_node):
-            bin_index = (i & copy_mask) * n_bins + bin_of(bins, node_samples, first_bin, i)
+            bin_index = (i & copy_mask) * n_bins + bin_of(source, i)
             add_class_to_bin(stats + bin_index * stride, counts + bin_index,
                              class_number[node_class[i]], node_weight[i])
 
@@ -565,16 +554,14 @@ cdef class SquaredError(Criterion):
         self.move_bin_left(group)
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
-                          intp_t n_bins, const uint32_t* bins,
-                          const uint32_t* node_samples, uint32_t first_bin,
-                          intp_t n_node) noexcept nogil:
+                          intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil:
         # A bin is its weight, then its weighted sum of targets. Sums of
         # targets are not exact: one copy, in node order.
         cdef intp_t i, bin_index
         cdef const double* node_weight = self.node_weight
         cdef const double* node_target = self.node_target
         for i in range(n_node):
-            bin_index = bin_of(bins, node_samples, first_bin, i)
+            bin_index = bin_of(source, i)
             add_target_to_bin(stats + 2 * bin_index, counts + bin_index, node_weight[i],
                               node_weight[i] * node_target[i])
 

@@ -6,7 +6,7 @@
 
 from libc.stdint cimport uint32_t
 
-from ._criterion cimport Criterion
+from ._criterion cimport BinSource, Criterion
 from ._utils cimport intp_t
 
 
@@ -34,13 +34,10 @@ cdef void histogram_init(Histogram* histogram) noexcept nogil
 
 cdef void histogram_free(Histogram* histogram) noexcept nogil
 
-# Sums the gathered node's samples into n_bins bins, in node order: the sample
-# at position i goes into bin bins[i] - first_bin (< n_bins), or, when
-# node_samples is not NULL, into bin bins[node_samples[i]] - first_bin.
-# Returns -1 when out of memory.
-cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
-                        const uint32_t* node_samples, uint32_t first_bin, intp_t n_node,
-                        intp_t n_bins) noexcept nogil
+# Sums the criterion's current node into n_bins bins, in node order, each
+# position into the bin the source gives. Returns -1 when out of memory.
+cdef int histogram_fill(Histogram* histogram, Criterion criterion, BinSource source,
+                        intp_t n_node, intp_t n_bins) noexcept nogil
 
 # The statistics of bin b.
 cdef inline double* histogram_bin(Histogram* histogram, intp_t b) noexcept nogil:

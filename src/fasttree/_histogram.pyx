@@ -39,9 +39,8 @@ cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
     return 0
 
 
-cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_t* bins,
-                        const uint32_t* node_samples, uint32_t first_bin, intp_t n_node,
-                        intp_t n_bins) noexcept nogil:
+cdef int histogram_fill(Histogram* histogram, Criterion criterion, BinSource source,
+                        intp_t n_node, intp_t n_bins) noexcept nogil:
     cdef intp_t n_bin_stats = criterion.n_bin_stats
     cdef intp_t n_copies = 1
     cdef intp_t copy, i, copy_size = n_bins * n_bin_stats
@@ -59,8 +58,7 @@ cdef int histogram_fill(Histogram* histogram, Criterion criterion, const uint32_
     histogram.n_bins = n_bins
     memset(stats, 0, n_copies * copy_size * sizeof(double))
     memset(counts, 0, n_copies * n_bins * sizeof(intp_t))
-    criterion.add_to_bins(stats, counts, n_copies, n_bins, bins, node_samples, first_bin,
-                          n_node)
+    criterion.add_to_bins(stats, counts, n_copies, n_bins, source, n_node)
     for copy in range(1, n_copies):
         for i in range(copy_size):
             stats[i] += stats[copy * copy_size + i]

@@ -43,6 +43,7 @@ cpdef enum SplitMethod:
 cdef class Splitter:
     cdef Criterion criterion
     cdef const uint32_t* ranks        # (n_features, n_samples) dense value ranks
+    cdef const uint8_t* narrow_ranks  # the same in bytes, for features of <= 256 values
     cdef const float* values          # each feature's distinct sorted values, concatenated
     cdef const intp_t* value_offsets  # feature f's values start at value_offsets[f]
     cdef intp_t n_samples             # rows of the training matrix

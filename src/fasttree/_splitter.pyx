@@ -6,6 +6,7 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
+from ._criterion cimport BinSource
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
 from ._utils cimport item_position, item_rank, midpoint, pack_item, rng_below, sort_items
@@ -43,12 +44,10 @@ cdef class Splitter:
     ----------
     criterion : Criterion
         Impurity statistics, already bound to the targets and weights.
-    ranks : ndarray of uint32, shape (n_features, n_samples)
-        Dense rank of every sample's value among the feature's distinct values.
-    values : ndarray of float32
-        Distinct sorted values of every feature, concatenated.
-    value_offsets : ndarray of intp, shape (n_features + 1,)
-        Where each feature's values start in ``values``.
+    ranked : RankedFeatures
+        ``fasttree._features.rank_features`` of the training matrix: the dense
+        value ranks (n_features, n_samples), the distinct sorted values and
+        their offsets, and the narrow ranks of the features of few values.
     max_features, min_samples_leaf : int
     min_weight_leaf : float
     seed : int
@@ -57,17 +56,21 @@ cdef class Splitter:
         How features are swept; None takes the module's ``split_method``.
     """
 
-    def __cinit__(self, Criterion criterion not None,
-                  const uint32_t[:, ::1] ranks not None,
-                  const float[::1] values not None,
-                  const intp_t[::1] value_offsets not None,
+    def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None):
+        cdef const uint32_t[:, ::1] ranks = ranked.ranks
+        cdef const float[::1] values = ranked.values
+        cdef const intp_t[::1] value_offsets = ranked.value_offsets
+        cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         cdef intp_t f
+        if narrow_ranks.shape[0] != ranks.shape[0] or narrow_ranks.shape[1] != ranks.shape[1]:
+            raise ValueError("ranks and narrow_ranks differ in shape")
         self.criterion = criterion
         self.n_features = ranks.shape[0]
         self.n_samples = ranks.shape[1]
         self.ranks = &ranks[0, 0]
+        self.narrow_ranks = &narrow_ranks[0, 0]
         self.values = &values[0]
         self.value_offsets = &value_offsets[0]
         self.max_features = max_features
@@ -75,7 +78,8 @@ cdef class Splitter:
         self.min_weight_leaf = min_weight_leaf
         self.rng_state = seed
         self.method = SplitMethod(split_method if method is None else method)
-        self._keep_alive = (ranks, values, value_offsets)
+        self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
+                            ranked.narrow_ranks)
         histogram_init(&self.histogram)
         self.features = <intp_t*> malloc(self.n_features * sizeof(intp_t))
         self.node_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
@@ -107,6 +111,7 @@ cdef class Splitter:
         cdef const uint32_t* feature_ranks
         cdef const uint32_t* node_samples = samples + start
         cdef uint32_t rank, min_rank, max_rank, rank_span
+        cdef BinSource source
         cdef BestCandidate best
 
         best.proxy_improvement = -INFINITY
@@ -127,8 +132,13 @@ cdef class Splitter:
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
-                if histogram_fill(&self.histogram, self.criterion, feature_ranks,
-                                  node_samples, 0, n_node, n_distinct) < 0:
+                if n_distinct <= 256:
+                    source = BinSource(self.narrow_ranks + feature * self.n_samples,
+                                       node_samples, 0, True)
+                else:
+                    source = BinSource(feature_ranks, node_samples, 0, False)
+                if histogram_fill(&self.histogram, self.criterion, source, n_node,
+                                  n_distinct) < 0:
                     return -1
                 first_bin = 0
                 while self.histogram.counts[first_bin] == 0:
@@ -171,8 +181,9 @@ cdef class Splitter:
 
             rank_span = max_rank - min_rank + 1
             if self.counts_node_values(rank_span, n_node):
-                if histogram_fill(&self.histogram, self.criterion, self.node_ranks, NULL,
-                                  min_rank, n_node, rank_span) < 0:
+                if histogram_fill(&self.histogram, self.criterion,
+                                  BinSource(self.node_ranks, NULL, min_rank, False), n_node,
+                                  rank_span) < 0:
                     return -1
                 self.sweep_bins(n_node, feature, 0, rank_span - 1, min_rank, &best)
             else:

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Random numbers and sorting for the nogil kernels; sparse rows of leaf values."""
 
-from libc.stdint cimport int32_t, int64_t, uint16_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t
 from libc.string cimport memset
 
 # Below this size a comparison sort beats the radix sort's fixed cost of
@@ -231,6 +231,8 @@ cdef enum:
     # a few per sample) are ranked through a table indexed by value.
     MAX_TABLE_SPAN = 65536
     TABLE_SPAN_PER_SAMPLE = 4
+    # Features of at most this many values have their ranks in bytes too.
+    NARROW_RANKS = 256
 
 
 cdef bint rank_integer_column(const float* column, intp_t n_samples, uint32_t* ranks,
@@ -290,12 +292,17 @@ def dense_ranks(const float[:, ::1] columns not None):
     values : ndarray of float32
         Each feature's distinct values, ascending, the features one after another.
     value_offsets : ndarray of intp, shape (n_features + 1,)
+    narrow_ranks : ndarray of uint8, shape (n_features, n_samples)
+        The ranks again, one byte each, for the features of at most 256
+        values; the rows of the other features are zeros.
     """
     import numpy as np
     cdef intp_t n_features = columns.shape[0]
     cdef intp_t n_samples = columns.shape[1]
     cdef intp_t table_size = min(<intp_t> MAX_TABLE_SPAN, TABLE_SPAN_PER_SAMPLE * n_samples)
     ranks = np.empty((n_features, n_samples), dtype=np.uint32)
+    narrow_ranks = np.zeros((n_features, n_samples), dtype=np.uint8)
+    cdef uint8_t[:, ::1] narrow_view = narrow_ranks
     values = np.empty(n_features * n_samples, dtype=np.float32)
     value_offsets = np.zeros(n_features + 1, dtype=np.intp)
     items_buffer = np.empty(max(n_samples, 1), dtype=np.uint64)
@@ -308,34 +315,45 @@ def dense_ranks(const float[:, ::1] columns not None):
     cdef uint64_t[::1] scratch_view = scratch_buffer
     cdef int32_t[::1] table_view = table_buffer
     cdef uint64_t* items = &items_view[0]
-    cdef uint64_t* sorted_items
-    cdef intp_t feature, position, sample, n_values = 0
-    cdef uint32_t rank, key, previous_key = 0
+    cdef intp_t feature, sample, n_values = 0
     if n_samples == 0:
-        return ranks, values[:0].copy(), value_offsets
+        return ranks, values[:0].copy(), value_offsets, narrow_ranks
     with nogil:
         for feature in range(n_features):
             offset_view[feature] = n_values
-            if rank_integer_column(&columns[feature, 0], n_samples, &rank_view[feature, 0],
-                                   &value_view[0], &n_values, &table_view[0], table_size):
-                continue
-            for sample in range(n_samples):
-                items[sample] = pack_item(sortable_key(columns[feature, sample]),
-                                          <uint32_t> sample)
-            sorted_items = sort_items(items, &scratch_view[0], n_samples, 32)
-            rank = 0
-            for position in range(n_samples):
-                key = item_rank(sorted_items[position])
-                sample = item_position(sorted_items[position])
-                if position == 0 or key != previous_key:
-                    if position > 0:
-                        rank += 1
-                    value_view[n_values] = columns[feature, sample] + 0.0
-                    n_values += 1
-                    previous_key = key
-                rank_view[feature, sample] = rank
+            if not rank_integer_column(&columns[feature, 0], n_samples,
+                                       &rank_view[feature, 0], &value_view[0], &n_values,
+                                       &table_view[0], table_size):
+                rank_by_sorting(&columns[feature, 0], n_samples, &rank_view[feature, 0],
+                                &value_view[0], &n_values, items, &scratch_view[0])
+            if n_values - offset_view[feature] <= NARROW_RANKS:
+                for sample in range(n_samples):
+                    narrow_view[feature, sample] = <uint8_t> rank_view[feature, sample]
         offset_view[n_features] = n_values
-    return ranks, values[:n_values].copy(), value_offsets
+    return ranks, values[:n_values].copy(), value_offsets, narrow_ranks
+
+
+cdef void rank_by_sorting(const float* column, intp_t n_samples, uint32_t* ranks,
+                          float* values, intp_t* n_values, uint64_t* items,
+                          uint64_t* scratch) noexcept nogil:
+    """Ranks a column by the radix sort of its values' bits."""
+    cdef intp_t position, sample
+    cdef uint32_t rank = 0, key, previous_key = 0
+    cdef uint64_t* sorted_items
+    for sample in range(n_samples):
+        items[sample] = pack_item(sortable_key(column[sample]), <uint32_t> sample)
+    sorted_items = sort_items(items, scratch, n_samples, 32)
+    for position in range(n_samples):
+        key = item_rank(sorted_items[position])
+        sample = item_position(sorted_items[position])
+        if position == 0 or key != previous_key:
+            if position > 0:
+                rank += 1
+            values[n_values[0]] = column[sample] + 0.0
+            n_values[0] += 1
+            previous_key = key
+        ranks[sample] = rank
+
 
 
 def all_finite(const float[:, ::1] X not None):

@@ -98,7 +98,7 @@ class PresortedStumps:
         self.n_classes = n_classes
         self.template = template
         self.ranked = rank_features(X)
-        ranks = self.ranked[0]
+        ranks = self.ranked.ranks
         # Sorting each feature once serves every round; the ranks and classes
         # in that order let a round read only the weights out of order.
         self.order = np.argsort(ranks, axis=1, kind="stable").astype(np.uint32)
@@ -131,7 +131,7 @@ class PresortedStumps:
 
     def _best_split(self, weight):
         """The best root split, features searched in blocks on the threads."""
-        _, values, offsets = self.ranked
+        values, offsets = self.ranked.values, self.ranked.value_offsets
 
         def search(block):
             start, stop = block
@@ -163,7 +163,7 @@ class PresortedStumps:
         nodes["threshold"] = -2.0
         if split is not None:
             feature, threshold, threshold_rank = split
-            goes_left = self.ranked[0][feature] <= threshold_rank
+            goes_left = self.ranked.ranks[feature] <= threshold_rank
             nodes[0] = (1, 2, feature, threshold)
             for side in (goes_left, ~goes_left):
                 side_weights = np.bincount(self.class_index[side], weights=weight[side],

@@ -132,11 +132,10 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     -------
     Tree
     """
-    ranks, values, value_offsets = ranked_features
     weighted_n_total = float(sample_weight.sum())
     min_weight_leaf = limits["min_weight_fraction_leaf"] * weighted_n_total
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
-    splitter = Splitter(criterion, ranks, values, value_offsets, limits["max_features"],
+    splitter = Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed)
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
@@ -146,7 +145,7 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
     if value_offset != 0.0:
         arrays["value"] += value_offset
-    return Tree(ranks.shape[0], criterion.n_values, arrays, trusted=True)
+    return Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True)
 
 
 class BaseDecisionTree(BaseEstimator):
