@@ -36,9 +36,14 @@ class BaseEstimator:
 
     @classmethod
     def _parameter_names(cls):
-        signature = inspect.signature(cls.__init__)
-        return sorted(name for name, parameter in signature.parameters.items()
-                      if name != "self" and parameter.kind != parameter.VAR_KEYWORD)
+        # Read off the signature once per class: forests ask for every tree.
+        names = cls.__dict__.get("_parameter_names_cache")
+        if names is None:
+            signature = inspect.signature(cls.__init__)
+            names = sorted(name for name, parameter in signature.parameters.items()
+                           if name != "self" and parameter.kind != parameter.VAR_KEYWORD)
+            cls._parameter_names_cache = names
+        return list(names)
 
     def get_params(self, deep=True):
         """Parameters of this estimator.

@@ -9,7 +9,8 @@ from libc.stdlib cimport free, malloc
 from ._criterion cimport BinSource
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
-from ._utils cimport item_position, item_rank, midpoint, pack_item, rng_below, sort_items
+from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
+                     sort_items)
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -109,6 +110,7 @@ cdef class Splitter:
         cdef intp_t n_evaluated = 0
         cdef intp_t pick, feature, i, n_left, n_distinct, first_bin, last_bin
         cdef const uint32_t* feature_ranks
+        cdef const uint8_t* narrow_ranks
         cdef const uint32_t* node_samples = samples + start
         cdef uint32_t rank, min_rank, max_rank, rank_span
         cdef BinSource source
@@ -132,7 +134,7 @@ cdef class Splitter:
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
-                if n_distinct <= 256:
+                if n_distinct <= NARROW_RANKS:
                     source = BinSource(self.narrow_ranks + feature * self.n_samples,
                                        node_samples, 0, True)
                 else:
@@ -204,11 +206,17 @@ cdef class Splitter:
         # Partition by rank, exactly the rule the sweep evaluated, and
         # stably: every node keeps its samples in ascending order, so the
         # reads of ranks walk memory forwards.
-        feature_ranks = self.ranks + feature * self.n_samples
         n_left = 0
-        for i in range(n_node):
-            self.goes_left[i] = feature_ranks[node_samples[i]] <= best.left_rank
-            n_left += self.goes_left[i]
+        if self.value_offsets[feature + 1] - self.value_offsets[feature] <= NARROW_RANKS:
+            narrow_ranks = self.narrow_ranks + feature * self.n_samples
+            for i in range(n_node):
+                self.goes_left[i] = narrow_ranks[node_samples[i]] <= best.left_rank
+                n_left += self.goes_left[i]
+        else:
+            feature_ranks = self.ranks + feature * self.n_samples
+            for i in range(n_node):
+                self.goes_left[i] = feature_ranks[node_samples[i]] <= best.left_rank
+                n_left += self.goes_left[i]
         self.criterion.partition(samples, start, end, self.goes_left)
         record.position = start + n_left
 

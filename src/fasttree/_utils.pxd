@@ -6,6 +6,12 @@ from libc.string cimport memcpy
 
 ctypedef Py_ssize_t intp_t
 
+# Features of at most this many distinct values have their ranks in bytes
+# too (rank_features' narrow_ranks), so that the passes over a node's
+# samples read a quarter of the cache.
+cdef enum:
+    NARROW_RANKS = 256
+
 # A sort item packs a sample's feature rank into the high 32 bits and its
 # position in the node into the low 32 bits, so that one integer sort orders a
 # node's samples by value and, among equal values, in node order, whichever

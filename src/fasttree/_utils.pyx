@@ -231,8 +231,6 @@ cdef enum:
     # a few per sample) are ranked through a table indexed by value.
     MAX_TABLE_SPAN = 65536
     TABLE_SPAN_PER_SAMPLE = 4
-    # Features of at most this many values have their ranks in bytes too.
-    NARROW_RANKS = 256
 
 
 cdef bint rank_integer_column(const float* column, intp_t n_samples, uint32_t* ranks,
