@@ -51,18 +51,31 @@ cdef class Criterion:
     # (classification with whole weights): fills may add in any order.
     cdef readonly bint exact_sums
     cdef double* position_weight       # weight of the sample at every position
-    cdef double* spare_weight          # partition buffer of the same length
+    cdef double* spare_weight          # partition buffers of the same length
+    cdef uint32_t* spare_sample
     cdef const double* node_weight     # position_weight from the current node's start
+
+    # Doubles that hold a node's statistics (its "state"): what makes a node
+    # current again without another pass over its samples.
+    cdef readonly intp_t state_size
+    cdef double* scratch_state         # state_size doubles for init_node
 
     # Copies the statistics of samples[0:n_samples] to positions 0..n_samples-1.
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil
-    # Makes positions [start, end) the current node and computes its statistics.
+    # Makes positions [start, end) the current node, computing its statistics.
     cdef void init_node(self, intp_t start, intp_t end) noexcept nogil
+    # Writes the state of positions [start, end): one pass, in position order.
+    cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil
+    # Makes positions [start, end) the current node from its state, in
+    # O(classes present): the same numbers init_node computes.
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil
     # Moves the positions [start, end) whose goes_left[i - start] is set
-    # before the others, keeping the order within each side, and samples
-    # (indexed by position too) along with them.
+    # before the others, keeping the order within each side, with samples
+    # (indexed by position too) along with them, and writes the states of
+    # the two sides, in the same pass.
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left) noexcept nogil
+                        const uint8_t* goes_left, double* left_state,
+                        double* right_state) noexcept nogil
     # Puts every sample of the node back into the right child.
     cdef void reset(self) noexcept nogil
     # Moves the samples at the node positions of sorted_items[begin:end]
@@ -96,6 +109,15 @@ cdef class Criterion:
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil
 
 
+# The classes seen among some positions and their weights, by class index.
+cdef struct ClassTally:
+    double* total          # weight of every class; zero for the classes not seen
+    char* seen             # 1 for the classes seen
+    intp_t* classes        # the classes seen, in the order first seen
+    intp_t n_seen          # how many
+    double weight          # weight of all the positions added
+
+
 cdef class ClassificationCriterion(Criterion):
     cdef const int32_t* class_index    # encoded class of every sample
     cdef intp_t n_classes
@@ -111,10 +133,11 @@ cdef class ClassificationCriterion(Criterion):
     cdef intp_t n_node_classes         # classes present in the node
     cdef intp_t* node_classes          # those classes, ascending
     cdef intp_t* class_number          # each present class's number in the node
-    cdef double* weight_total          # per-class weight of the node, by class index
-                                       # (zero for the classes not in it)
-    cdef char* class_present           # which classes the node holds, by class index
     cdef double* node_class_total      # per-class weight of the node, by class number
+    # Tallies of the classes of a set of positions, for compute_state and
+    # for the two sides of a partition: tallies[1] the left, tallies[0] the
+    # right, so that a position's goes_left flag picks its side's tally.
+    cdef ClassTally tallies[2]
     cdef double* weight_left           # per-class weight of the left child, by class number
     cdef double* weight_right          # per-class weight of the right child, by class number
     cdef double* group_weight          # per-class weight of the tied samples move_left
@@ -154,3 +177,8 @@ cdef class SquaredError(Criterion):
     cdef double squared_deviations     # weighted sum of (target - node mean)**2
     cdef double sum_left               # weighted sum of targets moved left
     cdef object _keep_alive
+
+    # Adds state[2], the squared deviations of positions [start, end) from
+    # their mean, to a state holding their weight and weighted sum.
+    cdef void add_squared_deviations(self, intp_t start, intp_t end,
+                                     double* state) noexcept nogil

@@ -10,7 +10,7 @@ from libc.string cimport memcpy, memset
 
 from libc.stdint cimport int64_t
 
-from ._utils cimport item_position, stable_partition
+from ._utils cimport item_position
 
 
 cdef void* allocate(intp_t count, size_t size) except NULL:
@@ -26,11 +26,15 @@ cdef class Criterion:
     def __dealloc__(self):
         free(self.position_weight)
         free(self.spare_weight)
+        free(self.spare_sample)
+        free(self.scratch_state)
 
     cdef int allocate_positions(self, intp_t n_samples) except -1:
         self.n_positions = n_samples
         self.position_weight = <double*> allocate(n_samples, sizeof(double))
         self.spare_weight = <double*> allocate(n_samples, sizeof(double))
+        self.spare_sample = <uint32_t*> allocate(n_samples, sizeof(uint32_t))
+        self.scratch_state = <double*> allocate(self.state_size, sizeof(double))
         return 0
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
@@ -39,15 +43,19 @@ cdef class Criterion:
             self.position_weight[i] = self.sample_weight[samples[i]]
 
     cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
+        self.compute_state(start, end, self.scratch_state)
+        self.restore_node(start, end, self.scratch_state)
+
+    cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
+        pass
+
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         pass
 
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left) noexcept nogil:
-        # The weight buffer holds 8 bytes a position: room for the samples.
-        stable_partition(samples + start, <uint32_t*> self.spare_weight, goes_left,
-                         end - start)
-        stable_partition(self.position_weight + start, self.spare_weight, goes_left,
-                         end - start)
+                        const uint8_t* goes_left, double* left_state,
+                        double* right_state) noexcept nogil:
+        pass
 
     cdef void reset(self) noexcept nogil:
         pass
@@ -93,6 +101,39 @@ cdef inline void add_target_to_bin(double* bin, intp_t* count, double weight,
     bin[1] += weighted_target
 
 
+cdef inline void tally_add(ClassTally* tally, intp_t label, double weight) noexcept nogil:
+    if not tally.seen[label]:
+        tally.seen[label] = 1
+        tally.classes[tally.n_seen] = label
+        tally.n_seen += 1
+    tally.total[label] += weight
+    tally.weight += weight
+
+
+cdef void tally_write_state(ClassTally* tally, intp_t n_classes, double* state) noexcept nogil:
+    """Writes a tally as a classification state (its weight, the number of
+    classes, then each class and its weight, ascending) and empties it."""
+    cdef intp_t k, label, n_seen = tally.n_seen
+    if n_seen * n_seen <= n_classes:
+        sort_ascending(tally.classes, n_seen)
+    else:
+        n_seen = 0
+        for k in range(n_classes):
+            if tally.seen[k]:
+                tally.classes[n_seen] = k
+                n_seen += 1
+    state[0] = tally.weight
+    state[1] = <double> n_seen
+    for k in range(n_seen):
+        label = tally.classes[k]
+        state[2 + 2 * k] = <double> label
+        state[3 + 2 * k] = tally.total[label]
+        tally.total[label] = 0.0
+        tally.seen[label] = 0
+    tally.n_seen = 0
+    tally.weight = 0.0
+
+
 cdef inline void sort_ascending(intp_t* values, intp_t n) noexcept nogil:
     # Insertion sort: the classes of a node arrive nearly sorted and few.
     cdef intp_t i, j, value
@@ -124,6 +165,7 @@ cdef class ClassificationCriterion(Criterion):
         self.n_values = n_classes
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
+        self.state_size = 2 + 2 * n_classes
         weights = np.asarray(sample_weight)
         whole = bool(np.array_equal(weights, np.floor(weights)))
         self.exact_sums = whole and weights.sum() <= MAX_EXACT_WEIGHT
@@ -131,28 +173,39 @@ cdef class ClassificationCriterion(Criterion):
         self.allocate_positions(class_index.shape[0])
         self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
         self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
+        cdef int side
         self.n_node_classes = 0
         self.node_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
         self.class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        self.weight_total = <double*> calloc(n_classes, sizeof(double))
-        self.class_present = <char*> calloc(n_classes, sizeof(char))
+        for side in range(2):
+            self.tallies[side].total = <double*> calloc(n_classes, sizeof(double))
+            self.tallies[side].seen = <char*> calloc(n_classes, sizeof(char))
+            self.tallies[side].classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
+            self.tallies[side].n_seen = 0
+            self.tallies[side].weight = 0.0
+            if not (self.tallies[side].total and self.tallies[side].seen
+                    and self.tallies[side].classes):
+                raise MemoryError()
         self.node_class_total = <double*> calloc(n_classes, sizeof(double))
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
         self.group_weight = <double*> calloc(n_classes, sizeof(double))
         self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        if not (self.node_classes and self.class_number and self.weight_total
-                and self.class_present and self.node_class_total and self.weight_left
+        if not (self.node_classes and self.class_number and self.node_class_total
+                and self.weight_left
                 and self.weight_right and self.group_weight and self.group_classes):
             raise MemoryError()
 
     def __dealloc__(self):
+        cdef int side
         free(self.position_class)
         free(self.spare_class)
         free(self.node_classes)
         free(self.class_number)
-        free(self.weight_total)
-        free(self.class_present)
+        for side in range(2):
+            free(self.tallies[side].total)
+            free(self.tallies[side].seen)
+            free(self.tallies[side].classes)
         free(self.node_class_total)
         free(self.weight_left)
         free(self.weight_right)
@@ -165,51 +218,59 @@ cdef class ClassificationCriterion(Criterion):
         for i in range(n_samples):
             self.position_class[i] = self.class_index[samples[i]]
 
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left) noexcept nogil:
-        Criterion.partition(self, samples, start, end, goes_left)
-        stable_partition(self.position_class + start, self.spare_class, goes_left,
-                         end - start)
+    cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
+        cdef intp_t i
+        cdef ClassTally* tally = &self.tallies[0]
+        for i in range(start, end):
+            tally_add(tally, self.position_class[i], self.position_weight[i])
+        tally_write_state(tally, self.n_classes, state)
 
-    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
-        cdef intp_t i, k, label, n_present = 0
-        cdef double weight, weighted_n_node = 0.0
-        # Locals, so that the loop does not store and reload them every step.
-        cdef double* weight_total = self.weight_total
-        cdef char* class_present = self.class_present
-        cdef const int32_t* node_class = self.position_class + start
-        cdef const double* node_weight = self.position_weight + start
-        # Only the previous node's classes hold non-zero totals.
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
+        cdef intp_t k, label
+        self.node_weight = self.position_weight + start
+        self.node_class = self.position_class + start
+        self.weighted_n_node = state[0]
+        self.n_node_classes = <intp_t> state[1]
+        self.n_bin_stats = 1 + self.n_node_classes
         for k in range(self.n_node_classes):
-            label = self.node_classes[k]
-            weight_total[label] = 0.0
-            class_present[label] = 0
+            label = <intp_t> state[2 + 2 * k]
+            self.node_classes[k] = label
+            self.class_number[label] = k
+            self.node_class_total[k] = state[3 + 2 * k]
+
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        const uint8_t* goes_left, double* left_state,
+                        double* right_state) noexcept nogil:
+        # Every position is written to both sides and only its own side
+        # advances (no branch to mispredict on every other position); its
+        # class and weight join its side's tally on the way, in position
+        # order, as compute_state of each side would add them.
+        cdef intp_t i, n_left = 0, n_right = 0, side
+        cdef uint32_t sample
+        cdef int32_t label
+        cdef double weight
+        cdef uint32_t* node_samples = samples + start
+        cdef int32_t* node_class = self.position_class + start
+        cdef double* node_weight = self.position_weight + start
         for i in range(end - start):
+            sample = node_samples[i]
             label = node_class[i]
             weight = node_weight[i]
-            if not class_present[label]:
-                class_present[label] = 1
-                self.node_classes[n_present] = label
-                n_present += 1
-            weight_total[label] += weight
-            weighted_n_node += weight
-        self.node_weight = node_weight
-        self.node_class = node_class
-        self.weighted_n_node = weighted_n_node
-        if n_present * n_present <= self.n_classes:
-            sort_ascending(self.node_classes, n_present)
-        else:
-            n_present = 0
-            for k in range(self.n_classes):
-                if self.class_present[k]:
-                    self.node_classes[n_present] = k
-                    n_present += 1
-        self.n_node_classes = n_present
-        self.n_bin_stats = 1 + n_present
-        for k in range(n_present):
-            label = self.node_classes[k]
-            self.class_number[label] = k
-            self.node_class_total[k] = self.weight_total[label]
+            side = goes_left[i]
+            node_samples[n_left] = sample
+            node_class[n_left] = label
+            node_weight[n_left] = weight
+            self.spare_sample[n_right] = sample
+            self.spare_class[n_right] = label
+            self.spare_weight[n_right] = weight
+            n_left += side
+            n_right += 1 - side
+            tally_add(&self.tallies[side], label, weight)
+        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
+        memcpy(node_class + n_left, self.spare_class, n_right * sizeof(int32_t))
+        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
+        tally_write_state(&self.tallies[1], self.n_classes, left_state)
+        tally_write_state(&self.tallies[0], self.n_classes, right_state)
 
     cdef void reset(self) noexcept nogil:
         memset(self.weight_left, 0, self.n_node_classes * sizeof(double))
@@ -344,9 +405,9 @@ cdef class Gini(ClassificationCriterion):
     sample in O(1).
     """
 
-    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         cdef intp_t k
-        ClassificationCriterion.init_node(self, start, end)
+        ClassificationCriterion.restore_node(self, start, end, state)
         self.node_squares = 0.0
         for k in range(self.n_node_classes):
             self.node_squares += self.node_class_total[k] * self.node_class_total[k]
@@ -486,6 +547,7 @@ cdef class SquaredError(Criterion):
         self.n_values = 1
         self.n_bin_stats = 2
         self._keep_alive = (target, sample_weight)
+        self.state_size = 3  # weight, weighted sum of targets, squared deviations
         self.allocate_positions(target.shape[0])
         self.position_target = <double*> allocate(target.shape[0], sizeof(double))
         self.spare_target = <double*> allocate(target.shape[0], sizeof(double))
@@ -500,35 +562,79 @@ cdef class SquaredError(Criterion):
         for i in range(n_samples):
             self.position_target[i] = self.target[samples[i]]
 
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left) noexcept nogil:
-        Criterion.partition(self, samples, start, end, goes_left)
-        stable_partition(self.position_target + start, self.spare_target, goes_left,
-                         end - start)
-
-    cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
+    cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
         cdef intp_t i
-        cdef double weight, deviation, mean
-        cdef double weighted_n_node = 0.0, sum_total = 0.0, squared_deviations = 0.0
-        cdef const double* node_weight = self.position_weight + start
-        cdef const double* node_target = self.position_target + start
-        for i in range(end - start):
-            weight = node_weight[i]
+        cdef double weight, weighted_n_node = 0.0, sum_total = 0.0
+        for i in range(start, end):
+            weight = self.position_weight[i]
             weighted_n_node += weight
-            sum_total += weight * node_target[i]
+            sum_total += weight * self.position_target[i]
+        state[0] = weighted_n_node
+        state[1] = sum_total
+        self.add_squared_deviations(start, end, state)
+
+    cdef void add_squared_deviations(self, intp_t start, intp_t end,
+                                     double* state) noexcept nogil:
         # A second pass over the deviations from the mean: unlike the sum of
         # squares minus the squared sum, it gives exactly 0 for equal targets
         # and keeps its precision when the mean is large.
-        mean = sum_total / weighted_n_node
-        for i in range(end - start):
-            deviation = node_target[i] - mean
-            squared_deviations += node_weight[i] * deviation * deviation
-        self.node_weight = node_weight
-        self.node_target = node_target
-        self.weighted_n_node = weighted_n_node
-        self.sum_total = sum_total
-        self.squared_deviations = squared_deviations
+        cdef intp_t i
+        cdef double deviation, squared_deviations = 0.0
+        cdef double mean = state[1] / state[0]
+        for i in range(start, end):
+            deviation = self.position_target[i] - mean
+            squared_deviations += self.position_weight[i] * deviation * deviation
+        state[2] = squared_deviations
+
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
+        self.node_weight = self.position_weight + start
+        self.node_target = self.position_target + start
+        self.weighted_n_node = state[0]
+        self.sum_total = state[1]
+        self.squared_deviations = state[2]
         self.reset()
+
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        const uint8_t* goes_left, double* left_state,
+                        double* right_state) noexcept nogil:
+        # As ClassificationCriterion.partition: both sides written, one
+        # advanced; the sides' weights and sums added in position order.
+        cdef intp_t i, n_left = 0, n_right = 0, side
+        cdef uint32_t sample
+        cdef double weight, target
+        cdef double side_weight[2]
+        cdef double side_sum[2]
+        cdef uint32_t* node_samples = samples + start
+        cdef double* node_weight = self.position_weight + start
+        cdef double* node_target = self.position_target + start
+        side_weight[0] = 0.0
+        side_weight[1] = 0.0
+        side_sum[0] = 0.0
+        side_sum[1] = 0.0
+        for i in range(end - start):
+            sample = node_samples[i]
+            weight = node_weight[i]
+            target = node_target[i]
+            side = goes_left[i]
+            node_samples[n_left] = sample
+            node_weight[n_left] = weight
+            node_target[n_left] = target
+            self.spare_sample[n_right] = sample
+            self.spare_weight[n_right] = weight
+            self.spare_target[n_right] = target
+            n_left += side
+            n_right += 1 - side
+            side_weight[side] += weight
+            side_sum[side] += weight * target
+        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
+        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
+        memcpy(node_target + n_left, self.spare_target, n_right * sizeof(double))
+        left_state[0] = side_weight[1]
+        left_state[1] = side_sum[1]
+        right_state[0] = side_weight[0]
+        right_state[1] = side_sum[0]
+        self.add_squared_deviations(start, start + n_left, left_state)
+        self.add_squared_deviations(start + n_left, end, right_state)
 
     cdef void reset(self) noexcept nogil:
         self.sum_left = 0.0

@@ -63,12 +63,15 @@ cdef class Splitter:
 
     # Finds the best split of samples[start:end], the criterion's current
     # node, and partitions that range (with the criterion's positions) so
-    # that the left child comes first. features[0:n_known_constants] are known
-    # to be constant in this node; on return n_constants holds the count that
-    # includes those found here. Returns -1 when out of memory, else 0.
+    # that the left child comes first, writing the children's criterion
+    # states to left_state and right_state. features[0:n_known_constants]
+    # are known to be constant in this node; on return n_constants holds the
+    # count that includes those found here. Returns -1 when out of memory,
+    # else 0.
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
-                        intp_t* n_constants) noexcept nogil
+                        intp_t* n_constants, double* left_state,
+                        double* right_state) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
     # the feature, filled straight from the samples, or over the rank_span
     # ranks the node holds (found by a first pass), or a sort.

@@ -103,7 +103,8 @@ cdef class Splitter:
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* record,
-                        intp_t* n_constants) noexcept nogil:
+                        intp_t* n_constants, double* left_state,
+                        double* right_state) noexcept nogil:
         cdef intp_t n_node = end - start
         cdef intp_t first_unvisited = n_known_constants
         cdef intp_t end_unvisited = self.n_features
@@ -217,13 +218,14 @@ cdef class Splitter:
             for i in range(n_node):
                 self.goes_left[i] = feature_ranks[node_samples[i]] <= best.left_rank
                 n_left += self.goes_left[i]
-        self.criterion.partition(samples, start, end, self.goes_left)
+        self.criterion.partition(samples, start, end, self.goes_left, left_state,
+                                 right_state)
         record.position = start + n_left
 
-        self.criterion.init_node(start, record.position)
+        self.criterion.restore_node(start, record.position, left_state)
         record.impurity_left = self.criterion.node_impurity()
         record.weighted_n_left = self.criterion.weighted_n_node
-        self.criterion.init_node(record.position, end)
+        self.criterion.restore_node(record.position, end, right_state)
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
         return 0
@@ -336,6 +338,7 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     cdef SplitRecord record
     cdef intp_t n_constants
     cdef double impurity, weighted_n_node
+    cdef double[::1] states = np.empty(2 * splitter.criterion.state_size)
     splitter.criterion.init_positions(&samples[0], samples.shape[0])
     splitter.criterion.init_node(0, samples.shape[0])
     impurity = splitter.criterion.node_impurity()
@@ -343,7 +346,8 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     cdef int status
     with nogil:
         status = splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record,
-                                     &n_constants)
+                                     &n_constants, &states[0],
+                                     &states[splitter.criterion.state_size])
     if status < 0:
         raise MemoryError("not enough memory to search the split")
     if record.feature < 0:

@@ -183,44 +183,72 @@ cdef struct PendingNode:
     intp_t parent
     bint is_left
     intp_t n_known_constants
-    double impurity       # from the parent's split record; NaN for the root
+
+
+cdef int grow_pending(PendingNode** stack, double** states, intp_t* capacity,
+                      intp_t needed, intp_t state_size) noexcept nogil:
+    """Makes room for needed pending nodes and their criterion states."""
+    cdef intp_t new_capacity = capacity[0]
+    while new_capacity < needed:
+        new_capacity *= 2
+    if new_capacity == capacity[0]:
+        return 0
+    if (resize_buffer(<void**> stack, new_capacity, sizeof(PendingNode))
+            | resize_buffer(<void**> states, new_capacity * state_size, sizeof(double))) != 0:
+        return -1
+    capacity[0] = new_capacity
+    return 0
 
 
 cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* samples,
                            intp_t n_samples, BuildLimits* limits) noexcept nogil:
+    # A pending node's criterion state sits at the same index of states as
+    # the node in the stack: its parent's split wrote it, and popping the
+    # node restores it, without a pass over the node's samples.
+    cdef intp_t state_size = splitter.criterion.state_size
     cdef intp_t stack_capacity = 64
     cdef intp_t stack_size = 0
     cdef PendingNode* stack = <PendingNode*> malloc(stack_capacity * sizeof(PendingNode))
-    cdef PendingNode* grown
+    cdef double* states = <double*> malloc(stack_capacity * state_size * sizeof(double))
     cdef PendingNode current
     cdef SplitRecord split
     cdef intp_t node_id, n_constants
     cdef double impurity
     cdef bint is_leaf
-    if stack == NULL:
+    cdef int status = 0
+    if stack == NULL or states == NULL:
+        free(stack)
+        free(states)
         return -1
-    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0, NAN)
+    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0)
+    splitter.criterion.compute_state(0, n_samples, states)
     stack_size = 1
     while stack_size > 0:
         stack_size -= 1
         current = stack[stack_size]
-        splitter.criterion.init_node(current.start, current.end)
-        # A child's impurity came with its parent's split: the same
-        # statistics, so the same number, without another O(n_classes) pass.
-        impurity = (splitter.criterion.node_impurity() if isnan(current.impurity)
-                    else current.impurity)
+        splitter.criterion.restore_node(current.start, current.end,
+                                        states + stack_size * state_size)
+        impurity = splitter.criterion.node_impurity()
         node_id = store_add_node(store, splitter.criterion, current.parent, current.is_left,
                                  current.depth, current.end - current.start, impurity)
         if node_id < 0:
-            free(stack)
-            return -1
+            status = -1
+            break
         is_leaf = stops_before_search(limits, current.depth, current.end - current.start,
                                       splitter.criterion.weighted_n_node, impurity)
         if not is_leaf:
+            if grow_pending(&stack, &states, &stack_capacity, stack_size + 2,
+                            state_size) < 0:
+                status = -1
+                break
+            # The right child's state goes where the right child will be
+            # pushed, the left child's above it.
             if splitter.split_node(samples, current.start, current.end,
-                                   current.n_known_constants, &split, &n_constants) < 0:
-                free(stack)
-                return -1
+                                   current.n_known_constants, &split, &n_constants,
+                                   states + (stack_size + 1) * state_size,
+                                   states + stack_size * state_size) < 0:
+                status = -1
+                break
             is_leaf = (split.feature < 0 or
                        weighted_improvement(limits, store.weighted_n_node_samples[node_id],
                                             impurity, &split) + PURE_IMPURITY
@@ -229,23 +257,16 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
             continue
         store.nodes[node_id].feature = <int32_t> split.feature
         store.nodes[node_id].threshold = split.threshold
-        if stack_size + 2 > stack_capacity:
-            stack_capacity *= 2
-            grown = <PendingNode*> realloc(stack, stack_capacity * sizeof(PendingNode))
-            if grown == NULL:
-                free(stack)
-                return -1
-            stack = grown
         # The right child goes first so the left subtree is built (and
         # numbered) first.
         stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
-                                        node_id, False, n_constants, split.impurity_right)
+                                        node_id, False, n_constants)
         stack[stack_size + 1] = PendingNode(current.start, split.position,
-                                            current.depth + 1, node_id, True, n_constants,
-                                            split.impurity_left)
+                                            current.depth + 1, node_id, True, n_constants)
         stack_size += 2
     free(stack)
-    return 0
+    free(states)
+    return status
 
 
 cdef struct FrontierNode:
@@ -299,8 +320,13 @@ cdef FrontierNode frontier_pop(FrontierNode* heap, intp_t* size) noexcept nogil:
 cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* samples,
                                 BuildLimits* limits, intp_t start, intp_t end,
                                 intp_t depth, intp_t parent, bint is_left,
-                                FrontierNode* heap, intp_t* heap_size) noexcept nogil:
-    """Adds a node as a leaf and queues it when it has a worthwhile split."""
+                                FrontierNode* heap, intp_t* heap_size,
+                                double* child_states) noexcept nogil:
+    """Adds a node as a leaf and queues it when it has a worthwhile split.
+
+    Nodes are expanded out of order, so each is initialised from its
+    samples; the split's child states go to child_states (room for two),
+    unused."""
     cdef FrontierNode candidate
     cdef intp_t n_constants
     cdef double impurity
@@ -315,7 +341,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         return 0
     # Nodes are searched out of tree order, so a constant-feature prefix
     # inherited from the parent could be stale: start from none.
-    if splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants) < 0:
+    if splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants,
+                           child_states, child_states + splitter.criterion.state_size) < 0:
         return -1
     if candidate.split.feature < 0:
         return 0
@@ -342,10 +369,14 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
     cdef intp_t n_leaves = 1
     cdef FrontierNode expanded
     cdef int status
-    if heap == NULL:
+    cdef double* child_states = <double*> malloc(2 * splitter.criterion.state_size
+                                                 * sizeof(double))
+    if heap == NULL or child_states == NULL:
+        free(heap)
+        free(child_states)
         return -1
     status = add_frontier_candidate(store, splitter, samples, limits, 0, n_samples, 0,
-                                    NO_PARENT, False, heap, &heap_size)
+                                    NO_PARENT, False, heap, &heap_size, child_states)
     while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
         expanded = frontier_pop(heap, &heap_size)
         store.nodes[expanded.node_id].feature = <int32_t> expanded.split.feature
@@ -353,13 +384,15 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
         n_leaves += 1
         status = add_frontier_candidate(store, splitter, samples, limits, expanded.start,
                                         expanded.split.position, expanded.depth + 1,
-                                        expanded.node_id, True, heap, &heap_size)
+                                        expanded.node_id, True, heap, &heap_size,
+                                        child_states)
         if status == 0:
             status = add_frontier_candidate(store, splitter, samples, limits,
                                             expanded.split.position, expanded.end,
                                             expanded.depth + 1, expanded.node_id, False,
-                                            heap, &heap_size)
+                                            heap, &heap_size, child_states)
     free(heap)
+    free(child_states)
     return status
 
 
