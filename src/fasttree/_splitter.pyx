@@ -163,13 +163,19 @@ cdef class Splitter:
 
             min_rank = 0xFFFFFFFFu
             max_rank = 0
-            for i in range(n_node):
-                rank = feature_ranks[node_samples[i]]
-                if rank < min_rank:
-                    min_rank = rank
-                if rank > max_rank:
-                    max_rank = rank
-                self.node_ranks[i] = rank
+            if n_distinct <= NARROW_RANKS:
+                narrow_ranks = self.narrow_ranks + feature * self.n_samples
+                for i in range(n_node):
+                    rank = narrow_ranks[node_samples[i]]
+                    min_rank = rank if rank < min_rank else min_rank
+                    max_rank = rank if rank > max_rank else max_rank
+                    self.node_ranks[i] = rank
+            else:
+                for i in range(n_node):
+                    rank = feature_ranks[node_samples[i]]
+                    min_rank = rank if rank < min_rank else min_rank
+                    max_rank = rank if rank > max_rank else max_rank
+                    self.node_ranks[i] = rank
 
             if min_rank == max_rank:
                 self.features[pick] = self.features[first_unvisited]
@@ -232,12 +238,10 @@ cdef class Splitter:
 
     cdef inline bint counts_all_values(self, intp_t n_distinct, intp_t n_node) noexcept nogil:
         # The bins of every value, cleared and scanned, cost little next to
-        # the node's samples; the classes present are not known before the
-        # gather, so all of them are counted.
+        # the node's samples.
         if self.method == SPLIT_SORT:
             return False
-        return (<double> n_distinct * (1 + self.criterion.n_values)
-                <= COUNT_FACTOR * n_node)
+        return <double> n_distinct * (1 + self.criterion.n_values) <= COUNT_FACTOR * n_node
 
     cdef inline bint counts_node_values(self, uint32_t rank_span, intp_t n_node) noexcept nogil:
         if self.method != SPLIT_AUTO:
