@@ -259,6 +259,28 @@ def test_sorted_and_counted_sweeps_agree_bit_for_bit_on_many_tied_nodes(name, we
 # -------------------------------------------------------------- specifics
 
 
+@pytest.mark.parametrize("column, constant_left, constant_right", [
+    ([0, 0, 0, 1, 1, 1], 1, 1),         # two values: both children hold one
+    ([0, 0, 0, 1, 1, 2], 1, 0),         # split above the least value: the left holds one
+    ([0, 1, 1, 2, 2, 2], 0, 0),         # split below the largest: only the right would
+    ([0, 1, 1, 2, 2, 3], 0, 0),
+])
+def test_a_child_holding_one_value_of_the_split_feature_knows_it_is_constant(
+        column, constant_left, constant_right):
+    # The classes part the rows between the third and the fourth. Only the
+    # left child may learn alone that it is constant: its subtree is built
+    # first.
+    y = np.array([0, 0, 0, 1, 1, 1])
+    X = np.column_stack([column, np.zeros(6)]).astype(np.float32)
+    for method in METHODS:
+        splitter = make_splitter("gini", X, y, np.ones(6), 2, method=method)
+        found = find_split(splitter, np.arange(6, dtype=np.uint32))
+        assert found["feature"] == 0
+        # The constant second column is known to every child.
+        assert found["n_constants_left"] == 1 + constant_left
+        assert found["n_constants_right"] == 1 + constant_right
+
+
 @pytest.mark.parametrize("name", CRITERIA)
 @pytest.mark.parametrize("n_node", [1, 2, 5, 30])
 def test_a_node_of_identical_rows_has_no_split(name, n_node):

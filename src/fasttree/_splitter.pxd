@@ -21,6 +21,11 @@ cdef struct SplitRecord:
     double impurity_right     # impurity of the right child
     double weighted_n_left    # weight of the left child
     double weighted_n_right   # weight of the right child
+    # How many of the splitter's first features are known to be constant in
+    # each child: those of the node, and the split feature when a child
+    # holds one value of it (always, for a feature of two values).
+    intp_t n_constants_left
+    intp_t n_constants_right
 
 
 # The best candidate of a node's sweeps so far.
@@ -29,6 +34,8 @@ cdef struct BestCandidate:
     intp_t feature            # -1 before any candidate
     uint32_t left_rank        # largest rank that goes left
     uint32_t right_rank       # smallest rank of the node that goes right
+    uint32_t min_rank         # the node's least rank of the feature
+    uint32_t max_rank         # the node's largest rank of the feature
 
 
 # How split_node sweeps a feature.
@@ -65,13 +72,11 @@ cdef class Splitter:
     # node, and partitions that range (with the criterion's positions) so
     # that the left child comes first, writing the children's criterion
     # states to left_state and right_state. features[0:n_known_constants]
-    # are known to be constant in this node; on return n_constants holds the
-    # count that includes those found here. Returns -1 when out of memory,
+    # are known to be constant in this node. Returns -1 when out of memory,
     # else 0.
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
-                        intp_t* n_constants, double* left_state,
-                        double* right_state) noexcept nogil
+                        double* left_state, double* right_state) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
     # the feature, filled straight from the samples, or over the rank_span
     # ranks the node holds (found by a first pass), or a sort.

@@ -103,8 +103,7 @@ cdef class Splitter:
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* record,
-                        intp_t* n_constants, double* left_state,
-                        double* right_state) noexcept nogil:
+                        double* left_state, double* right_state) noexcept nogil:
         cdef intp_t n_node = end - start
         cdef intp_t first_unvisited = n_known_constants
         cdef intp_t end_unvisited = self.n_features
@@ -198,12 +197,26 @@ cdef class Splitter:
             else:
                 self.sweep_sorted(node_samples, n_node, feature, min_rank, rank_span, &best)
 
-        n_constants[0] = first_unvisited
         if best.feature < 0:
             return 0
 
         feature = best.feature
         record.feature = feature
+        # A child that holds one value of the split feature is constant in
+        # it: the feature joins the known constants at position
+        # first_unvisited. Only the left child may know it alone, since its
+        # subtree, built first, leaves that position in place for the right.
+        record.n_constants_left = first_unvisited
+        record.n_constants_right = first_unvisited
+        if best.left_rank == best.min_rank:
+            for i in range(first_unvisited, self.n_features):
+                if self.features[i] == feature:
+                    self.features[i] = self.features[first_unvisited]
+                    self.features[first_unvisited] = feature
+                    break
+            record.n_constants_left = first_unvisited + 1
+            if best.right_rank == best.max_rank:
+                record.n_constants_right = first_unvisited + 1
         record.proxy_improvement = best.proxy_improvement
         record.threshold_rank = best.left_rank
         record.threshold = midpoint(
@@ -281,6 +294,8 @@ cdef class Splitter:
                 break
             if outcome == IMPROVED:
                 local_best.right_rank = item_rank(sorted_items[group_end]) + min_rank
+                local_best.min_rank = min_rank
+                local_best.max_rank = min_rank + rank_span - 1
         best[0] = local_best
 
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
@@ -304,6 +319,8 @@ cdef class Splitter:
                 while counts[next_bin] == 0:
                     next_bin += 1
                 best.right_rank = next_bin + first_rank
+                best.min_rank = first_bin + first_rank
+                best.max_rank = last_bin + first_rank
 
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
                    intp_t feature, uint32_t left_rank) noexcept nogil:
@@ -336,11 +353,12 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     when no valid split exists, else a dict with ``feature``, ``threshold``,
     ``position`` (number of samples going left), ``improvement`` (the node's
     impurity minus the weighted impurities of the children), the children's
-    ``impurity_left`` / ``impurity_right``, and ``proxy``, the criterion's
-    proxy of the improvement that chose the split.
+    ``impurity_left`` / ``impurity_right``, ``proxy``, the criterion's
+    proxy of the improvement that chose the split, and ``n_constants_left``
+    / ``n_constants_right``, how many features each child is known to be
+    constant in.
     """
     cdef SplitRecord record
-    cdef intp_t n_constants
     cdef double impurity, weighted_n_node
     cdef double[::1] states = np.empty(2 * splitter.criterion.state_size)
     splitter.criterion.init_positions(&samples[0], samples.shape[0])
@@ -350,8 +368,7 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     cdef int status
     with nogil:
         status = splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record,
-                                     &n_constants, &states[0],
-                                     &states[splitter.criterion.state_size])
+                                     &states[0], &states[splitter.criterion.state_size])
     if status < 0:
         raise MemoryError("not enough memory to search the split")
     if record.feature < 0:
@@ -366,4 +383,6 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
         "impurity_left": record.impurity_left,
         "impurity_right": record.impurity_right,
         "proxy": record.proxy_improvement,
+        "n_constants_left": record.n_constants_left,
+        "n_constants_right": record.n_constants_right,
     }

@@ -212,7 +212,7 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     cdef double* states = <double*> malloc(stack_capacity * state_size * sizeof(double))
     cdef PendingNode current
     cdef SplitRecord split
-    cdef intp_t node_id, n_constants
+    cdef intp_t node_id
     cdef double impurity
     cdef bint is_leaf
     cdef int status = 0
@@ -244,7 +244,7 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
             # The right child's state goes where the right child will be
             # pushed, the left child's above it.
             if splitter.split_node(samples, current.start, current.end,
-                                   current.n_known_constants, &split, &n_constants,
+                                   current.n_known_constants, &split,
                                    states + (stack_size + 1) * state_size,
                                    states + stack_size * state_size) < 0:
                 status = -1
@@ -260,9 +260,10 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
         # The right child goes first so the left subtree is built (and
         # numbered) first.
         stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
-                                        node_id, False, n_constants)
+                                        node_id, False, split.n_constants_right)
         stack[stack_size + 1] = PendingNode(current.start, split.position,
-                                            current.depth + 1, node_id, True, n_constants)
+                                            current.depth + 1, node_id, True,
+                                            split.n_constants_left)
         stack_size += 2
     free(stack)
     free(states)
@@ -328,7 +329,6 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     samples; the split's child states go to child_states (room for two),
     unused."""
     cdef FrontierNode candidate
-    cdef intp_t n_constants
     cdef double impurity
     splitter.criterion.init_node(start, end)
     impurity = splitter.criterion.node_impurity()
@@ -341,7 +341,7 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         return 0
     # Nodes are searched out of tree order, so a constant-feature prefix
     # inherited from the parent could be stale: start from none.
-    if splitter.split_node(samples, start, end, 0, &candidate.split, &n_constants,
+    if splitter.split_node(samples, start, end, 0, &candidate.split,
                            child_states, child_states + splitter.criterion.state_size) < 0:
         return -1
     if candidate.split.feature < 0:
