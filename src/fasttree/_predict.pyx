@@ -103,6 +103,46 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     return walk_array
 
 
+def leaf_numbered_walk(object walk, object nodes):
+    """A copy of a tree's walk in which every leaf's ``node`` is the leaf's
+    number among the leaves in node order (what a table of leaf values is
+    indexed by), and the number of leaves.
+
+    Parameters
+    ----------
+    walk : ndarray of WALK_DTYPE
+        ``walk_layout(nodes, ...)``.
+    nodes : ndarray of NODE_DTYPE
+
+    Returns
+    -------
+    (ndarray of WALK_DTYPE, int)
+    """
+    cdef const WalkNode* source = checked_walk(walk)
+    cdef const Node* tree = checked_nodes(nodes)
+    cdef Py_ssize_t n_nodes = nodes.shape[0], i, n_leaves = 0
+    if walk.shape[0] != n_nodes:
+        raise ValueError("the walk and the nodes differ in length")
+    numbered = np.empty(n_nodes, dtype=WALK_DTYPE)
+    cdef WalkNode* target = <WalkNode*> cnp.PyArray_DATA(numbered)
+    cdef int32_t[::1] leaf_number = np.empty(n_nodes, dtype=np.int32)
+    cdef bint in_range = True
+    with nogil:
+        for i in range(n_nodes):
+            leaf_number[i] = <int32_t> n_leaves
+            n_leaves += tree[i].left_child == LEAF_CHILD
+        for i in range(n_nodes):
+            target[i] = source[i]
+            if not 0 <= source[i].node < n_nodes:
+                in_range = False
+                break
+            if tree[source[i].node].left_child == LEAF_CHILD:
+                target[i].node = leaf_number[source[i].node]
+    if not in_range:
+        raise ValueError("corrupt fasttree model: a walk node is out of range")
+    return numbered, n_leaves
+
+
 cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
     # A float is NaN or infinite when its exponent bits are all ones; the OR
     # of plain integer tests vectorises.

@@ -6,7 +6,7 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from ._criterion cimport BinSource
+from ._criterion cimport BinSource, bin_of
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
@@ -18,6 +18,16 @@ cdef inline int bit_length(uint32_t value) noexcept nogil:
         bits += 1
         value >>= 1
     return bits
+
+
+cdef bint holds_one_value(BinSource source, intp_t n_node) noexcept nogil:
+    """Whether every node position has the bin of the first."""
+    cdef intp_t i
+    cdef intp_t first = bin_of(source, 0)
+    for i in range(1, n_node):
+        if bin_of(source, i) != first:
+            return False
+    return True
 
 
 cdef enum:
@@ -139,6 +149,13 @@ cdef class Splitter:
                                        node_samples, 0, True)
                 else:
                     source = BinSource(feature_ranks, node_samples, 0, False)
+                # A second value usually shows within a few samples; a
+                # constant feature is found without filling its bins.
+                if holds_one_value(source, n_node):
+                    self.features[pick] = self.features[first_unvisited]
+                    self.features[first_unvisited] = feature
+                    first_unvisited += 1
+                    continue
                 if histogram_fill(&self.histogram, self.criterion, source, n_node,
                                   n_distinct) < 0:
                     return -1
@@ -148,11 +165,6 @@ cdef class Splitter:
                 last_bin = n_distinct - 1
                 while self.histogram.counts[last_bin] == 0:
                     last_bin -= 1
-                if first_bin == last_bin:
-                    self.features[pick] = self.features[first_unvisited]
-                    self.features[first_unvisited] = feature
-                    first_unvisited += 1
-                    continue
                 end_unvisited -= 1
                 self.features[pick] = self.features[end_unvisited]
                 self.features[end_unvisited] = feature
@@ -254,7 +266,7 @@ cdef class Splitter:
         # the node's samples.
         if self.method == SPLIT_SORT:
             return False
-        return <double> n_distinct * (1 + self.criterion.n_values) <= COUNT_FACTOR * n_node
+        return <double> n_distinct * self.criterion.n_bin_stats <= COUNT_FACTOR * n_node
 
     cdef inline bint counts_node_values(self, uint32_t rank_span, intp_t n_node) noexcept nogil:
         if self.method != SPLIT_AUTO:

@@ -13,7 +13,7 @@ from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows, start_threads
-from ._predict import apply_rows, predict_leaf_outputs
+from ._predict import apply_rows, leaf_numbered_walk, predict_leaf_outputs
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
@@ -346,13 +346,9 @@ class BaseForest(BaseEstimator):
         if getattr(self, "_ensemble", None) is None:
             walks, leaf_counts = [], []
             for tree in self._trees:
-                is_leaf = tree.nodes["left_child"] == -1
-                leaf_rank = (np.cumsum(is_leaf) - 1).astype(np.int32)
-                walk = tree.walk.copy()
-                at_leaf = is_leaf[walk["node"]]
-                walk["node"][at_leaf] = leaf_rank[walk["node"][at_leaf]]
+                walk, n_leaves = leaf_numbered_walk(tree.walk, tree.nodes)
                 walks.append(walk)
-                leaf_counts.append(int(is_leaf.sum()))
+                leaf_counts.append(n_leaves)
             self._ensemble = {
                 "walk": np.concatenate(walks),
                 "starts": np.cumsum([0] + [len(walk) for walk in walks], dtype=np.intp),
