@@ -9,7 +9,7 @@
 # from a few contiguous cache lines, whichever rows of the training set they
 # are.
 
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._utils cimport intp_t
 
@@ -124,6 +124,9 @@ cdef class ClassificationCriterion(Criterion):
     # Whole weights summing below 2**31: a sample's weight and its count add
     # to a bin as one 64-bit integer, (weight << 32) | 1.
     cdef bint packed_sums
+    cdef int64_t* position_increment   # packed_sums: (weight << 32) | 1 of the sample at
+                                       # every position; NULL otherwise
+    cdef int64_t* spare_increment      # partition buffer of the same length
     cdef int32_t* position_class       # class of the sample at every position
     cdef int32_t* spare_class          # partition buffer of the same length
     cdef const int32_t* node_class     # position_class from the current node's start

@@ -171,8 +171,14 @@ cdef class ClassificationCriterion(Criterion):
         self.exact_sums = whole and weights.sum() <= MAX_EXACT_WEIGHT
         self.packed_sums = whole and weights.sum() < MAX_PACKED_WEIGHT
         self.allocate_positions(class_index.shape[0])
+        self.position_increment = NULL
+        self.spare_increment = NULL
         self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
         self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
+        if self.packed_sums:
+            self.position_increment = <int64_t*> allocate(class_index.shape[0],
+                                                          sizeof(int64_t))
+            self.spare_increment = <int64_t*> allocate(class_index.shape[0], sizeof(int64_t))
         cdef int side
         self.n_node_classes = 0
         self.node_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
@@ -200,6 +206,8 @@ cdef class ClassificationCriterion(Criterion):
         cdef int side
         free(self.position_class)
         free(self.spare_class)
+        free(self.position_increment)
+        free(self.spare_increment)
         free(self.node_classes)
         free(self.class_number)
         for side in range(2):
@@ -217,6 +225,9 @@ cdef class ClassificationCriterion(Criterion):
         Criterion.init_positions(self, samples, n_samples)
         for i in range(n_samples):
             self.position_class[i] = self.class_index[samples[i]]
+        if self.packed_sums:
+            for i in range(n_samples):
+                self.position_increment[i] = ((<int64_t> self.position_weight[i]) << 32) | 1
 
     cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
         cdef intp_t i
@@ -249,9 +260,28 @@ cdef class ClassificationCriterion(Criterion):
         cdef uint32_t sample
         cdef int32_t label
         cdef double weight
+        cdef int64_t increment
+        cdef bint packed = self.packed_sums
         cdef uint32_t* node_samples = samples + start
         cdef int32_t* node_class = self.position_class + start
         cdef double* node_weight = self.position_weight + start
+        cdef int64_t* node_increment = self.position_increment + start if packed else NULL
+        # Locals, so that the loop does not reload them after every store.
+        cdef uint32_t* spare_sample = self.spare_sample
+        cdef int32_t* spare_class = self.spare_class
+        cdef double* spare_weight = self.spare_weight
+        cdef int64_t* spare_increment = self.spare_increment
+        cdef double* side_total[2]
+        cdef char* side_seen[2]
+        cdef intp_t* side_classes[2]
+        cdef intp_t side_n_seen[2]
+        cdef double side_weight[2]
+        for side in range(2):
+            side_total[side] = self.tallies[side].total
+            side_seen[side] = self.tallies[side].seen
+            side_classes[side] = self.tallies[side].classes
+            side_n_seen[side] = self.tallies[side].n_seen
+            side_weight[side] = self.tallies[side].weight
         for i in range(end - start):
             sample = node_samples[i]
             label = node_class[i]
@@ -260,15 +290,30 @@ cdef class ClassificationCriterion(Criterion):
             node_samples[n_left] = sample
             node_class[n_left] = label
             node_weight[n_left] = weight
-            self.spare_sample[n_right] = sample
-            self.spare_class[n_right] = label
-            self.spare_weight[n_right] = weight
+            spare_sample[n_right] = sample
+            spare_class[n_right] = label
+            spare_weight[n_right] = weight
+            if packed:
+                increment = node_increment[i]
+                node_increment[n_left] = increment
+                spare_increment[n_right] = increment
             n_left += side
             n_right += 1 - side
-            tally_add(&self.tallies[side], label, weight)
-        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
-        memcpy(node_class + n_left, self.spare_class, n_right * sizeof(int32_t))
-        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
+            # tally_add, on the locals
+            if not side_seen[side][label]:
+                side_seen[side][label] = 1
+                side_classes[side][side_n_seen[side]] = label
+                side_n_seen[side] += 1
+            side_total[side][label] += weight
+            side_weight[side] += weight
+        for side in range(2):
+            self.tallies[side].n_seen = side_n_seen[side]
+            self.tallies[side].weight = side_weight[side]
+        memcpy(node_samples + n_left, spare_sample, n_right * sizeof(uint32_t))
+        memcpy(node_class + n_left, spare_class, n_right * sizeof(int32_t))
+        memcpy(node_weight + n_left, spare_weight, n_right * sizeof(double))
+        if packed:
+            memcpy(node_increment + n_left, spare_increment, n_right * sizeof(int64_t))
         tally_write_state(&self.tallies[1], self.n_classes, left_state)
         tally_write_state(&self.tallies[0], self.n_classes, right_state)
 
@@ -329,17 +374,23 @@ cdef class ClassificationCriterion(Criterion):
         cdef const double* node_weight = self.node_weight
         cdef const intp_t* class_number = self.class_number
         cdef int64_t* packed
+        cdef const int64_t* increments
         cdef int64_t sample_sum, weight_sum, count
         cdef double* bin
         if self.packed_sums:
             # One integer addition per sample adds its weight (high half) and
             # its count (low half) to its class's slot of the bin; the bins'
             # weights, class weights and counts are unpacked afterwards.
-            packed = <int64_t*> stats
-            for i in range(n_node):
-                bin_index = (i & copy_mask) * n_bins + bin_of(source, i)
-                packed[bin_index * stride + 1 + class_number[node_class[i]]] += (
-                    (<int64_t> node_weight[i]) << 32) | 1
+            packed = (<int64_t*> stats) + 1   # a bin's class slots follow its weight
+            increments = self.position_increment + (self.node_weight - self.position_weight)
+            if n_copies == 1:
+                for i in range(n_node):
+                    packed[bin_of(source, i) * stride + class_number[node_class[i]]] += (
+                        increments[i])
+            else:
+                for i in range(n_node):
+                    bin_index = (i & copy_mask) * n_bins + bin_of(source, i)
+                    packed[bin_index * stride + class_number[node_class[i]]] += increments[i]
             for bin_index in range(n_copies * n_bins):
                 bin = stats + bin_index * stride
                 weight_sum = 0

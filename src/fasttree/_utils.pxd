@@ -1,7 +1,7 @@
 # Small helpers shared by the kernels: a random number generator that needs no
 # GIL, and the one sort routine every splitter uses.
 
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 ctypedef Py_ssize_t intp_t
@@ -55,6 +55,7 @@ cdef inline float midpoint(float low, float high) noexcept nogil:
 ctypedef fused position_data:
     uint32_t
     int32_t
+    int64_t
     double
 
 
