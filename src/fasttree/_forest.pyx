@@ -26,9 +26,12 @@ cdef enum:
     CHUNK_BYTES = 262144
     MIN_CHUNK_ROWS = 16
     MAX_CHUNK_ROWS = 256
-    # Walk nodes of a group of trees (16 bytes each): half of a 512 KiB
-    # cache, so the group stays cached while every chunk passes through it.
-    GROUP_NODES = 16384
+    # Walk nodes of a group of trees (16 bytes each): a 1 MiB second-level
+    # cache's worth (an AMD EPYC core's). Every chunk of rows passes through
+    # the whole group while its rows are in cache; on bench/compare_predict.py
+    # a group of several trees (65536 nodes) cut predict_proba by a quarter
+    # against one tree per group (16384), and larger groups were slower.
+    GROUP_NODES = 65536
 
 
 cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, intp_t n_rows,
