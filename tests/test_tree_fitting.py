@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                      RandomForestRegressor, _splitter)
+                      RandomForestRegressor, _criterion, _splitter)
 from synthetic import classification_data, data_for, regression_data, tied_columns
 from fasttree._structure import Tree
 from tolerances import assert_rounding_close, data_scale
@@ -359,3 +359,39 @@ def test_sorted_and_counted_sweeps_grow_the_same_trees(estimator_class, criterio
             for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
                 np.testing.assert_array_equal(getattr(first.tree_, name),
                                               getattr(second.tree_, name))
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "misclassification"])
+@pytest.mark.parametrize("weight_kind", ["none", "integer"])
+@pytest.mark.parametrize("levels", [2, 8, 60])
+def test_whole_weights_take_the_exact_shortcuts_to_the_same_trees(
+        estimator_class, criterion, weight_kind, levels, monkeypatch):
+    # With whole weights the classifiers add a bin's samples in any order
+    # (copies of the bins, packed weight-and-count integers) and take a
+    # split's children from the sweep: sums that are exact either way, so
+    # every way must grow the same trees, bit for bit.
+    X, y = classification_data(n_samples=1200, n_features=6, n_classes=5)
+    X = tied_columns(X, levels)
+    weights = (None if weight_kind == "none"
+               else np.random.default_rng(levels).integers(1, 4, size=len(y)).astype(float))
+    params = {"criterion": criterion, "random_state": 0}
+    if estimator_class is RandomForestClassifier:
+        params["n_estimators"] = 3
+    fitted = []
+    for method, from_sweeps in [(_splitter.SplitMethod.SPLIT_SORT, False),
+                                (_splitter.SplitMethod.SPLIT_COUNT, False),
+                                (_splitter.SplitMethod.SPLIT_COUNT, True),
+                                (_splitter.SplitMethod.SPLIT_AUTO, True)]:
+        monkeypatch.setattr(_splitter, "split_method", method)
+        monkeypatch.setattr(_criterion, "children_from_sweeps", from_sweeps)
+        fitted.append(estimator_class(**params).fit(X, y, sample_weight=weights))
+    trees = [getattr(model, "estimators_", [model]) for model in fitted]
+    assert trees[0][0].tree_.node_count > 50
+    for other in trees[1:]:
+        for first, second in zip(trees[0], other):
+            assert_same_tree(first, second)
+            if estimator_class is DecisionTreeClassifier:
+                for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
+                    np.testing.assert_array_equal(getattr(first.tree_, name),
+                                                  getattr(second.tree_, name))

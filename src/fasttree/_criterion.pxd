@@ -76,6 +76,10 @@ cdef class Criterion:
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         const uint8_t* goes_left, double* left_state,
                         double* right_state) noexcept nogil
+    # Remembers the current left child as the best split's so far (a
+    # sweep calls it whenever a split beats the best); partition may then
+    # take the children's states from it instead of adding them up.
+    cdef void keep_left(self) noexcept nogil
     # Puts every sample of the node back into the right child.
     cdef void reset(self) noexcept nogil
     # Moves the samples at the node positions of sorted_items[begin:end]
@@ -127,6 +131,13 @@ cdef class ClassificationCriterion(Criterion):
     cdef int64_t* position_increment   # packed_sums: (weight << 32) | 1 of the sample at
                                        # every position; NULL otherwise
     cdef int64_t* spare_increment      # partition buffer of the same length
+    # Sums are exact and every position's weight is positive (so a class is
+    # in a child exactly when its weight there is): the children's states
+    # are the kept left child and the node minus it.
+    cdef bint children_from_kept
+    cdef bint may_keep_children        # the module's children_from_sweeps at construction
+    cdef double* kept_left             # keep_left's per-class weights, by class number
+    cdef double kept_weight_left       # and their total
     cdef int32_t* position_class       # class of the sample at every position
     cdef int32_t* spare_class          # partition buffer of the same length
     cdef const int32_t* node_class     # position_class from the current node's start
@@ -150,6 +161,8 @@ cdef class ClassificationCriterion(Criterion):
 
     # Moves one class's weight from the right child to the left one.
     cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil
+    # The children's states from the kept left child (children_from_kept).
+    cdef void write_kept_states(self, double* left_state, double* right_state) noexcept nogil
 
 
 cdef class Gini(ClassificationCriterion):

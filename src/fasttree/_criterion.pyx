@@ -57,6 +57,9 @@ cdef class Criterion:
                         double* right_state) noexcept nogil:
         pass
 
+    cdef void keep_left(self) noexcept nogil:
+        pass
+
     cdef void reset(self) noexcept nogil:
         pass
 
@@ -146,6 +149,11 @@ cdef inline void sort_ascending(intp_t* values, intp_t n) noexcept nogil:
         values[j] = value
 
 
+# Whether a split's children take their statistics from the sweep that
+# chose it when that gives the same numbers (see children_from_kept); tests
+# turn it off to check that it does.
+children_from_sweeps = True
+
 # Sums of whole numbers up to this are exact in float64, in any order.
 cdef double MAX_EXACT_WEIGHT = 2.0 ** 53
 # Sums of whole weights below this fit the high half of a packed 64-bit
@@ -193,12 +201,15 @@ cdef class ClassificationCriterion(Criterion):
                     and self.tallies[side].classes):
                 raise MemoryError()
         self.node_class_total = <double*> calloc(n_classes, sizeof(double))
+        self.kept_left = <double*> calloc(n_classes, sizeof(double))
+        self.children_from_kept = False
+        self.may_keep_children = bool(children_from_sweeps)
         self.weight_left = <double*> calloc(n_classes, sizeof(double))
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
         self.group_weight = <double*> calloc(n_classes, sizeof(double))
         self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
         if not (self.node_classes and self.class_number and self.node_class_total
-                and self.weight_left
+                and self.kept_left and self.weight_left
                 and self.weight_right and self.group_weight and self.group_classes):
             raise MemoryError()
 
@@ -215,6 +226,7 @@ cdef class ClassificationCriterion(Criterion):
             free(self.tallies[side].seen)
             free(self.tallies[side].classes)
         free(self.node_class_total)
+        free(self.kept_left)
         free(self.weight_left)
         free(self.weight_right)
         free(self.group_weight)
@@ -228,6 +240,16 @@ cdef class ClassificationCriterion(Criterion):
         if self.packed_sums:
             for i in range(n_samples):
                 self.position_increment[i] = ((<int64_t> self.position_weight[i]) << 32) | 1
+        self.children_from_kept = self.exact_sums and self.may_keep_children
+        for i in range(n_samples):
+            if not self.position_weight[i] > 0.0:
+                self.children_from_kept = False
+                break
+
+    cdef void keep_left(self) noexcept nogil:
+        if self.children_from_kept:
+            memcpy(self.kept_left, self.weight_left, self.n_node_classes * sizeof(double))
+            self.kept_weight_left = self.weighted_n_left
 
     cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
         cdef intp_t i
@@ -262,6 +284,7 @@ cdef class ClassificationCriterion(Criterion):
         cdef double weight
         cdef int64_t increment
         cdef bint packed = self.packed_sums
+        cdef bint tally = not self.children_from_kept
         cdef uint32_t* node_samples = samples + start
         cdef int32_t* node_class = self.position_class + start
         cdef double* node_weight = self.position_weight + start
@@ -299,13 +322,14 @@ cdef class ClassificationCriterion(Criterion):
                 spare_increment[n_right] = increment
             n_left += side
             n_right += 1 - side
-            # tally_add, on the locals
-            if not side_seen[side][label]:
-                side_seen[side][label] = 1
-                side_classes[side][side_n_seen[side]] = label
-                side_n_seen[side] += 1
-            side_total[side][label] += weight
-            side_weight[side] += weight
+            if tally:
+                # tally_add, on the locals
+                if not side_seen[side][label]:
+                    side_seen[side][label] = 1
+                    side_classes[side][side_n_seen[side]] = label
+                    side_n_seen[side] += 1
+                side_total[side][label] += weight
+                side_weight[side] += weight
         for side in range(2):
             self.tallies[side].n_seen = side_n_seen[side]
             self.tallies[side].weight = side_weight[side]
@@ -314,8 +338,32 @@ cdef class ClassificationCriterion(Criterion):
         memcpy(node_weight + n_left, spare_weight, n_right * sizeof(double))
         if packed:
             memcpy(node_increment + n_left, spare_increment, n_right * sizeof(int64_t))
-        tally_write_state(&self.tallies[1], self.n_classes, left_state)
-        tally_write_state(&self.tallies[0], self.n_classes, right_state)
+        if tally:
+            tally_write_state(&self.tallies[1], self.n_classes, left_state)
+            tally_write_state(&self.tallies[0], self.n_classes, right_state)
+        else:
+            self.write_kept_states(left_state, right_state)
+
+    cdef void write_kept_states(self, double* left_state, double* right_state) noexcept nogil:
+        # The left child is the kept one, the right the node minus it; both
+        # exact, so equal to what tallies of their positions would give.
+        cdef intp_t k, n_left = 0, n_right = 0
+        cdef double left, right
+        left_state[0] = self.kept_weight_left
+        right_state[0] = self.weighted_n_node - self.kept_weight_left
+        for k in range(self.n_node_classes):
+            left = self.kept_left[k]
+            right = self.node_class_total[k] - left
+            if left > 0.0:
+                left_state[2 + 2 * n_left] = <double> self.node_classes[k]
+                left_state[3 + 2 * n_left] = left
+                n_left += 1
+            if right > 0.0:
+                right_state[2 + 2 * n_right] = <double> self.node_classes[k]
+                right_state[3 + 2 * n_right] = right
+                n_right += 1
+        left_state[1] = <double> n_left
+        right_state[1] = <double> n_right
 
     cdef void reset(self) noexcept nogil:
         memset(self.weight_left, 0, self.n_node_classes * sizeof(double))

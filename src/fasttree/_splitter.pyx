@@ -354,6 +354,7 @@ cdef class Splitter:
             best.proxy_improvement = proxy
             best.feature = feature
             best.left_rank = left_rank
+            self.criterion.keep_left()
             return IMPROVED
         return SKIP
 
