@@ -6,8 +6,8 @@ from ._threads import map_rows
 from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
-from ._tree import NODE_DTYPE
-from ._utils import sparse_rows as sparse_rows_of
+from ._tree import NODE_DTYPE, impurity_decreases
+from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
 # 2: compact trees keep their leaf values as sparse rows; version 1 files
 # (dense leaf values) are read too.
@@ -280,14 +280,8 @@ class Tree:
         if self.compact:
             raise ValueError("a compact tree has no node statistics; forests compute "
                              "their importances while they fit")
-        left = self._nodes["left_child"].astype(np.intp)
-        right = self._nodes["right_child"].astype(np.intp)
-        split = np.flatnonzero(left != -1)
-        weighted_impurity = self.weighted_n_node_samples * self.impurity
-        decrease = (weighted_impurity[split] - weighted_impurity[left[split]]
-                    - weighted_impurity[right[split]])
-        importances = np.zeros(self.n_features, dtype=np.float64)
-        np.add.at(importances, self._nodes["feature"][split], decrease)
+        importances = impurity_decreases(self._nodes, self.impurity,
+                                         self.weighted_n_node_samples, self.n_features)
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()
         if normalize and total > 0.0:
@@ -370,15 +364,10 @@ def dense_rows(indptr, index, data, n_columns):
 def select_rows(indptr, index, data, rows, n_columns):
     """The sparse rows ``rows`` (ascending or not) of (indptr, index, data), in
     ``sparse_rows``' dtypes for a matrix of ``n_columns`` columns."""
-    starts = indptr[rows]
-    lengths = indptr[rows + 1] - starts
-    new_indptr = np.zeros(rows.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_indptr[1:])
-    total = int(new_indptr[-1])
-    positions = np.repeat(starts - new_indptr[:-1], lengths) + np.arange(total)
-    return (new_indptr.astype(np.int32 if total < 2**31 else np.int64),
-            index[positions].astype(np.uint16 if n_columns <= 2**16 else np.int32),
-            data[positions])
+    return select_sparse_rows(np.ascontiguousarray(indptr, dtype=np.int64),
+                              np.ascontiguousarray(index, dtype=np.int32),
+                              np.ascontiguousarray(data, dtype=np.float64),
+                              np.ascontiguousarray(rows, dtype=np.intp), n_columns)
 
 
 def checked_sparse_rows(indptr, index, data, n_rows, n_columns, trusted=False):

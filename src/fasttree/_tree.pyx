@@ -444,6 +444,52 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
         store_free(&store)
 
 
+def impurity_decreases(object nodes, const double[::1] impurity not None,
+                       const double[::1] weighted_n_node_samples not None,
+                       intp_t n_features):
+    """Per feature, the sum over the splits on it, in node order, of the
+    node's weighted impurity minus its children's (weight times impurity).
+
+    Parameters
+    ----------
+    nodes : ndarray of NODE_DTYPE
+    impurity, weighted_n_node_samples : ndarray of float64, one per node
+    n_features : int
+
+    Returns
+    -------
+    ndarray of float64, shape (n_features,)
+    """
+    if (not isinstance(nodes, np.ndarray) or nodes.dtype != NODE_DTYPE or nodes.ndim != 1
+            or not nodes.flags.c_contiguous):
+        raise ValueError("nodes have an unexpected layout")
+    cdef intp_t n_nodes = nodes.shape[0]
+    if impurity.shape[0] != n_nodes or weighted_n_node_samples.shape[0] != n_nodes:
+        raise ValueError("impurity and weighted_n_node_samples need one value per node")
+    decreases = np.zeros(n_features, dtype=np.float64)
+    cdef double[::1] decrease_view = decreases
+    cdef const Node* tree = <const Node*> cnp.PyArray_DATA(nodes) if n_nodes else NULL
+    cdef intp_t node, left, right
+    cdef bint valid = True
+    with nogil:
+        for node in range(n_nodes):
+            left = tree[node].left_child
+            if left == LEAF_CHILD:
+                continue
+            right = tree[node].right_child
+            if not (0 <= left < n_nodes and 0 <= right < n_nodes
+                    and 0 <= tree[node].feature < n_features):
+                valid = False
+                break
+            decrease_view[tree[node].feature] += (
+                weighted_n_node_samples[node] * impurity[node]
+                - weighted_n_node_samples[left] * impurity[left]
+                - weighted_n_node_samples[right] * impurity[right])
+    if not valid:
+        raise ValueError("corrupt fasttree model: a link or feature is out of range")
+    return decreases
+
+
 cdef void free_buffer(object capsule) noexcept:
     free(PyCapsule_GetPointer(capsule, NULL))
 

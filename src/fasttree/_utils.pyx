@@ -417,3 +417,44 @@ def sparse_rows(const double[:, ::1] values not None, const intp_t[::1] rows not
             offset_view[i + 1] = entry
     indptr[:] = offsets
     return indptr, index, data
+
+
+def select_sparse_rows(const int64_t[::1] indptr not None, const int32_t[::1] index not None,
+                       const double[::1] data not None, const intp_t[::1] rows not None,
+                       intp_t n_columns):
+    """The rows ``rows`` of sparse rows (indptr, index, data), in ``sparse_rows``'
+    dtypes for a matrix of ``n_columns`` columns: (indptr, index, data).
+
+    Every row number must be below ``indptr.shape[0] - 1``; the caller checks.
+    """
+    import numpy as np
+    cdef intp_t n_rows = rows.shape[0]
+    cdef intp_t i, entry, count = 0, position = 0
+    for i in range(n_rows):
+        count += indptr[rows[i] + 1] - indptr[rows[i]]
+    new_indptr = np.empty(n_rows + 1, dtype=np.int32 if count < 2**31 else np.int64)
+    new_index = np.empty(count, dtype=np.uint16 if n_columns <= 2**16 else np.int32)
+    new_data = np.empty(count, dtype=np.float64)
+    cdef double[::1] data_view = new_data
+    cdef uint16_t[::1] narrow_index
+    cdef int32_t[::1] wide_index
+    offsets = np.empty(n_rows + 1, dtype=np.int64)
+    cdef int64_t[::1] offset_view = offsets
+    cdef bint narrow = n_columns <= 2**16
+    if narrow:
+        narrow_index = new_index
+    else:
+        wide_index = new_index
+    with nogil:
+        offset_view[0] = 0
+        for i in range(n_rows):
+            for entry in range(indptr[rows[i]], indptr[rows[i] + 1]):
+                if narrow:
+                    narrow_index[position] = <uint16_t> index[entry]
+                else:
+                    wide_index[position] = index[entry]
+                data_view[position] = data[entry]
+                position += 1
+            offset_view[i + 1] = position
+    new_indptr[:] = offsets
+    return new_indptr, new_index, new_data
