@@ -103,44 +103,65 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     return walk_array
 
 
-def leaf_numbered_walk(object walk, object nodes):
-    """A copy of a tree's walk in which every leaf's ``node`` is the leaf's
-    number among the leaves in node order (what a table of leaf values is
-    indexed by), and the number of leaves.
+def forest_walk(list walks not None, list nodes not None):
+    """The walks of several trees back to back, each leaf's ``node`` being
+    the leaf's number among its tree's leaves in node order (what a table of
+    the tree's leaf values is indexed by).
 
     Parameters
     ----------
-    walk : ndarray of WALK_DTYPE
-        ``walk_layout(nodes, ...)``.
-    nodes : ndarray of NODE_DTYPE
+    walks : list of ndarray of WALK_DTYPE
+        ``walk_layout`` of each tree.
+    nodes : list of ndarray of NODE_DTYPE
+        Each tree's nodes.
 
     Returns
     -------
-    (ndarray of WALK_DTYPE, int)
+    walk : ndarray of WALK_DTYPE
+    tree_starts, leaf_starts : ndarray of intp, shape (n_trees + 1,)
+        Tree t's walk nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``
+        and its leaves are numbered from ``leaf_starts[t]`` on.
     """
-    cdef const WalkNode* source = checked_walk(walk)
-    cdef const Node* tree = checked_nodes(nodes)
-    cdef Py_ssize_t n_nodes = nodes.shape[0], i, n_leaves = 0
-    if walk.shape[0] != n_nodes:
-        raise ValueError("the walk and the nodes differ in length")
-    numbered = np.empty(n_nodes, dtype=WALK_DTYPE)
-    cdef WalkNode* target = <WalkNode*> cnp.PyArray_DATA(numbered)
-    cdef int32_t[::1] leaf_number = np.empty(n_nodes, dtype=np.int32)
+    cdef Py_ssize_t n_trees = len(walks), tree, i, n_nodes, offset, n_leaves
+    if len(nodes) != n_trees:
+        raise ValueError("one walk and one node array per tree are needed")
+    tree_starts = np.zeros(n_trees + 1, dtype=np.intp)
+    leaf_starts = np.zeros(n_trees + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] starts = tree_starts
+    cdef Py_ssize_t[::1] leaf_offsets = leaf_starts
+    cdef Py_ssize_t largest = 1
+    for tree in range(n_trees):
+        if walks[tree].shape[0] != nodes[tree].shape[0]:
+            raise ValueError("a tree's walk and nodes differ in length")
+        starts[tree + 1] = starts[tree] + walks[tree].shape[0]
+        largest = max(largest, walks[tree].shape[0])
+    walk_all = np.empty(starts[n_trees], dtype=WALK_DTYPE)
+    cdef WalkNode* target = <WalkNode*> cnp.PyArray_DATA(walk_all) if starts[n_trees] else NULL
+    cdef int32_t[::1] leaf_number = np.empty(largest, dtype=np.int32)
+    cdef const WalkNode* source
+    cdef const Node* tree_nodes
     cdef bint in_range = True
-    with nogil:
-        for i in range(n_nodes):
-            leaf_number[i] = <int32_t> n_leaves
-            n_leaves += tree[i].left_child == LEAF_CHILD
-        for i in range(n_nodes):
-            target[i] = source[i]
-            if not 0 <= source[i].node < n_nodes:
-                in_range = False
-                break
-            if tree[source[i].node].left_child == LEAF_CHILD:
-                target[i].node = leaf_number[source[i].node]
-    if not in_range:
-        raise ValueError("corrupt fasttree model: a walk node is out of range")
-    return numbered, n_leaves
+    for tree in range(n_trees):
+        source = checked_walk(walks[tree])
+        tree_nodes = checked_nodes(nodes[tree])
+        n_nodes = walks[tree].shape[0]
+        offset = starts[tree]
+        with nogil:
+            n_leaves = 0
+            for i in range(n_nodes):
+                leaf_number[i] = <int32_t> n_leaves
+                n_leaves += tree_nodes[i].left_child == LEAF_CHILD
+            for i in range(n_nodes):
+                target[offset + i] = source[i]
+                if not 0 <= source[i].node < n_nodes:
+                    in_range = False
+                    break
+                if tree_nodes[source[i].node].left_child == LEAF_CHILD:
+                    target[offset + i].node = leaf_number[source[i].node]
+        if not in_range:
+            raise ValueError("corrupt fasttree model: a walk node is out of range")
+        leaf_offsets[tree + 1] = leaf_offsets[tree] + n_leaves
+    return walk_all, tree_starts, leaf_starts
 
 
 cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:

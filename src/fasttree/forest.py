@@ -13,7 +13,7 @@ from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows, start_threads
-from ._predict import apply_rows, leaf_numbered_walk, predict_leaf_outputs
+from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
@@ -344,16 +344,9 @@ class BaseForest(BaseEstimator):
         index, data), so that a pure leaf costs one addition, not one per class.
         """
         if getattr(self, "_ensemble", None) is None:
-            walks, leaf_counts = [], []
-            for tree in self._trees:
-                walk, n_leaves = leaf_numbered_walk(tree.walk, tree.nodes)
-                walks.append(walk)
-                leaf_counts.append(n_leaves)
-            self._ensemble = {
-                "walk": np.concatenate(walks),
-                "starts": np.cumsum([0] + [len(walk) for walk in walks], dtype=np.intp),
-                "output_starts": np.cumsum([0] + leaf_counts, dtype=np.intp),
-            }
+            walk, starts, output_starts = forest_walk([tree.walk for tree in self._trees],
+                                                      [tree.nodes for tree in self._trees])
+            self._ensemble = {"walk": walk, "starts": starts, "output_starts": output_starts}
             if self._sparse_leaf_values:
                 self._ensemble["rows"] = concatenated_rows(
                     [tree.leaf_value_rows for tree in self._trees])
