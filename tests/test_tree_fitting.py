@@ -363,7 +363,7 @@ def test_sorted_and_counted_sweeps_grow_the_same_trees(estimator_class, criterio
 
 @pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier])
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "misclassification"])
-@pytest.mark.parametrize("weight_kind", ["none", "integer"])
+@pytest.mark.parametrize("weight_kind", ["none", "integer", "large_integer"])
 @pytest.mark.parametrize("levels", [2, 8, 60])
 def test_whole_weights_take_the_exact_shortcuts_to_the_same_trees(
         estimator_class, criterion, weight_kind, levels, monkeypatch):
@@ -373,8 +373,10 @@ def test_whole_weights_take_the_exact_shortcuts_to_the_same_trees(
     # every way must grow the same trees, bit for bit.
     X, y = classification_data(n_samples=1200, n_features=6, n_classes=5)
     X = tied_columns(X, levels)
+    # Large whole weights sum beyond 2**31: exact, but too large to pack.
+    scale = 2.0 ** 30 if weight_kind == "large_integer" else 1.0
     weights = (None if weight_kind == "none"
-               else np.random.default_rng(levels).integers(1, 4, size=len(y)).astype(float))
+               else scale * np.random.default_rng(levels).integers(1, 4, size=len(y)))
     params = {"criterion": criterion, "random_state": 0}
     if estimator_class is RandomForestClassifier:
         params["n_estimators"] = 3
