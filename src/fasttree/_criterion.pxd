@@ -39,7 +39,6 @@ cdef class Criterion:
     cdef readonly intp_t n_values      # length of a node's value vector
     cdef readonly intp_t n_bin_stats   # doubles in a bin of the current node: its
                                        # weight, then its statistics
-    cdef intp_t n_positions            # length of the position arrays
     cdef double weighted_n_node        # total weight of the current node
     # Weight moved to the left child so far. The right child's is always
     # weighted_n_node - weighted_n_left, computed where it is read: storing it

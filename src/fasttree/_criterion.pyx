@@ -30,7 +30,6 @@ cdef class Criterion:
         free(self.scratch_state)
 
     cdef int allocate_positions(self, intp_t n_samples) except -1:
-        self.n_positions = n_samples
         self.position_weight = <double*> allocate(n_samples, sizeof(double))
         self.spare_weight = <double*> allocate(n_samples, sizeof(double))
         self.spare_sample = <uint32_t*> allocate(n_samples, sizeof(uint32_t))

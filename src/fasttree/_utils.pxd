@@ -1,8 +1,7 @@
 # Small helpers shared by the kernels: a random number generator that needs no
 # GIL, and the one sort routine every splitter uses.
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.stdint cimport uint32_t, uint64_t
 
 ctypedef Py_ssize_t intp_t
 
@@ -49,29 +48,3 @@ cdef inline float midpoint(float low, float high) noexcept nogil:
     if not middle < high:
         return low
     return middle
-
-
-# What the builder keeps per position of its samples array.
-ctypedef fused position_data:
-    uint32_t
-    int32_t
-    int64_t
-    double
-
-
-# Moves the items whose goes_left flag is set (0 or 1) before the others,
-# keeping their order within each side; buffer must hold n items. Every item
-# is written to both sides and only its own side advances: no branch to
-# mispredict on every other item. Returns the number that went left.
-cdef inline intp_t stable_partition(position_data* items, position_data* buffer,
-                                    const uint8_t* goes_left, intp_t n) noexcept nogil:
-    cdef intp_t i, n_left = 0, n_right = 0
-    cdef position_data item
-    for i in range(n):
-        item = items[i]
-        items[n_left] = item
-        buffer[n_right] = item
-        n_left += goes_left[i]
-        n_right += 1 - goes_left[i]
-    memcpy(items + n_left, buffer, n_right * sizeof(position_data))
-    return n_left
