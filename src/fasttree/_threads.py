@@ -1,12 +1,16 @@
 """Spreading nogil row kernels over threads."""
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 # Below this many rows per tree walked, a thread hand-off costs more than it saves.
 MIN_ROWS_PER_THREAD = 8192
+# Blocks of rows per thread, taken in turn: on a shared machine one core is
+# often slower than the other for a while, and equal halves would wait for it.
+BLOCKS_PER_THREAD = 4
 
 _pool = None
 _threads_started = False
@@ -46,18 +50,36 @@ def map_rows(kernel, X, out, *args, n_threads=None, n_trees=1, **options):
     The kernel releases the GIL, so the blocks run on ``n_threads`` cores at
     once (None: all the process may use). ``n_trees`` is how many trees the
     kernel walks every row through: more trees make fewer rows worth a
-    thread. Returns the largest status code the kernel returned (0 when all
+    thread. The rows are cut into several blocks per thread, which the
+    threads (the calling one among them) take in turn, so that a core the
+    system slows down takes fewer of them instead of holding the others up.
+    Returns the largest status code the kernel returned (0 when all
     succeeded).
     """
     n_rows = X.shape[0]
     n_threads = available_cores() if n_threads is None else n_threads
-    n_blocks = min(n_threads, n_rows * max(n_trees, 1) // MIN_ROWS_PER_THREAD)
-    if n_blocks <= 1:
+    work_units = n_rows * max(n_trees, 1) // MIN_ROWS_PER_THREAD
+    n_workers = min(n_threads, work_units)
+    if n_workers <= 1:
         return kernel(*args, X, out, **options)
+    n_blocks = min(n_workers * BLOCKS_PER_THREAD, work_units)
     bounds = np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)
-    futures = [_shared_pool().submit(kernel, *args, X[start:stop], out[start:stop], **options)
-               for start, stop in zip(bounds[:-1], bounds[1:])]
-    return max(future.result() for future in futures)
+    blocks = iter(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+    lock = threading.Lock()
+
+    def work():
+        status = 0
+        while True:
+            with lock:
+                block = next(blocks, None)
+            if block is None:
+                return status
+            start, stop = block
+            status = max(status, kernel(*args, X[start:stop], out[start:stop], **options))
+
+    futures = [_shared_pool().submit(work) for _ in range(n_workers - 1)]
+    status = work()
+    return max([status] + [future.result() for future in futures])
 
 
 def map_blocks(function, blocks):
