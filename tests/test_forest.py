@@ -231,15 +231,15 @@ def test_many_rows_in_several_chunks_predict_as_the_member_trees_do(forest_class
 
 @pytest.mark.parametrize("forest_class", FORESTS)
 def test_forests_larger_than_one_group_of_trees_predict_as_the_member_trees_do(forest_class):
-    # Rows pass through groups of trees of up to 65,536 nodes in all: fully
-    # grown trees on 6,000 noisy rows (thousands of nodes each) make two
-    # groups or more.
+    # Rows pass through groups of trees of up to 16,384 nodes in all: fully
+    # grown trees on 6,000 noisy rows (thousands of nodes each) make many
+    # groups, several trees in most.
     rng = np.random.default_rng(13)
     X = rng.normal(size=(6000, 4))
     y = rng.integers(0, 3, size=6000) if forest_class is RandomForestClassifier \
         else rng.normal(size=6000)
     forest = forest_class(n_estimators=30, random_state=0).fit(X, y)
-    assert sum(member.tree_.node_count for member in forest.estimators_) > 65536
+    assert sum(member.tree_.node_count for member in forest.estimators_) > 4 * 16384
     X_new = rng.normal(size=(700, 4))
     members = np.stack([forest_output(member, X_new) for member in forest.estimators_])
     assert_rounding_close(forest_output(forest, X_new), members.mean(axis=0), data_scale(y))

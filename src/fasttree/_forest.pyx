@@ -26,12 +26,13 @@ cdef enum:
     CHUNK_BYTES = 262144
     MIN_CHUNK_ROWS = 16
     MAX_CHUNK_ROWS = 256
-    # Walk nodes of a group of trees (16 bytes each): a 1 MiB second-level
-    # cache's worth (an AMD EPYC core's). Every chunk of rows passes through
-    # the whole group while its rows are in cache; on bench/compare_predict.py
-    # a group of several trees (65536 nodes) cut predict_proba by a quarter
-    # against one tree per group (16384), and larger groups were slower.
-    GROUP_NODES = 65536
+    # Walk nodes of a group of trees (16 bytes each), a quarter of a 1 MiB
+    # second-level cache: every chunk of rows passes through the whole group
+    # while the group's nodes stay cached beside the rows. Larger groups
+    # (65536 nodes, several full trees) measured 5-9% slower on
+    # bench/compare_predict.py's forest: the rows are re-read from the
+    # third-level cache per group, which costs less than node misses.
+    GROUP_NODES = 16384
 
 
 cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, intp_t n_rows,
