@@ -246,6 +246,22 @@ def test_forests_larger_than_one_group_of_trees_predict_as_the_member_trees_do(f
 
 
 @pytest.mark.parametrize("forest_class", FORESTS)
+def test_narrow_rows_walked_in_place_in_several_parts_predict_as_the_member_trees_do(
+        forest_class):
+    # C-contiguous float32 rows under 64 features are walked where they lie,
+    # in parts of 4 MiB: 4 features make 262,144 rows a part, so two parts
+    # and three rows take three parts, the last one a zero-padded block.
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) if forest_class is RandomForestClassifier \
+        else X[:, 0] + X[:, 1]
+    forest = forest_class(n_estimators=3, random_state=0).fit(X, y)
+    X_new = rng.normal(size=(2 * 262_144 + 3, 4)).astype(np.float32)
+    members = np.stack([forest_output(member, X_new) for member in forest.estimators_])
+    assert_rounding_close(forest_output(forest, X_new), members.mean(axis=0), data_scale(y))
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
 def test_wide_rows_interleaved_in_several_parts_predict_as_the_member_trees_do(forest_class):
     # From 64 features on, rows are interleaved into a 4 MiB buffer before the
     # walk: 2,500 float32 features make 416 rows a part, so 901 rows take
