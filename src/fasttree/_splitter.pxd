@@ -6,7 +6,7 @@
 cimport cython
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
-from ._criterion cimport Criterion
+from ._criterion cimport BinSource, Criterion
 from ._histogram cimport Histogram
 from ._utils cimport intp_t
 
@@ -77,6 +77,10 @@ cdef class Splitter:
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
                         double* left_state, double* right_state) noexcept nogil
+    # The feature's ranks at the node's positions, read from the narrow
+    # (one-byte) ranks when the feature has few values.
+    cdef BinSource feature_ranks_at(self, intp_t feature,
+                                    const uint32_t* node_samples) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
     # the feature, filled straight from the samples, or over the rank_span
     # ranks the node holds (found by a first pass), or a sort.

@@ -6,7 +6,7 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from ._criterion cimport BinSource, bin_of
+from ._criterion cimport bin_of
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
@@ -119,8 +119,6 @@ cdef class Splitter:
         cdef intp_t end_unvisited = self.n_features
         cdef intp_t n_evaluated = 0
         cdef intp_t pick, feature, i, n_left, n_distinct, first_bin, last_bin
-        cdef const uint32_t* feature_ranks
-        cdef const uint8_t* narrow_ranks
         cdef const uint32_t* node_samples = samples + start
         cdef uint32_t rank, min_rank, max_rank, rank_span
         cdef BinSource source
@@ -138,17 +136,12 @@ cdef class Splitter:
             pick = first_unvisited + rng_below(&self.rng_state,
                                                end_unvisited - first_unvisited)
             feature = self.features[pick]
-            feature_ranks = self.ranks + feature * self.n_samples
             n_distinct = self.value_offsets[feature + 1] - self.value_offsets[feature]
 
+            source = self.feature_ranks_at(feature, node_samples)
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
-                if n_distinct <= NARROW_RANKS:
-                    source = BinSource(self.narrow_ranks + feature * self.n_samples,
-                                       node_samples, 0, True)
-                else:
-                    source = BinSource(feature_ranks, node_samples, 0, False)
                 # A second value usually shows within a few samples; a
                 # constant feature is found without filling its bins.
                 if holds_one_value(source, n_node):
@@ -174,19 +167,11 @@ cdef class Splitter:
 
             min_rank = 0xFFFFFFFFu
             max_rank = 0
-            if n_distinct <= NARROW_RANKS:
-                narrow_ranks = self.narrow_ranks + feature * self.n_samples
-                for i in range(n_node):
-                    rank = narrow_ranks[node_samples[i]]
-                    min_rank = rank if rank < min_rank else min_rank
-                    max_rank = rank if rank > max_rank else max_rank
-                    self.node_ranks[i] = rank
-            else:
-                for i in range(n_node):
-                    rank = feature_ranks[node_samples[i]]
-                    min_rank = rank if rank < min_rank else min_rank
-                    max_rank = rank if rank > max_rank else max_rank
-                    self.node_ranks[i] = rank
+            for i in range(n_node):
+                rank = <uint32_t> bin_of(source, i)
+                min_rank = rank if rank < min_rank else min_rank
+                max_rank = rank if rank > max_rank else max_rank
+                self.node_ranks[i] = rank
 
             if min_rank == max_rank:
                 self.features[pick] = self.features[first_unvisited]
@@ -239,16 +224,10 @@ cdef class Splitter:
         # stably: every node keeps its samples in ascending order, so the
         # reads of ranks walk memory forwards.
         n_left = 0
-        if self.value_offsets[feature + 1] - self.value_offsets[feature] <= NARROW_RANKS:
-            narrow_ranks = self.narrow_ranks + feature * self.n_samples
-            for i in range(n_node):
-                self.goes_left[i] = narrow_ranks[node_samples[i]] <= best.left_rank
-                n_left += self.goes_left[i]
-        else:
-            feature_ranks = self.ranks + feature * self.n_samples
-            for i in range(n_node):
-                self.goes_left[i] = feature_ranks[node_samples[i]] <= best.left_rank
-                n_left += self.goes_left[i]
+        source = self.feature_ranks_at(feature, node_samples)
+        for i in range(n_node):
+            self.goes_left[i] = bin_of(source, i) <= <intp_t> best.left_rank
+            n_left += self.goes_left[i]
         self.criterion.partition(samples, start, end, self.goes_left, left_state,
                                  right_state)
         record.position = start + n_left
@@ -260,6 +239,13 @@ cdef class Splitter:
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
         return 0
+
+    cdef inline BinSource feature_ranks_at(self, intp_t feature,
+                                           const uint32_t* node_samples) noexcept nogil:
+        if self.value_offsets[feature + 1] - self.value_offsets[feature] <= NARROW_RANKS:
+            return BinSource(self.narrow_ranks + feature * self.n_samples, node_samples, 0,
+                             True)
+        return BinSource(self.ranks + feature * self.n_samples, node_samples, 0, False)
 
     cdef inline bint counts_all_values(self, intp_t n_distinct, intp_t n_node) noexcept nogil:
         # The bins of every value, cleared and scanned, cost little next to
