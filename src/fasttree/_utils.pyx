@@ -373,6 +373,15 @@ def all_finite(const float[:, ::1] X not None):
     return exponent_all_ones == 0
 
 
+cdef tuple empty_sparse_rows(intp_t n_rows, intp_t count, intp_t n_columns):
+    # (indptr, index, data) for n_rows sparse rows of count entries in all,
+    # in the smallest dtypes that hold them (see sparse_rows).
+    import numpy as np
+    return (np.empty(n_rows + 1, dtype=np.int32 if count < 2**31 else np.int64),
+            np.empty(count, dtype=np.uint16 if n_columns <= 2**16 else np.int32),
+            np.empty(count, dtype=np.float64))
+
+
 def sparse_rows(const double[:, ::1] values not None, const intp_t[::1] rows not None):
     """The non-zero entries of ``values[rows]``, row by row: (indptr, index, data).
 
@@ -390,15 +399,14 @@ def sparse_rows(const double[:, ::1] values not None, const intp_t[::1] rows not
             row = &values[rows[i], 0]
             for k in range(n_columns):
                 count += row[k] != 0.0
-    indptr = np.empty(n_rows + 1, dtype=np.int32 if count < 2**31 else np.int64)
-    index = np.empty(count, dtype=np.uint16 if n_columns <= 2**16 else np.int32)
-    data = np.empty(count, dtype=np.float64)
+    indptr, index, data = empty_sparse_rows(n_rows, count, n_columns)
     cdef double[::1] data_view = data
     cdef uint16_t[::1] narrow_index
     cdef int32_t[::1] wide_index
     offsets = np.empty(n_rows + 1, dtype=np.int64)
     cdef int64_t[::1] offset_view = offsets
-    if n_columns <= 2**16:
+    cdef bint narrow = index.dtype == np.uint16
+    if narrow:
         narrow_index = index
     else:
         wide_index = index
@@ -408,7 +416,7 @@ def sparse_rows(const double[:, ::1] values not None, const intp_t[::1] rows not
             row = &values[rows[i], 0]
             for k in range(n_columns):
                 if row[k] != 0.0:
-                    if n_columns <= 65536:
+                    if narrow:
                         narrow_index[entry] = <uint16_t> k
                     else:
                         wide_index[entry] = <int32_t> k
@@ -432,15 +440,13 @@ def select_sparse_rows(const int64_t[::1] indptr not None, const int32_t[::1] in
     cdef intp_t i, entry, count = 0, position = 0
     for i in range(n_rows):
         count += indptr[rows[i] + 1] - indptr[rows[i]]
-    new_indptr = np.empty(n_rows + 1, dtype=np.int32 if count < 2**31 else np.int64)
-    new_index = np.empty(count, dtype=np.uint16 if n_columns <= 2**16 else np.int32)
-    new_data = np.empty(count, dtype=np.float64)
+    new_indptr, new_index, new_data = empty_sparse_rows(n_rows, count, n_columns)
     cdef double[::1] data_view = new_data
     cdef uint16_t[::1] narrow_index
     cdef int32_t[::1] wide_index
     offsets = np.empty(n_rows + 1, dtype=np.int64)
     cdef int64_t[::1] offset_view = offsets
-    cdef bint narrow = n_columns <= 2**16
+    cdef bint narrow = new_index.dtype == np.uint16
     if narrow:
         narrow_index = new_index
     else:
