@@ -6,6 +6,7 @@ from ._threads import map_rows
 from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
+from ._pruning import cost_complexity_pruning, subtree_nodes
 from ._tree import NODE_DTYPE, impurity_decreases
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
@@ -287,6 +288,40 @@ class Tree:
         if normalize and total > 0.0:
             importances /= total
         return importances
+
+    def cost_complexity_pruning(self, ccp_alpha):
+        """Weakest-link pruning up to ``ccp_alpha`` (see
+        ``fasttree._pruning.cost_complexity_pruning``).
+
+        Returns
+        -------
+        alphas, risks : ndarray of float64
+            The pruning path up to ``ccp_alpha`` (``inf``: to the root).
+        collapsed : ndarray of bool
+            The inner nodes made leaves; :meth:`pruned` builds the tree.
+        """
+        if self.compact:
+            raise ValueError("a compact tree has no node statistics to prune with")
+        return cost_complexity_pruning(self._nodes, self.impurity,
+                                       self.weighted_n_node_samples, ccp_alpha)
+
+    def pruned(self, collapsed):
+        """A new tree in which the nodes flagged in ``collapsed`` are leaves
+        (their subtrees dropped), renumbered depth-first; this one is unchanged."""
+        if self.compact:
+            raise ValueError("a compact tree has no inner-node values to prune to")
+        nodes, kept, max_depth = subtree_nodes(
+            self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
+        arrays = {"nodes": nodes, "max_depth": max_depth,
+                  "impurity": self.impurity[kept],
+                  "n_node_samples": self.n_node_samples[kept],
+                  "weighted_n_node_samples": self.weighted_n_node_samples[kept]}
+        if self._value is None and self._node_rows is not None:
+            indptr, index, data = select_rows(*self._node_rows, kept, self.n_values)
+            arrays.update(value_indptr=indptr, value_index=index, value_data=data)
+        else:
+            arrays["value"] = self.node_values[kept]
+        return Tree(self.n_features, self.n_values, arrays, trusted=True)
 
     def __getstate__(self):
         state = {

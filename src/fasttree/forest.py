@@ -500,8 +500,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     n_estimators : int, default=100
     criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease
-        As for :class:`fasttree.DecisionTreeClassifier`.
+    max_leaf_nodes, min_impurity_decrease, ccp_alpha
+        As for :class:`fasttree.DecisionTreeClassifier`; ``ccp_alpha`` prunes
+        every tree after it is grown.
     max_features : int, float, {'sqrt', 'log2'} or None, default='sqrt'
         Features drawn at every node; 'sqrt' (the random-forest default for
         classification) means ``int(sqrt(n_features))``.
@@ -557,7 +558,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
+                 ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
         self.n_estimators = n_estimators
@@ -569,6 +570,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.bootstrap = bootstrap
         self.max_samples = max_samples
         self.oob_score = oob_score
@@ -720,7 +722,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         How the trees' predictions are combined; 'median' is robust bagging
         ("bragging").
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, bootstrap, max_samples, oob_score,
+    max_leaf_nodes, min_impurity_decrease, ccp_alpha, bootstrap, max_samples, oob_score,
     n_jobs, random_state, verbose, warm_start, oob_batch_size, oob_tol, oob_patience
         As for :class:`RandomForestClassifier`; the out-of-bag error of a
         regressor is 1 - R^2.
@@ -742,7 +744,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
+                 ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, aggregation="mean",
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
         self.n_estimators = n_estimators
@@ -754,6 +756,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.bootstrap = bootstrap
         self.max_samples = max_samples
         self.oob_score = oob_score

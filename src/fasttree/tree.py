@@ -54,7 +54,8 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     params : object
     Holds ``criterion``, ``max_depth``, ``min_samples_split``,
     ``min_samples_leaf``, ``min_weight_fraction_leaf``,
-    ``min_impurity_decrease``, ``max_leaf_nodes`` and ``max_features`` as
+    ``min_impurity_decrease``, ``max_leaf_nodes``, ``max_features`` and
+    ``ccp_alpha`` as
     attributes (a tree or a forest).
     criteria : dict
     The criterion names the estimator accepts.
@@ -93,6 +94,10 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
             or not decrease >= 0.0 or not math.isfinite(decrease)):
         raise ValueError(f"min_impurity_decrease must be a finite float >= 0; "
                          f"got {decrease!r}")
+    ccp_alpha = params.ccp_alpha
+    if (not isinstance(ccp_alpha, (numbers.Real, np.floating)) or isinstance(ccp_alpha, bool)
+            or not ccp_alpha >= 0.0 or not math.isfinite(ccp_alpha)):
+        raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
     max_leaf_nodes = params.max_leaf_nodes
     if max_leaf_nodes is not None and (
             not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
@@ -107,6 +112,7 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
         "min_impurity_decrease": float(decrease),
         "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
         "max_features": resolve_max_features(params.max_features, n_features),
+        "ccp_alpha": float(ccp_alpha),
     }
 
 
@@ -145,7 +151,21 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
     if value_offset != 0.0:
         arrays["value"] += value_offset
-    return Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True)
+    tree = Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True)
+    if limits["ccp_alpha"] > 0.0:
+        tree = tree.pruned(tree.cost_complexity_pruning(limits["ccp_alpha"])[2])
+    return tree
+
+
+class PruningPath(dict):
+    """The result of ``cost_complexity_pruning_path``: a dict whose keys
+    ``ccp_alphas`` and ``impurities`` are also attributes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -249,6 +269,33 @@ class BaseDecisionTree(BaseEstimator):
         data = np.ones(indices.shape[0], dtype=np.intp)
         return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.tree_.node_count))
 
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The pruning path of minimal cost-complexity pruning (CART).
+
+        A tree is grown on (X, y) with this estimator's parameters but
+        ``ccp_alpha=0`` and pruned back to its root, weakest link first. A
+        node's risk is its impurity times its share of the training weight;
+        the tree's is the sum over its leaves.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As for ``fit``.
+
+        Returns
+        -------
+        PruningPath
+            ``ccp_alphas``: 0, then the effective alpha of every collapse
+            (non-decreasing); ``impurities``: the tree's total leaf risk at
+            each step, from the full tree to the root alone. Fitting with
+            ``ccp_alpha`` between two consecutive alphas gives the subtree
+            of the earlier one.
+        """
+        grown = type(self)(**{**self.get_params(deep=False), "ccp_alpha": 0.0})
+        grown.fit(X, y, sample_weight)
+        alphas, risks, _ = grown.tree_.cost_complexity_pruning(math.inf)
+        return PruningPath(ccp_alphas=alphas, impurities=risks)
+
     def get_depth(self):
         """Depth of the tree: the longest path from the root to a leaf."""
         self._check_fitted()
@@ -298,6 +345,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     class_weight : dict, 'balanced' or None, default=None
         Weights multiplying the sample weights of each class; 'balanced' uses
         ``n_samples / (n_classes * count(class))``.
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning: once grown,
+        the tree is pruned back (weakest link first) while a collapse adds
+        at most ``ccp_alpha`` risk per leaf removed. 0 keeps the whole tree.
+        See :meth:`cost_complexity_pruning_path`.
 
     Attributes
     ----------
@@ -317,7 +369,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None):
+                 class_weight=None, ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -328,6 +380,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -408,7 +461,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {'squared_error'}, default='squared_error'
         Each split minimises the children's weighted variance.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_features, random_state, max_leaf_nodes, min_impurity_decrease
+    max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha
         As for :class:`DecisionTreeClassifier`.
 
     Attributes
@@ -423,7 +476,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0):
+                 random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -433,6 +487,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.random_state = random_state
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.

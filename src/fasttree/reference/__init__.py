@@ -4,7 +4,8 @@ Slow and written to be obviously correct: impurity criteria
 (:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
 such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
-textbook ID3 for categorical data (:mod:`.id3`) and AdaBoost (SAMME and
+textbook ID3 for categorical data (:mod:`.id3`), cost-complexity pruning
+(:mod:`.pruning`) and AdaBoost (SAMME and
 AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
 """
 
@@ -28,6 +29,7 @@ from .criteria import (
 )
 from .forest import ReferenceForest, bootstrap_counts, build_forest
 from .id3 import id3_tree
+from .pruning import cost_complexity_path, cost_complexity_prune
 from .split import Split, best_split, midpoint
 from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
@@ -47,6 +49,8 @@ __all__ = [
     "build_forest",
     "build_tree",
     "conditional_entropy",
+    "cost_complexity_path",
+    "cost_complexity_prune",
     "entropy",
     "entropy_of_probabilities",
     "gini",
