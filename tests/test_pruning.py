@@ -17,7 +17,7 @@ from test_sklearn_parity import spread_normal
 from tolerances import ROUNDING, assert_rounding_close, rounding_tolerance
 
 
-def as_reference(tree):
+def as_reference(tree, classifier=True):
     """A fasttree Tree as a ReferenceTree with the same nodes and statistics."""
     nodes = []
     for node_id in range(tree.node_count):
@@ -28,7 +28,7 @@ def as_reference(tree):
             n_node_samples=int(tree.n_node_samples[node_id]),
             weighted_n_node_samples=float(tree.weighted_n_node_samples[node_id]),
             value=tree.node_values[node_id], depth=0))
-    return ReferenceTree(nodes, tree.n_features, tree.n_values, "any")
+    return ReferenceTree(nodes, tree.n_features, tree.n_values if classifier else None, "any")
 
 
 def merged_path(alphas, risks):

@@ -1,17 +1,20 @@
 """Decision trees for classification and regression."""
 
+import copy
 import math
 import numbers
 
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._criterion import Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
 from ._threads import start_threads
-from ._targets import class_weight_per_sample, check_regression_target, encode_labels
+from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
+                       encode_labels)
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
@@ -296,6 +299,49 @@ class BaseDecisionTree(BaseEstimator):
         alphas, risks, _ = grown.tree_.cost_complexity_pruning(math.inf)
         return PruningPath(ccp_alphas=alphas, impurities=risks)
 
+    def prune_reduced_error(self, X, y, sample_weight=None):
+        """Reduced-error pruning against a validation set.
+
+        Bottom-up, every inner node whose subtree (as pruned so far) makes
+        at least as much validation loss as the node alone would, predicting
+        its own training value, becomes a leaf: misclassified weight for
+        the classifier, the weighted sum of squared errors for the regressor.
+        Subtrees no validation row reaches are pruned.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Validation rows, not those the tree was grown on.
+        y : array-like of shape (n_samples,)
+            Their labels (labels the tree never saw count as errors
+            everywhere) or targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        estimator
+            A pruned copy; this estimator is left as it is.
+        """
+        self._check_fitted()
+        self._check_prunable()
+        X = self._validate_X_for_predict(X, check_finite=True)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0],
+                                            estimator=type(self).__name__)
+        loss_of = self._validation_loss(y, X.shape[0], sample_weight)
+        return self._with_tree(self.tree_.pruned(
+            reduced_error_collapse(self.tree_, X, loss_of)))
+
+    def _check_prunable(self):
+        if self.tree_.compact:
+            raise ValueError("this tree belongs to a forest and keeps no inner-node "
+                             "values; prune a tree fitted on its own")
+
+    def _with_tree(self, tree):
+        """A shallow copy of this estimator holding ``tree``."""
+        pruned = copy.copy(self)
+        pruned.tree_ = tree
+        return pruned
+
     def get_depth(self):
         """Depth of the tree: the longest path from the root to a leaf."""
         self._check_fitted()
@@ -416,6 +462,44 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                          n_classes_=len(classes))
         return self
 
+    def _validation_loss(self, y, n_samples, sample_weight):
+        position = {label: index for index, label in enumerate(self.classes_.tolist())}
+        labels = as_1d(y, n_samples, type(self).__name__)
+        class_index = np.array([position.get(label, -1) for label in labels.tolist()],
+                               dtype=np.intp)
+        majority = self.tree_.majority_class
+        return lambda rows, nodes: sample_weight[rows] * (majority[nodes] != class_index[rows])
+
+    def prune_pessimistic(self, confidence_factor=0.25):
+        """C4.5's pessimistic pruning (subtree replacement), from the training
+        counts alone.
+
+        A node with training weight N, of which E lies outside its majority
+        class, is expected to make ``N * U_CF(E, N)`` errors as a leaf, where
+        ``U_CF`` is the upper limit of the binomial confidence interval at
+        confidence ``CF`` (computed exactly, as Clopper-Pearson's; the C4.5
+        program approximates it when E > 0). Bottom-up, a node becomes a
+        leaf when that is no more than the sum of its leaves' estimates.
+
+        Parameters
+        ----------
+        confidence_factor : float in (0, 1), default=0.25
+            C4.5's ``-c`` option; smaller values prune more.
+
+        Returns
+        -------
+        DecisionTreeClassifier
+            A pruned copy; this estimator is left as it is.
+        """
+        self._check_fitted()
+        self._check_prunable()
+        if (not isinstance(confidence_factor, (numbers.Real, np.floating))
+                or isinstance(confidence_factor, bool) or not 0.0 < confidence_factor < 1.0):
+            raise ValueError(f"confidence_factor must be a float in (0, 1); "
+                             f"got {confidence_factor!r}")
+        return self._with_tree(self.tree_.pruned(
+            pessimistic_collapse(self.tree_, float(confidence_factor))))
+
     def _check_fitted(self):
         super()._check_fitted()
         if len(getattr(self, "classes_", ())) != self.tree_.n_values:
@@ -519,6 +603,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                           ranked=ranked)
         self._set_fitted(tree, feature_names, limits)
         return self
+
+    def _validation_loss(self, y, n_samples, sample_weight):
+        target = check_regression_target(y, n_samples, type(self).__name__)
+        mean = self.tree_.first_value
+        return lambda rows, nodes: sample_weight[rows] * (mean[nodes] - target[rows]) ** 2
 
     def predict(self, X):
         """Mean training target of each sample's leaf.

@@ -4,8 +4,8 @@ Slow and written to be obviously correct: impurity criteria
 (:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
 such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
-textbook ID3 for categorical data (:mod:`.id3`), cost-complexity pruning
-(:mod:`.pruning`) and AdaBoost (SAMME and
+textbook ID3 for categorical data (:mod:`.id3`), cost-complexity, reduced-error and
+pessimistic pruning (:mod:`.pruning`) and AdaBoost (SAMME and
 AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
 """
 
@@ -29,7 +29,8 @@ from .criteria import (
 )
 from .forest import ReferenceForest, bootstrap_counts, build_forest
 from .id3 import id3_tree
-from .pruning import cost_complexity_path, cost_complexity_prune
+from .pruning import (binomial_upper_limit, cost_complexity_path, cost_complexity_prune,
+                      pessimistic_prune, reduced_error_prune)
 from .split import Split, best_split, midpoint
 from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
@@ -45,6 +46,7 @@ __all__ = [
     "Split",
     "adaboost_r2",
     "best_split",
+    "binomial_upper_limit",
     "bootstrap_counts",
     "build_forest",
     "build_tree",
@@ -59,6 +61,8 @@ __all__ = [
     "information_gain",
     "midpoint",
     "misclassification",
+    "pessimistic_prune",
+    "reduced_error_prune",
     "samme",
     "squared_error",
     "weighted_median",

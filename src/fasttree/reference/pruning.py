@@ -1,5 +1,7 @@
-"""Cost-complexity pruning (Breiman et al., CART, chapter 3) of a
-:class:`~fasttree.reference.tree.ReferenceTree`, as a test oracle.
+"""Pruning of a :class:`~fasttree.reference.tree.ReferenceTree`, as test
+oracles: cost-complexity pruning (Breiman et al., CART, chapter 3),
+reduced-error pruning on validation rows (Quinlan 1987) and C4.5's
+pessimistic pruning (Quinlan 1993, chapter 4).
 
 For a tree T and a complexity parameter alpha, the cost of T is
 R(T) + alpha |leaves(T)|, where R sums the risk of the leaves: a node's
@@ -11,11 +13,15 @@ the node of least g, recomputes, and repeats; every quantity here is
 recomputed from scratch at each step, by recursion.
 """
 
+import math
 from dataclasses import replace
+
+import numpy as np
 
 from .tree import TREE_LEAF, TREE_UNDEFINED, ReferenceTree
 
-__all__ = ["cost_complexity_path", "cost_complexity_prune"]
+__all__ = ["binomial_upper_limit", "cost_complexity_path", "cost_complexity_prune",
+           "pessimistic_prune", "reduced_error_prune"]
 
 
 def _risk(tree, node_id):
@@ -97,6 +103,11 @@ def cost_complexity_prune(tree, ccp_alpha):
         changed.
     """
     collapsed, _, _ = _weakest_links(tree, ccp_alpha)
+    return _collapse(tree, collapsed)
+
+
+def _collapse(tree, collapsed):
+    """The tree with the nodes in ``collapsed`` made leaves, renumbered."""
     nodes = []
 
     def copy(node_id):
@@ -114,3 +125,110 @@ def cost_complexity_prune(tree, ccp_alpha):
 
     copy(0)
     return ReferenceTree(nodes, tree.n_features, tree.n_classes, tree.criterion)
+
+
+def _prediction(tree, node_id):
+    value = tree.nodes[node_id].value
+    return int(np.argmax(value)) if tree.is_classifier else float(np.ravel(value)[0])
+
+
+def reduced_error_prune(tree, X, y, weights):
+    """Reduced-error pruning: bottom-up, a node becomes a leaf when the
+    validation rows reaching it lose no more with the node's prediction than
+    with its subtree's (as pruned below).
+
+    Parameters
+    ----------
+    tree : ReferenceTree
+    X : ndarray of shape (n_rows, n_features)
+    y : ndarray
+        Class indices (-1 for a label the tree does not know) or targets.
+    weights : ndarray of float
+
+    Returns
+    -------
+    ReferenceTree
+    """
+    collapsed = set()
+
+    def loss(node_id, rows):
+        predicted = _prediction(tree, node_id)
+        if tree.is_classifier:
+            return float(sum(weights[row] for row in rows if y[row] != predicted))
+        return float(sum(weights[row] * (predicted - y[row]) ** 2 for row in rows))
+
+    def subtree_loss(node_id, rows):
+        node = tree.nodes[node_id]
+        own = loss(node_id, rows)
+        if node.is_leaf:
+            return own
+        left_rows = [row for row in rows if X[row, node.feature] <= node.threshold]
+        right_rows = [row for row in rows if X[row, node.feature] > node.threshold]
+        below = subtree_loss(node.left, left_rows) + subtree_loss(node.right, right_rows)
+        if own <= below:
+            collapsed.add(node_id)
+            return own
+        return below
+
+    subtree_loss(0, list(range(X.shape[0])))
+    return _collapse(tree, collapsed)
+
+
+def binomial_upper_limit(errors, n, confidence):
+    """U_CF(E, N) for whole counts: the p at which E or fewer errors in N
+    trials have probability CF, found by bisection on the binomial sum."""
+    if errors >= n:
+        return 1.0
+
+    def at_most(p):
+        return sum(math.comb(n, k) * p ** k * (1.0 - p) ** (n - k) for k in range(errors + 1))
+
+    low, high = 0.0, 1.0
+    for _ in range(100):
+        middle = (low + high) / 2.0
+        if at_most(middle) > confidence:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2.0
+
+
+def pessimistic_prune(tree, X, y, confidence=0.25):
+    """C4.5's pessimistic pruning (subtree replacement) with unit weights.
+
+    The class counts of every node are recounted from the training rows
+    (X, y), so that N and E are whole numbers; a node as a leaf is expected
+    to make N * U_CF(E, N) errors, a subtree the sum over its leaves, and a
+    node becomes a leaf when its estimate is at most its subtree's.
+
+    Parameters
+    ----------
+    tree : ReferenceTree
+        A classification tree grown on (X, y) with unit weights.
+    X : ndarray of shape (n_rows, n_features)
+    y : ndarray of class indices
+    confidence : float
+
+    Returns
+    -------
+    ReferenceTree
+    """
+    collapsed = set()
+
+    def estimate(node_id, rows):
+        node = tree.nodes[node_id]
+        counts = np.bincount(y[rows], minlength=tree.n_classes) if rows else [0]
+        n, errors = len(rows), len(rows) - int(np.max(counts))
+        own = n * binomial_upper_limit(errors, n, confidence) if n else 0.0
+        if node.is_leaf:
+            return own
+        left_rows = [row for row in rows if X[row, node.feature] <= node.threshold]
+        right_rows = [row for row in rows if X[row, node.feature] > node.threshold]
+        below = estimate(node.left, left_rows) + estimate(node.right, right_rows)
+        if own <= below:
+            collapsed.add(node_id)
+            return own
+        return below
+
+    estimate(0, list(range(X.shape[0])))
+    return _collapse(tree, collapsed)

@@ -1,0 +1,163 @@
+"""Reduced-error and pessimistic pruning (``fasttree._error_pruning``) against
+the oracles in ``fasttree.reference.pruning``, C4.5's numbers and scipy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier
+from fasttree._error_pruning import binomial_upper_limit, regularized_incomplete_beta
+from fasttree.reference import binomial_upper_limit as reference_upper_limit
+from fasttree.reference import pessimistic_prune, reduced_error_prune
+from test_pruning import as_reference
+from tolerances import assert_rounding_close
+
+
+def assert_same_structure(tree, reference):
+    assert tree.node_count == reference.node_count
+    np.testing.assert_array_equal(tree.children_left, [n.left for n in reference.nodes])
+    np.testing.assert_array_equal(tree.children_right, [n.right for n in reference.nodes])
+    np.testing.assert_array_equal(tree.feature, [n.feature for n in reference.nodes])
+    np.testing.assert_array_equal(tree.threshold, [n.threshold for n in reference.nodes])
+
+
+def test_upper_limits_are_quinlans_for_error_free_leaves():
+    # C4.5: Programs for Machine Learning, section 4.2: U25%(0, 6) = 0.206,
+    # U25%(0, 9) = 0.143, U25%(0, 1) = 0.750, so the three leaves of 6, 9 and
+    # 1 error-free cases predict 6 * 0.206 + 9 * 0.143 + 1 * 0.750 = 3.273
+    # errors, more than the 16 cases with 1 error as one leaf: the subtree is
+    # replaced by a leaf. (The book's U25%(1, 16) = 0.157 is the C4.5
+    # program's normal approximation; the exact limit is 0.1596.)
+    limits = binomial_upper_limit([0, 0, 0, 1], [6, 9, 1, 16], 0.25)
+    np.testing.assert_allclose(limits[:3], [0.206, 0.143, 0.750], atol=5e-4)
+    assert abs(limits[3] - 0.1596) < 5e-5
+    leaves = 6 * limits[0] + 9 * limits[1] + 1 * limits[2]
+    assert abs(leaves - 3.273) < 3e-3
+    assert 16 * limits[3] < leaves
+
+
+def test_upper_limits_match_scipys_beta_quantiles_for_fractional_counts():
+    from scipy.stats import beta
+    rng = np.random.default_rng(0)
+    n = rng.uniform(0.5, 400.0, size=500)
+    errors = n * rng.uniform(0.0, 0.99, size=500)
+    confidence = rng.uniform(0.01, 0.9, size=500)
+    limits = binomial_upper_limit(errors, n, confidence)
+    # P(X <= E) = CF  <=>  p is the (1 - CF) quantile of Beta(E + 1, N - E).
+    np.testing.assert_allclose(limits, beta.ppf(1 - confidence, errors + 1, n - errors),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_incomplete_beta_matches_scipy():
+    from scipy.special import betainc
+    rng = np.random.default_rng(1)
+    x = rng.uniform(size=2000)
+    a, b = rng.uniform(0.05, 600.0, size=(2, 2000))
+    np.testing.assert_allclose(regularized_incomplete_beta(x, a, b), betainc(a, b, x),
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(regularized_incomplete_beta([0.0, 1.0], 2.0, 3.0), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("errors, n", [(0, 1), (0, 7), (1, 16), (3, 10), (9, 10), (10, 10)])
+def test_upper_limits_match_the_oracle_on_whole_counts(errors, n):
+    for confidence in (0.05, 0.25, 0.6):
+        assert_rounding_close(binomial_upper_limit(errors, n, confidence),
+                              reference_upper_limit(errors, n, confidence))
+
+
+def classification_data(rng, n_rows, n_classes=3):
+    X = rng.integers(0, 8, size=(n_rows, 3)).astype(np.float32)
+    y = (X[:, 0].astype(int) + rng.integers(0, 5, size=n_rows)) % n_classes
+    return X, y
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), confidence=st.sampled_from([0.05, 0.25, 0.6]))
+def test_pessimistic_pruning_matches_the_oracle(seed, confidence):
+    rng = np.random.default_rng(seed)
+    X, y = classification_data(rng, 80)
+    grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    pruned = grown.prune_pessimistic(confidence)
+    expected = pessimistic_prune(as_reference(grown.tree_), X, y, confidence)
+    assert_same_structure(pruned.tree_, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), regression=st.booleans())
+def test_reduced_error_pruning_matches_the_oracle(seed, regression):
+    rng = np.random.default_rng(seed)
+    X, y = classification_data(rng, 160)
+    weight = rng.choice([0.5, 1.0, 2.0], size=160)
+    if regression:
+        y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(size=160)
+        grown = DecisionTreeRegressor(random_state=0).fit(X[:100], y[:100], weight[:100])
+        validation_y = y[100:]
+    else:
+        grown = DecisionTreeClassifier(random_state=0).fit(X[:100], y[:100], weight[:100])
+        validation_y = np.searchsorted(grown.classes_, y[100:])
+    pruned = grown.prune_reduced_error(X[100:], y[100:], sample_weight=weight[100:])
+    expected = reduced_error_prune(as_reference(grown.tree_, not regression), X[100:],
+                                   validation_y,
+                                   weight[100:])
+    assert_same_structure(pruned.tree_, expected)
+
+
+def test_reduced_error_pruning_never_raises_the_validation_error_and_keeps_the_original():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2000, 5)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(scale=0.8, size=2000) > 1).astype(int)
+    grown = DecisionTreeClassifier(random_state=0).fit(X[:1000], y[:1000])
+    nodes_before = grown.tree_.nodes.copy()
+    pruned = grown.prune_reduced_error(X[1000:], y[1000:])
+    assert pruned is not grown and pruned.tree_.node_count < grown.tree_.node_count
+    np.testing.assert_array_equal(grown.tree_.nodes, nodes_before)
+    assert pruned.score(X[1000:], y[1000:]) >= grown.score(X[1000:], y[1000:])
+    assert pruned.get_params() == grown.get_params()
+    np.testing.assert_array_equal(pruned.classes_, grown.classes_)
+
+
+def test_reduced_error_pruning_of_a_regressor_lowers_its_validation_error():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(1500, 3)).astype(np.float32)
+    y = np.sin(6 * X[:, 0]) + rng.normal(scale=0.5, size=1500)
+    grown = DecisionTreeRegressor(random_state=0).fit(X[:500], y[:500])
+    pruned = grown.prune_reduced_error(X[500:1000], y[500:1000])
+    assert pruned.tree_.node_count < grown.tree_.node_count
+    assert pruned.score(X[500:1000], y[500:1000]) >= grown.score(X[500:1000], y[500:1000])
+    # Pruned on held-out rows, it also generalises better to fresh ones here.
+    assert pruned.score(X[1000:], y[1000:]) > grown.score(X[1000:], y[1000:])
+
+
+def test_labels_the_tree_never_saw_count_as_errors_everywhere():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    grown = DecisionTreeClassifier().fit(X, ["a", "a", "b", "b"])
+    # Every node errs on the unknown label alike, so the split is kept only
+    # for what it gets right.
+    pruned = grown.prune_reduced_error(X, ["a", "zzz", "b", "zzz"])
+    assert pruned.tree_.node_count == 3
+    pruned = grown.prune_reduced_error(X, ["zzz", "zzz", "zzz", "zzz"])
+    assert pruned.tree_.node_count == 1
+
+
+def test_pruning_needs_a_tree_of_its_own_and_valid_arguments():
+    rng = np.random.default_rng(5)
+    X, y = classification_data(rng, 60)
+    member = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y).estimators_[0]
+    with pytest.raises(ValueError, match="belongs to a forest"):
+        member.prune_pessimistic()
+    with pytest.raises(ValueError, match="belongs to a forest"):
+        member.prune_reduced_error(X, y)
+    tree = DecisionTreeClassifier().fit(X, y)
+    for bad in (0.0, 1.0, -0.5, "0.25", True):
+        with pytest.raises(ValueError, match="confidence_factor must be a float in"):
+            tree.prune_pessimistic(bad)
+    with pytest.raises(ValueError, match="y has 5 entries"):
+        tree.prune_reduced_error(X, y[:5])
+    bad_X = X.copy()
+    bad_X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        tree.prune_reduced_error(bad_X, y)
+    with pytest.raises(ValueError, match="features"):
+        tree.prune_reduced_error(X[:, :2], y)
+    assert not hasattr(DecisionTreeRegressor(), "prune_pessimistic")
