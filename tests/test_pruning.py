@@ -75,15 +75,20 @@ def random_data(seed, regression, n_rows=60, n_features=3):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), regression=st.booleans(),
+@given(seed=st.integers(0, 2**32 - 1),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification", "squared_error"]),
        max_leaf_nodes=st.sampled_from([None, 7]), weighted=st.booleans())
-def test_pruning_path_matches_the_oracle(seed, regression, max_leaf_nodes, weighted):
+def test_pruning_path_matches_the_oracle(seed, criterion, max_leaf_nodes, weighted):
+    # With criterion='misclassification' a node's risk is its error rate
+    # times its weight share: CART's original cost-complexity measure.
+    regression = criterion == "squared_error"
     X, y, weight = random_data(seed, regression)
     estimator = (DecisionTreeRegressor if regression else DecisionTreeClassifier)(
-        max_leaf_nodes=max_leaf_nodes, random_state=0)
+        criterion=criterion, max_leaf_nodes=max_leaf_nodes, random_state=0)
     estimator.fit(X, y, sample_weight=weight if weighted else None)
     alphas, risks, _ = estimator.tree_.cost_complexity_pruning(np.inf)
-    assert_same_path((alphas, risks), cost_complexity_path(as_reference(estimator.tree_)))
+    assert_same_path((alphas, risks),
+                     cost_complexity_path(as_reference(estimator.tree_, not regression)))
 
 
 @settings(max_examples=40, deadline=None)
