@@ -4,6 +4,7 @@ from ._validation import NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .rules import export_graphviz, export_text, tree_rules
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
@@ -19,4 +20,7 @@ __all__ = [
     "RandomForestClassifier",
     "RandomForestRegressor",
     "__version__",
+    "export_graphviz",
+    "export_text",
+    "tree_rules",
 ]

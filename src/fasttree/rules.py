@@ -1,0 +1,318 @@
+"""Fitted trees as people read them: if-then rules, indented text and
+Graphviz DOT."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Condition", "Rule", "export_graphviz", "export_text", "tree_rules"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test on a path from the root: ``x[feature] <= threshold`` or
+    ``x[feature] > threshold``.
+
+    Attributes
+    ----------
+    feature : int
+    name : str
+        The feature's name, for printing.
+    operator : {'<=', '>'}
+    threshold : float
+    """
+
+    feature: int
+    name: str
+    operator: str
+    threshold: float
+
+    def holds(self, X):
+        """Boolean mask of the rows of the 2-D array X that pass the test."""
+        values = np.asarray(X)[:, self.feature]
+        return values <= self.threshold if self.operator == "<=" else values > self.threshold
+
+    def format(self, decimals=4):
+        return f"{self.name} {self.operator} {_number(self.threshold, decimals)}"
+
+    def __str__(self):
+        return self.format()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The path to one leaf as an if-then rule.
+
+    Attributes
+    ----------
+    conditions : tuple of Condition
+        All must hold; tests on the same feature along the path are merged
+        into at most one upper and one lower bound.
+    prediction : object
+        The leaf's class label (classifiers) or mean target (regressors).
+    leaf : int
+        The leaf's node index in ``tree_``.
+    n_samples : int
+        Training rows that reach the leaf.
+    support : float
+        Their total training weight.
+    accuracy : float or None
+        Classifiers: the share of that weight in the predicted class.
+    mean_squared_error : float or None
+        Regressors: the weighted mean squared error of the leaf's training
+        rows about its mean.
+    """
+
+    conditions: tuple
+    prediction: object
+    leaf: int
+    n_samples: int
+    support: float
+    accuracy: float = None
+    mean_squared_error: float = None
+
+    def covers(self, X):
+        """Boolean mask of the rows of the 2-D array X that satisfy every condition."""
+        X = np.asarray(X)
+        covered = np.ones(X.shape[0], dtype=bool)
+        for condition in self.conditions:
+            covered &= condition.holds(X)
+        return covered
+
+    def format(self, decimals=4):
+        condition = " and ".join(c.format(decimals) for c in self.conditions) or "always"
+        if self.accuracy is not None:
+            quality = f"accuracy {self.accuracy:.{decimals}g}"
+            outcome = f"class = {self.prediction}"
+        else:
+            quality = f"mse {self.mean_squared_error:.{decimals}g}"
+            outcome = f"value = {_number(self.prediction, decimals)}"
+        return (f"if {condition} then {outcome}  "
+                f"(support {_number(self.support, decimals)}, {quality})")
+
+    def __str__(self):
+        return self.format()
+
+
+def _number(value, decimals):
+    return f"{float(value):.{decimals}g}"
+
+
+class _TreeView:
+    """What the exporters read from a fitted single-tree estimator."""
+
+    def __init__(self, estimator, feature_names=None, class_names=None):
+        tree = getattr(estimator, "tree_", None)
+        if tree is None:
+            raise ValueError(f"{type(estimator).__name__} is not a fitted fasttree tree; "
+                             "pass a fitted DecisionTreeClassifier or DecisionTreeRegressor "
+                             "(or one of a forest's estimators_)")
+        self.tree = tree
+        self.classes = getattr(estimator, "classes_", None)
+        self.is_classifier = self.classes is not None
+        if feature_names is None:
+            feature_names = getattr(estimator, "feature_names_in_", None)
+        if feature_names is None:
+            feature_names = [f"x[{index}]" for index in range(tree.n_features)]
+        self.feature_names = [str(name) for name in feature_names]
+        if len(self.feature_names) != tree.n_features:
+            raise ValueError(f"feature_names has {len(self.feature_names)} names; the tree "
+                             f"has {tree.n_features} features")
+        if self.is_classifier:
+            names = self.classes if class_names is None else class_names
+            self.class_names = [str(name) for name in names]
+            if len(self.class_names) != len(self.classes):
+                raise ValueError(f"class_names has {len(self.class_names)} names; the tree "
+                                 f"has {len(self.classes)} classes")
+        self.left, self.right = tree.children_left, tree.children_right
+        self.feature, self.threshold = tree.feature, tree.threshold
+        self.values = tree.node_values
+        # A forest's compact trees keep no per-node statistics.
+        self.has_statistics = tree.n_node_samples is not None
+
+    def is_leaf(self, node):
+        return self.left[node] == -1
+
+    def condition(self, node, goes_left):
+        feature = int(self.feature[node])
+        return Condition(feature, self.feature_names[feature], "<=" if goes_left else ">",
+                         float(self.threshold[node]))
+
+    def outcome(self, node, decimals):
+        """The leaf's prediction as text."""
+        if self.is_classifier:
+            return f"class: {self.class_names[int(np.argmax(self.values[node]))]}"
+        return f"value: {_number(self.values[node][0], decimals)}"
+
+    def statistics(self, node, decimals):
+        if not self.has_statistics:
+            return ""
+        text = (f"samples = {int(self.tree.n_node_samples[node])}, "
+                f"weight = {_number(self.tree.weighted_n_node_samples[node], decimals)}")
+        if self.is_classifier:
+            return f"{text}, share = {_number(np.max(self.values[node]), decimals)}"
+        return f"{text}, mse = {_number(self.tree.impurity[node], decimals)}"
+
+
+def _merged(conditions):
+    """Keep, per feature, the tightest upper and lower bound, in path order."""
+    bounds = {}
+    for condition in conditions:
+        key = (condition.feature, condition.operator)
+        kept = bounds.get(key)
+        tighter = kept is None or (condition.threshold < kept.threshold
+                                   if condition.operator == "<="
+                                   else condition.threshold > kept.threshold)
+        if tighter:
+            bounds[key] = condition
+    order = {}
+    for condition in conditions:
+        order.setdefault((condition.feature, condition.operator), len(order))
+    return tuple(sorted(bounds.values(), key=lambda c: order[(c.feature, c.operator)]))
+
+
+def tree_rules(estimator, feature_names=None):
+    """A fitted tree as one if-then rule per leaf.
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        Fitted on its own (a forest's trees keep no per-node statistics).
+    feature_names : list of str, default=None
+        Defaults to ``feature_names_in_``, else ``x[0]``, ``x[1]``, ...
+
+    Returns
+    -------
+    list of Rule
+        In node order of the leaves; every row satisfies exactly one rule.
+    """
+    view = _TreeView(estimator, feature_names)
+    if not view.has_statistics:
+        raise ValueError("this tree belongs to a forest and keeps no node statistics; "
+                         "rules need a tree fitted on its own")
+    tree = view.tree
+    rules = []
+    pending = [(0, ())]
+    while pending:
+        node, path = pending.pop()
+        if view.is_leaf(node):
+            weight = float(tree.weighted_n_node_samples[node])
+            values = view.values[node]
+            if view.is_classifier:
+                extra = {"prediction": view.classes[int(np.argmax(values))],
+                         "accuracy": float(np.max(values))}
+            else:
+                extra = {"prediction": float(values[0]),
+                         "mean_squared_error": float(tree.impurity[node])}
+            rules.append(Rule(conditions=_merged(path), leaf=int(node),
+                              n_samples=int(tree.n_node_samples[node]), support=weight,
+                              **extra))
+            continue
+        pending.append((view.right[node], path + (view.condition(node, False),)))
+        pending.append((view.left[node], path + (view.condition(node, True),)))
+    rules.sort(key=lambda rule: rule.leaf)
+    return rules
+
+
+def export_text(estimator, feature_names=None, class_names=None, decimals=4,
+                show_statistics=True):
+    """The tree as indented text, one line per branch and per leaf.
+
+    Parameters
+    ----------
+    estimator : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    feature_names : list of str, default=None
+        Defaults to ``feature_names_in_``, else ``x[0]``, ``x[1]``, ...
+    class_names : list of str, default=None
+        Defaults to ``classes_``.
+    decimals : int, default=4
+        Significant digits of thresholds and values.
+    show_statistics : bool, default=True
+        Add each leaf's training samples, weight and class share (or mean
+        squared error) when the tree keeps them.
+
+    Returns
+    -------
+    str
+    """
+    view = _TreeView(estimator, feature_names, class_names)
+    lines = []
+
+    # A stack rather than recursion: trees can be deeper than Python's limit.
+    # It holds nodes to write and the lines that follow their subtrees.
+    stack = [("node", 0, 0)]
+    while stack:
+        kind, node, depth = stack.pop()
+        if kind == "line":
+            lines.append(node)
+            continue
+        indent = "|   " * depth
+        if view.is_leaf(node):
+            line = f"{indent}{view.outcome(node, decimals)}"
+            statistics = view.statistics(node, decimals) if show_statistics else ""
+            lines.append(f"{line}  ({statistics})" if statistics else line)
+            continue
+        right = f"{indent}{view.condition(node, False).format(decimals)}"
+        stack.append(("node", view.right[node], depth + 1))
+        stack.append(("line", right, depth))
+        stack.append(("node", view.left[node], depth + 1))
+        lines.append(f"{indent}{view.condition(node, True).format(decimals)}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_string(text):
+    """``text`` as a quoted DOT string, line breaks as centred ``\\n``."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
+                    filled=False):
+    """The tree in Graphviz's DOT language (render with ``dot -Tpng``).
+
+    Parameters
+    ----------
+    estimator, feature_names, class_names, decimals
+        As for :func:`export_text`.
+    filled : bool, default=False
+        Colour nodes by their majority class (classifiers) or value
+        (regressors), paler where they are less pure or lower.
+
+    Returns
+    -------
+    str
+    """
+    view = _TreeView(estimator, feature_names, class_names)
+    lines = ["digraph Tree {",
+             'node [shape=box, style="rounded' + (',filled' if filled else '')
+             + '", fontname="helvetica"];',
+             'edge [fontname="helvetica"];']
+    if not view.is_classifier and filled:
+        means = view.values[:, 0]
+        low, high = float(np.nanmin(means)), float(np.nanmax(means))
+    for node in range(view.tree.node_count):
+        parts = []
+        if not view.is_leaf(node):
+            parts.append(view.condition(node, True).format(decimals))
+        if view.has_statistics:
+            parts.append(view.statistics(node, decimals).replace(", ", "\n"))
+        if view.is_leaf(node) or view.has_statistics:
+            parts.append(view.outcome(node, decimals).replace(": ", " = "))
+        attributes = [f"label={_dot_string(chr(10).join(parts))}"]
+        if filled and not np.isnan(view.values[node]).any():
+            if view.is_classifier:
+                hue = int(np.argmax(view.values[node])) / max(len(view.classes), 1)
+                strength = float(np.max(view.values[node]))
+            else:
+                hue = 0.08
+                strength = 0.0 if high == low else (view.values[node][0] - low) / (high - low)
+            attributes.append(f'fillcolor="{hue:.3f} {0.15 + 0.6 * strength:.3f} 0.95"')
+        lines.append(f"{node} [{', '.join(attributes)}];")
+    for node in range(view.tree.node_count):
+        if view.is_leaf(node):
+            continue
+        for child, label in ((view.left[node], "true"), (view.right[node], "false")):
+            edge = f' [label="{label}"]' if node == 0 else ""
+            lines.append(f"{node} -> {child}{edge};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

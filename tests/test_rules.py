@@ -1,0 +1,138 @@
+"""Trees as rules, text and DOT (``fasttree.rules``)."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                      export_graphviz, export_text, tree_rules)
+from tolerances import assert_rounding_close
+
+
+def fitted(regression, seed=0, **params):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 10, size=(300, 4)).astype(np.float32),
+                     columns=["age", "income", "visits", "score"])
+    weight = rng.uniform(0.5, 2.0, size=300)
+    if regression:
+        y = X["age"] * 0.5 - X["visits"] + rng.normal(size=300)
+        estimator = DecisionTreeRegressor(random_state=0, **params)
+    else:
+        y = np.where(X["age"] + rng.integers(0, 6, size=300) > 8, "buy", "wait")
+        estimator = DecisionTreeClassifier(random_state=0, **params)
+    return estimator.fit(X, y, sample_weight=weight), X, y, weight
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_every_row_meets_exactly_the_rule_of_its_leaf(regression):
+    estimator, X, y, weight = fitted(regression, max_depth=5)
+    rules = tree_rules(estimator)
+    assert len(rules) == estimator.get_n_leaves()
+    covered = np.array([rule.covers(X.to_numpy()) for rule in rules])
+    np.testing.assert_array_equal(covered.sum(axis=0), 1)
+    leaves = np.array([rule.leaf for rule in rules])
+    np.testing.assert_array_equal(leaves[np.argmax(covered, axis=0)], estimator.apply(X))
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_rules_prediction_support_and_quality_are_its_training_rows(regression):
+    estimator, X, y, weight = fitted(regression, min_samples_leaf=10)
+    y = np.asarray(y)
+    for rule in tree_rules(estimator):
+        rows = rule.covers(X.to_numpy())
+        assert rule.n_samples == rows.sum()
+        assert_rounding_close(rule.support, weight[rows].sum(), scale=weight.sum())
+        if regression:
+            mean = np.average(y[rows], weights=weight[rows])
+            assert_rounding_close(rule.prediction, mean, scale=np.abs(y).max())
+            assert_rounding_close(rule.mean_squared_error,
+                                  np.average((y[rows] - mean) ** 2, weights=weight[rows]),
+                                  scale=np.abs(y).max() ** 2)
+            assert rule.accuracy is None
+        else:
+            assert_rounding_close(rule.accuracy, weight[rows][y[rows] == rule.prediction].sum()
+                                  / weight[rows].sum())
+            np.testing.assert_array_equal(estimator.predict(X[rows]), rule.prediction)
+            assert rule.mean_squared_error is None
+
+
+def test_tests_on_one_feature_merge_into_the_tightest_bounds():
+    X = np.arange(40, dtype=np.float32).reshape(-1, 1)
+    y = (np.arange(40) // 5) % 2
+    estimator = DecisionTreeClassifier().fit(X, y)
+    for rule in tree_rules(estimator, feature_names=["t"]):
+        operators = [condition.operator for condition in rule.conditions]
+        assert len(operators) == len(set(operators)) <= 2
+        rows = rule.covers(X)
+        assert rows.any() and np.unique(y[rows]).size == 1
+    middle = [rule for rule in tree_rules(estimator, ["t"]) if len(rule.conditions) == 2][0]
+    assert str(middle).startswith("if t ")
+    assert " and t " in str(middle)
+
+
+def test_text_of_a_stump_is_exactly_as_documented():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    estimator = DecisionTreeClassifier().fit(X, ["no", "no", "yes", "yes"])
+    assert export_text(estimator, feature_names=["hours"]) == (
+        "hours <= 1.5\n"
+        "|   class: no  (samples = 2, weight = 2, share = 1)\n"
+        "hours > 1.5\n"
+        "|   class: yes  (samples = 2, weight = 2, share = 1)\n")
+    assert export_text(estimator, class_names=["N", "Y"], show_statistics=False) == (
+        "x[0] <= 1.5\n|   class: N\nx[0] > 1.5\n|   class: Y\n")
+    rules = [str(rule) for rule in tree_rules(estimator, ["hours"])]
+    assert rules == ["if hours <= 1.5 then class = no  (support 2, accuracy 1)",
+                     "if hours > 1.5 then class = yes  (support 2, accuracy 1)"]
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_text_has_a_line_per_branch_and_leaf_in_depth_first_order(regression):
+    estimator, X, _, _ = fitted(regression, max_depth=4)
+    lines = export_text(estimator).splitlines()
+    n_nodes, n_leaves = estimator.tree_.node_count, estimator.get_n_leaves()
+    assert len(lines) == (n_nodes - n_leaves) * 2 + n_leaves
+    leaf_lines = [line for line in lines if "class:" in line or "value:" in line]
+    assert len(leaf_lines) == n_leaves
+    assert all(name in "".join(lines) for name in estimator.feature_names_in_[:1])
+    depths = [line.count("|   ") for line in lines]
+    assert depths[0] == 0 and all(b - a <= 1 for a, b in zip(depths, depths[1:]))
+
+
+def test_graphviz_describes_every_node_and_edge():
+    estimator, X, _, _ = fitted(False, max_depth=3)
+    dot = export_graphviz(estimator, feature_names=['a "quoted" name', "b", "c", "d"],
+                          filled=True)
+    assert dot.startswith("digraph Tree {") and dot.rstrip().endswith("}")
+    node_lines = re.findall(r"^(\d+) \[label=", dot, flags=re.MULTILINE)
+    assert [int(node) for node in node_lines] == list(range(estimator.tree_.node_count))
+    edges = re.findall(r"^(\d+) -> (\d+)", dot, flags=re.MULTILINE)
+    assert len(edges) == estimator.tree_.node_count - 1
+    assert '\\"quoted\\"' in dot
+    # Line breaks inside labels are escaped: every line of the file is a
+    # statement.
+    assert all(re.match(r"(digraph |node |edge |\d+ |})", line) for line in dot.splitlines())
+    assert dot.count("fillcolor=") == estimator.tree_.node_count
+
+
+def test_a_forests_tree_prints_without_statistics_but_has_no_rules():
+    X = np.random.default_rng(0).normal(size=(100, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    member = RandomForestClassifier(n_estimators=1, max_depth=2, random_state=0).fit(
+        X, y).estimators_[0]
+    text = export_text(member)
+    assert "samples" not in text and "class: " in text
+    assert export_graphviz(member).startswith("digraph")
+    with pytest.raises(ValueError, match="keeps no node statistics"):
+        tree_rules(member)
+
+
+def test_bad_names_and_unfitted_trees_are_refused():
+    estimator, _, _, _ = fitted(False, max_depth=2)
+    with pytest.raises(ValueError, match="feature_names has 2 names; the tree has 4"):
+        export_text(estimator, feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="class_names has 3 names; the tree has 2"):
+        export_graphviz(estimator, class_names=["a", "b", "c"])
+    with pytest.raises(ValueError, match="not a fitted fasttree tree"):
+        tree_rules(DecisionTreeClassifier())
