@@ -11,13 +11,13 @@ def test_version_matches_the_installed_metadata():
     assert fasttree.__version__ == importlib.metadata.version("fasttree")
 
 
-def test_public_names_are_the_estimators_and_the_tree_exporters():
+def test_public_names_are_the_estimators_and_the_tree_readers():
     assert set(fasttree.__all__) == {
         "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
         "DecisionTreeClassifier",
         "DecisionTreeRegressor", "NotFittedError",
-        "RandomForestClassifier", "RandomForestRegressor", "__version__",
-        "export_graphviz", "export_text", "tree_rules"}
+        "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
+        "__version__", "export_graphviz", "export_text", "tree_rules"}
     for name in fasttree.__all__:
         assert hasattr(fasttree, name)
 

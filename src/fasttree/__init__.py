@@ -4,6 +4,7 @@ from ._validation import NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .rule_list import RuleListClassifier
 from .rules import export_graphviz, export_text, tree_rules
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -19,6 +20,7 @@ __all__ = [
     "NotFittedError",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "RuleListClassifier",
     "__version__",
     "export_graphviz",
     "export_text",

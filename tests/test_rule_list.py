@@ -1,0 +1,120 @@
+"""The rule-list classifier and C4.5-style rule post-pruning (``fasttree.rule_list``)."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fasttree import DecisionTreeClassifier, RandomForestClassifier, RuleListClassifier
+from fasttree.rule_list import RuleListClassifier as Listed, generalise_rule, laplace_accuracy
+from fasttree.rules import Condition, Rule
+
+
+def planted(seed=0, n_rows=3000, noise=0.1):
+    """Three classes set by two short rules, with some labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n_rows, 6)).astype(np.float32)
+    y = np.where((X[:, 0] > 0.5) & (X[:, 1] < 0.3), "A", np.where(X[:, 2] > 0.7, "B", "C"))
+    flip = rng.uniform(size=n_rows) < noise
+    y[flip] = rng.choice(["A", "B", "C"], size=flip.sum())
+    return X, y
+
+
+def test_a_few_short_rules_are_found_and_generalise_better_than_the_tree():
+    X, y = planted()
+    model = RuleListClassifier(random_state=0).fit(X[:2000], y[:2000])
+    tree = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X[:2000], y[:2000])
+    assert len(model.rules_) < tree.get_n_leaves() / 10
+    assert all(len(rule.conditions) <= 4 for rule in model.rules_)
+    assert model.default_class_ == "C"
+    used = {condition.feature for rule in model.rules_ for condition in rule.conditions}
+    assert used <= {0, 1, 2}
+    assert model.score(X[2000:], y[2000:]) > tree.score(X[2000:], y[2000:]) + 0.03
+
+
+def test_rules_are_tried_in_order_of_accuracy_and_the_first_match_decides():
+    X, y = planted(seed=1)
+    model = RuleListClassifier(random_state=1).fit(X[:2000], y[:2000])
+    accuracies = [rule.accuracy for rule in model.rules_]
+    assert accuracies == sorted(accuracies, reverse=True)
+    assert all(0.0 < accuracy <= 1.0 for accuracy in accuracies)
+    chosen = model.decision_rule(X[2000:])
+    expected = np.full(1000, model.default_class_, dtype=object)
+    for row in range(1000):
+        for rule in model.rules_:
+            if rule.covers(X[2000 + row:2001 + row])[0]:
+                expected[row] = rule.prediction
+                break
+    np.testing.assert_array_equal(model.predict(X[2000:]), expected)
+    rule_classes = np.array([rule.prediction for rule in model.rules_] + [model.default_class_])
+    np.testing.assert_array_equal(rule_classes[chosen], expected)
+
+
+def test_generalising_drops_the_conditions_that_do_not_help_and_never_loses_accuracy():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(500, 3))
+    y = (X[:, 0] > 0.6).astype(int)
+    weight = np.ones(500)
+    conditions = (Condition(2, "noise", "<=", 0.4), Condition(0, "signal", ">", 0.6),
+                  Condition(1, "more noise", ">", 0.2))
+    covered = np.all([c.holds(X) for c in conditions], axis=0)
+    before = laplace_accuracy((y[covered] == 1).sum(), covered.sum(), 2)
+    kept, accuracy = generalise_rule(conditions, 1, X, y, weight, 2)
+    assert kept == (conditions[1],)
+    assert accuracy >= before
+    assert accuracy == laplace_accuracy((y[X[:, 0] > 0.6] == 1).sum(), (X[:, 0] > 0.6).sum(), 2)
+
+
+def test_a_rule_no_better_than_what_follows_it_is_dropped():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    weight = np.ones(4)
+    useful = Rule((Condition(0, "x", ">", 1.5),), 1, 0, 2, 2.0, accuracy=0.75)
+    # Predicts the default class on rows the default gets right anyway.
+    redundant = Rule((Condition(0, "x", "<=", 0.5),), 0, 1, 1, 1.0, accuracy=0.6)
+    wrong = Rule((Condition(0, "x", "<=", 1.5),), 1, 2, 2, 2.0, accuracy=0.25)
+    kept = Listed._drop_unhelpful([useful, redundant, wrong], 0, X, y, weight)
+    assert kept == [useful]
+
+
+def test_labels_names_pickles_and_seeds():
+    X, y = planted(seed=3, n_rows=1200)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(6)])
+    model = RuleListClassifier(random_state=4).fit(frame, y)
+    again = RuleListClassifier(random_state=4).fit(frame, y)
+    assert [str(rule) for rule in model.rules_] == [str(rule) for rule in again.rules_]
+    assert all(str(rule).startswith("if f") for rule in model.rules_)
+    assert str(model).splitlines()[-1] == f"otherwise class = {model.default_class_}"
+    copy = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(copy.predict(frame), model.predict(frame))
+    assert set(model.predict(frame)) <= {"A", "B", "C"}
+    template = DecisionTreeClassifier(max_depth=3, random_state=0)
+    shallow = RuleListClassifier(template, random_state=4).fit(frame, y)
+    assert shallow.estimator_.get_depth() <= 3 and template.get_params()["max_depth"] == 3
+    assert not hasattr(template, "tree_")
+
+
+def test_every_class_keeps_rows_to_grow_on():
+    X = np.arange(20, dtype=np.float32).reshape(-1, 1)
+    y = np.array(["common"] * 19 + ["rare"])
+    model = RuleListClassifier(validation_fraction=0.5, random_state=0).fit(X, y)
+    assert set(model.estimator_.classes_) == {0, 1}
+
+
+def test_bad_settings_and_inputs_are_refused():
+    X, y = planted(n_rows=100)
+    for fraction in (0.0, 1.0, -0.1, "0.3", True):
+        with pytest.raises(ValueError, match="validation_fraction must be a float in"):
+            RuleListClassifier(validation_fraction=fraction).fit(X, y)
+    with pytest.raises(ValueError, match="estimator must be a fasttree DecisionTreeClassifier"):
+        RuleListClassifier(RandomForestClassifier()).fit(X, y)
+    with pytest.raises(ValueError, match="not fitted"):
+        RuleListClassifier().predict(X)
+    model = RuleListClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features"):
+        model.predict(X[:, :2])
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(bad)
