@@ -17,7 +17,7 @@ def test_public_names_are_the_estimators_and_the_tree_readers():
         "DecisionTreeClassifier",
         "DecisionTreeRegressor", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
-        "__version__", "export_graphviz", "export_text", "tree_rules"}
+        "__version__", "export_graphviz", "export_text", "plot_tree", "tree_rules"}
     for name in fasttree.__all__:
         assert hasattr(fasttree, name)
 
@@ -25,7 +25,7 @@ def test_public_names_are_the_estimators_and_the_tree_readers():
 def test_import_needs_only_numpy():
     # Optional libraries must not be imported by `import fasttree`.
     code = ("import sys, fasttree; "
-            "print(','.join(m for m in ('sklearn', 'pandas', 'scipy', 'hypothesis') "
+            "print(','.join(m for m in ('sklearn', 'pandas', 'scipy', 'hypothesis', 'matplotlib') "
             "if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)

@@ -136,3 +136,52 @@ def test_bad_names_and_unfitted_trees_are_refused():
         export_graphviz(estimator, class_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="not a fitted fasttree tree"):
         tree_rules(DecisionTreeClassifier())
+
+
+@pytest.fixture
+def axes():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, ax = plt.subplots()
+    yield ax
+    plt.close(figure)
+
+
+def test_plot_tree_draws_a_box_per_node_with_children_below_their_parent(axes):
+    from fasttree import plot_tree
+    estimator, _, _, _ = fitted(False, max_depth=3)
+    boxes = plot_tree(estimator, ax=axes, fontsize=6)
+    tree = estimator.tree_
+    assert len(boxes) == tree.node_count
+    texts = [box.get_text() for box in boxes]
+    assert texts[0].startswith(export_text(estimator).splitlines()[0])
+    # Boxes come in depth-first order, so box i is node i.
+    for node in range(tree.node_count):
+        if tree.children_left[node] == -1:
+            assert "class = " in texts[node]
+            continue
+        for child in (tree.children_left[node], tree.children_right[node]):
+            assert boxes[child].xy[1] < boxes[node].xy[1]
+        assert boxes[tree.children_left[node]].xy[0] < boxes[node].xy[0] < boxes[
+            tree.children_right[node]].xy[0]
+    assert not axes.axison
+
+
+def test_plot_tree_cuts_subtrees_below_max_depth(axes):
+    from fasttree import plot_tree
+    estimator, _, _, _ = fitted(True, max_depth=4)
+    boxes = plot_tree(estimator, ax=axes, max_depth=1)
+    texts = [box.get_text() for box in boxes]
+    assert texts.count("(...)") == 4 and len(texts) == 7
+    with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
+        plot_tree(estimator, ax=axes, max_depth=-1)
+
+
+def test_plot_tree_without_matplotlib_says_how_to_get_it(monkeypatch):
+    from fasttree import plot_tree
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib.pyplot", None)
+    estimator, _, _, _ = fitted(False, max_depth=2)
+    with pytest.raises(ImportError, match=r"pip install 'fasttree\[plot\]'"):
+        plot_tree(estimator)

@@ -5,7 +5,7 @@ from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .rule_list import RuleListClassifier
-from .rules import export_graphviz, export_text, tree_rules
+from .rules import export_graphviz, export_text, plot_tree, tree_rules
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
@@ -24,5 +24,6 @@ __all__ = [
     "__version__",
     "export_graphviz",
     "export_text",
+    "plot_tree",
     "tree_rules",
 ]

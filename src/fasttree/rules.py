@@ -1,11 +1,11 @@
-"""Fitted trees as people read them: if-then rules, indented text and
-Graphviz DOT."""
+"""Fitted trees as people read them: if-then rules, indented text, Graphviz
+DOT and a matplotlib drawing."""
 
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Condition", "Rule", "export_graphviz", "export_text", "tree_rules"]
+__all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "tree_rules"]
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,18 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
     return "\n".join(lines) + "\n"
 
 
+def _node_label(view, node, decimals):
+    """A node's lines of text: its test (inner nodes), statistics and outcome."""
+    parts = []
+    if not view.is_leaf(node):
+        parts.append(view.condition(node, True).format(decimals))
+    if view.has_statistics:
+        parts.append(view.statistics(node, decimals).replace(", ", "\n"))
+    if view.is_leaf(node) or view.has_statistics:
+        parts.append(view.outcome(node, decimals).replace(": ", " = "))
+    return "\n".join(parts)
+
+
 def _dot_string(text):
     """``text`` as a quoted DOT string, line breaks as centred ``\\n``."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
@@ -291,14 +303,7 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
         means = view.values[:, 0]
         low, high = float(np.nanmin(means)), float(np.nanmax(means))
     for node in range(view.tree.node_count):
-        parts = []
-        if not view.is_leaf(node):
-            parts.append(view.condition(node, True).format(decimals))
-        if view.has_statistics:
-            parts.append(view.statistics(node, decimals).replace(", ", "\n"))
-        if view.is_leaf(node) or view.has_statistics:
-            parts.append(view.outcome(node, decimals).replace(": ", " = "))
-        attributes = [f"label={_dot_string(chr(10).join(parts))}"]
+        attributes = [f"label={_dot_string(_node_label(view, node, decimals))}"]
         if filled and not np.isnan(view.values[node]).any():
             if view.is_classifier:
                 hue = int(np.argmax(view.values[node])) / max(len(view.classes), 1)
@@ -316,3 +321,80 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
             lines.append(f"{node} -> {child}{edge};")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_depth=None,
+              ax=None, fontsize=None):
+    """Draw the tree with matplotlib (an optional dependency).
+
+    Leaves are spaced evenly along the bottom of their level, each inner node
+    centred above its children; edges from a node go left when its test
+    holds. Nodes below ``max_depth`` are drawn as one "(...)" box per cut
+    subtree.
+
+    Parameters
+    ----------
+    estimator, feature_names, class_names, decimals
+        As for :func:`export_text`.
+    max_depth : int or None, default=None
+        Deepest level drawn (the root is 0).
+    ax : matplotlib Axes, default=None
+        Drawn into the current axes when None.
+    fontsize : float, default=None
+        matplotlib's default when None.
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation
+        One per box drawn, in depth-first order.
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plot_tree draws with matplotlib; install it with "
+                          "pip install 'fasttree[plot]'") from None
+    view = _TreeView(estimator, feature_names, class_names)
+    if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
+                                  or isinstance(max_depth, bool) or max_depth < 0):
+        raise ValueError(f"max_depth must be None or an int >= 0; got {max_depth!r}")
+    if ax is None:
+        ax = plt.gca()
+    # Depth-first placement: (node, depth, is_cut) in drawing order, leaves
+    # and cut subtrees taking the next x slot, parents the middle of theirs.
+    x_of = {}
+    next_slot = 0
+    stack = [(0, 0, False)]
+    order = []
+    while stack:
+        node, depth, expanded = stack.pop()
+        cut = max_depth is not None and depth > max_depth
+        if cut or view.is_leaf(node):
+            x_of[node] = next_slot
+            next_slot += 1
+            order.append((node, depth, cut))
+            continue
+        if expanded:
+            x_of[node] = (x_of[view.left[node]] + x_of[view.right[node]]) / 2.0
+            continue
+        order.append((node, depth, False))
+        stack.append((node, depth, True))
+        stack.append((view.right[node], depth + 1, False))
+        stack.append((view.left[node], depth + 1, False))
+    deepest = max(depth for _, depth, _ in order)
+    width = max(next_slot - 1, 1)
+    position = {node: ((x_of[node] + 0.5) / (width + 1),
+                       1.0 - (depth + 0.5) / (deepest + 1)) for node, depth, _ in order}
+    box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "black"}
+    kwargs = {} if fontsize is None else {"fontsize": fontsize}
+    drawn = []
+    for node, _, cut in order:
+        text = "(...)" if cut else _node_label(view, node, decimals)
+        drawn.append(ax.annotate(text, position[node], xycoords="axes fraction",
+                                 ha="center", va="center", bbox=box, **kwargs))
+        if not cut and not view.is_leaf(node):
+            for child in (view.left[node], view.right[node]):
+                ax.annotate("", position[child], xytext=position[node],
+                            xycoords="axes fraction", textcoords="axes fraction",
+                            arrowprops={"arrowstyle": "->", "color": "gray"}, zorder=0)
+    ax.set_axis_off()
+    return drawn
