@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fasttree._criterion import Entropy, Gini, Misclassification, SquaredError, node_statistics
+from fasttree._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification,
+                                 SquaredError, node_statistics)
+from fasttree.reference import CostSensitiveGini as ReferenceCostGini
 from fasttree.reference import impurity
 from tolerances import assert_rounding_close, data_scale, rounding_equal
 
@@ -200,3 +202,40 @@ def test_equal_targets_have_an_impurity_the_builders_treat_as_pure(value, n_rows
                             np.arange(n_rows, dtype=np.uint32))
     assert impurity("squared_error", target) <= PURE_IMPURITY
     assert stats["impurity"] <= PURE_IMPURITY
+
+
+@settings(max_examples=150, deadline=None)
+@given(n_classes=st.integers(2, 8), n_rows=st.integers(1, 120),
+       weight_kind=st.sampled_from(WEIGHT_KINDS), seed=st.integers(0, 2**32 - 1))
+def test_cost_sensitive_gini_matches_the_oracle(n_classes, n_rows, weight_kind, seed):
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(n_classes, size=n_rows, p=rng.dirichlet(np.full(n_classes, 0.7)))
+    labels = labels.astype(np.int32)
+    weights = make_weights(rng, n_rows, weight_kind)
+    loss = rng.uniform(0.0, 4.0, size=(n_classes, n_classes))
+    np.fill_diagonal(loss, 0.0)
+    samples = node_of(rng, n_rows, n_rows)
+    stats = node_statistics(CostSensitiveGini(labels, weights, n_classes, loss), samples)
+    expected = ReferenceCostGini(loss)(labels[samples], weights[samples])
+    assert rounding_equal(stats["impurity"], expected, scale=loss.max())
+    assert_rounding_close(stats["value"], class_fractions(labels, weights, n_classes))
+
+
+def test_cost_sensitive_gini_with_unit_costs_is_gini():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 4, size=50).astype(np.int32)
+    weights = rng.uniform(0.5, 2.0, size=50)
+    unit = np.ones((4, 4)) - np.eye(4)
+    samples = np.arange(50, dtype=np.uint32)
+    cost = node_statistics(CostSensitiveGini(labels, weights, 4, unit), samples)
+    plain = node_statistics(Gini(labels, weights, 4), samples)
+    assert rounding_equal(cost["impurity"], plain["impurity"])
+
+
+def test_cost_sensitive_gini_of_two_classes_is_the_cost_of_their_confusion():
+    # Two classes with fractions p and 1 - p: (L01 + L10) p (1 - p).
+    labels = np.array([0, 0, 0, 1], dtype=np.int32)
+    loss = np.array([[0.0, 1.0], [7.0, 0.0]])
+    stats = node_statistics(CostSensitiveGini(labels, np.ones(4), 2, loss),
+                            np.arange(4, dtype=np.uint32))
+    assert rounding_equal(stats["impurity"], 8.0 * 0.75 * 0.25)

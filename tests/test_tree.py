@@ -360,3 +360,53 @@ def test_grid_search_works_for_the_regressor():
                           cv=3).fit(X, y)
     assert search.best_params_["max_depth"] == 4
     assert search.best_estimator_.get_depth() == 4
+
+
+def test_a_unit_loss_matrix_grows_the_gini_tree():
+    X, y = classification_data(600, 5, n_classes=3, seed=4)
+    unit = np.ones((3, 3)) - np.eye(3)
+    plain = DecisionTreeClassifier(random_state=0).fit(X, y)
+    costed = DecisionTreeClassifier(random_state=0, loss_matrix=unit).fit(X, y)
+    np.testing.assert_array_equal(costed.tree_.nodes, plain.tree_.nodes)
+    np.testing.assert_array_equal(costed.predict(X), plain.predict(X))
+
+
+def test_predictions_are_the_classes_of_least_expected_cost():
+    X, y = classification_data(1500, 5, n_classes=3, seed=5)
+    # Missing class 1 costs ten times more than any other error.
+    loss = np.array([[0.0, 1.0, 1.0], [10.0, 0.0, 10.0], [1.0, 1.0, 0.0]])
+    costed = DecisionTreeClassifier(max_depth=4, loss_matrix=loss, random_state=0).fit(X, y)
+    plain = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    expected_cost = costed.predict_proba(X) @ loss
+    np.testing.assert_array_equal(costed.predict(X),
+                                  costed.classes_[np.argmin(expected_cost, axis=1)])
+    recall = [np.mean(model.predict(X)[y == 1] == 1) for model in (costed, plain)]
+    assert recall[0] > recall[1]
+    cost = [loss[y, model.predict(X)].mean() for model in (costed, plain)]
+    assert cost[0] < cost[1]
+    assert costed.loss_matrix_.shape == (3, 3) and plain.loss_matrix_ is None
+    pruned = costed.prune_reduced_error(X, y)
+    assert loss[y, pruned.predict(X)].sum() <= loss[y, costed.predict(X)].sum()
+    with pytest.raises(ValueError, match="counts errors, not costs"):
+        costed.prune_pessimistic()
+
+
+@pytest.mark.parametrize("loss_matrix, message", [
+    (np.ones((2, 2)), "zero diagonal"),
+    ([[0.0, -1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], "finite costs >= 0"),
+    ([[0.0, np.nan, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], "finite costs >= 0"),
+    (np.zeros((2, 3)), r"shape \(3, 3\)"),
+    ("costly", "square array of numbers"),
+])
+def test_bad_loss_matrices_are_refused_by_name(loss_matrix, message):
+    X, y = classification_data(60, 3, n_classes=3, seed=6)
+    if np.shape(loss_matrix) == (2, 2):
+        y = y % 2
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(loss_matrix=loss_matrix).fit(X, y)
+
+
+def test_a_loss_matrix_needs_the_gini_criterion():
+    X, y = classification_data(60, 3, n_classes=2, seed=7)
+    with pytest.raises(ValueError, match="needs criterion='gini'"):
+        DecisionTreeClassifier(criterion="entropy", loss_matrix=[[0, 1], [1, 0]]).fit(X, y)

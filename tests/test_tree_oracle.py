@@ -38,7 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
-from fasttree.reference import build_tree, impurity
+from fasttree.reference import CostSensitiveGini, build_tree, impurity
 from tolerances import ROUNDING, assert_rounding_close, data_scale, rounding_tolerance
 
 EPS = float(np.finfo(np.float64).eps)
@@ -48,10 +48,15 @@ EPS = float(np.finfo(np.float64).eps)
 
 
 def fit_both(criterion, X, y, weights, params):
-    """The estimator and the oracle grown on the same data and rules."""
-    estimator_class = (DecisionTreeRegressor if criterion == "squared_error"
-                       else DecisionTreeClassifier)
-    estimator = estimator_class(criterion=criterion, random_state=0, **params)
+    """The estimator and the oracle grown on the same data and rules
+    (``criterion``: a name, or the oracle's CostSensitiveGini)."""
+    if isinstance(criterion, CostSensitiveGini):
+        estimator = DecisionTreeClassifier(criterion="gini", loss_matrix=criterion.loss_matrix,
+                                           random_state=0, **params)
+    else:
+        estimator_class = (DecisionTreeRegressor if criterion == "squared_error"
+                           else DecisionTreeClassifier)
+        estimator = estimator_class(criterion=criterion, random_state=0, **params)
     estimator.fit(X, y, sample_weight=weights)
     total = float(weights.sum())  # as the estimator turns the fraction into a weight
     oracle = build_tree(
@@ -175,8 +180,15 @@ def check_predictions(estimator, oracle, criterion, X, keep, y):
         return
     assert_rounding_close(estimator.predict_proba(X), expected)
     labels = estimator.predict(X)
-    # The first of the most probable classes; equal fractions reached by
-    # different sums may round apart, so accept any class within rounding.
+    # The first of the most probable classes (of the least expected cost,
+    # with a loss matrix); equal values reached by different sums may round
+    # apart, so accept any class within rounding.
+    if isinstance(criterion, CostSensitiveGini):
+        cost = expected @ criterion.loss_matrix
+        scale = criterion.loss_matrix.max()
+        assert np.all(cost[np.arange(X.shape[0]), labels]
+                      <= cost.min(axis=1) + ROUNDING * scale)
+        return
     assert np.all(expected[np.arange(X.shape[0]), labels] >= expected.max(axis=1) - ROUNDING)
 
 
@@ -363,3 +375,30 @@ def test_trees_on_nodes_large_enough_for_the_radix_sort_match_the_oracle(criteri
     assert (walk.partition_ties, walk.leaf_exemptions) == (0, 0)
     assert estimator.tree_.node_count == oracle.node_count
     assert estimator.tree_.n_node_samples[0] >= 384
+
+
+def random_loss(rng, y):
+    """A loss matrix for the classes of y: zero diagonal, costs from 0 to 5."""
+    n_classes = int(y.max()) + 1
+    loss = rng.choice([0.0, 0.5, 1.0, 2.0, 5.0], size=(n_classes, n_classes))
+    np.fill_diagonal(loss, 0.0)
+    return loss
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_cost_sensitive_tree_matches_the_oracle_exactly_on_tie_free_data(seed):
+    rng = np.random.default_rng(seed)
+    X, y, weights, params = draw_case(rng, "gini", tie_prone=False, allow_best_first=True)
+    criterion = CostSensitiveGini(random_loss(rng, y))
+    estimator, oracle, walk = compare(criterion, X, y, weights, params, rng, tie_prone=False)
+    assert (walk.partition_ties, walk.leaf_exemptions) == (0, 0)
+    assert estimator.tree_.node_count == oracle.node_count
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_cost_sensitive_tree_matches_the_oracle_up_to_ties_on_tie_prone_data(seed):
+    rng = np.random.default_rng(seed)
+    X, y, weights, params = draw_case(rng, "gini", tie_prone=True, allow_best_first=False)
+    compare(CostSensitiveGini(random_loss(rng, y)), X, y, weights, params, rng, tie_prone=True)

@@ -170,6 +170,19 @@ cdef class Gini(ClassificationCriterion):
     cdef double node_squares           # sum over the node's classes of total**2
 
 
+cdef class CostSensitiveGini(ClassificationCriterion):
+    # Impurity sum over i != j of loss[i, j] p_i p_j, that is w' L w / W**2
+    # for class weights w of total W; moving weight s of class c to the left
+    # adds s (M w_left)[c] to w_left' L w_left, with M = L + L' (L's
+    # diagonal is zero), and takes s (M w_right)[c] from the right's.
+    cdef const double* loss            # n_classes x n_classes, row-major, zero diagonal
+    cdef double* node_symmetric        # M over the node's classes, by class number
+    cdef double quadratic_left         # w_left' L w_left
+    cdef double quadratic_right        # w_right' L w_right
+    cdef double node_quadratic         # w' L w of the node
+    cdef object _loss_array
+
+
 cdef class Entropy(ClassificationCriterion):
     # With integer weights every count is a whole number, so w log w comes
     # from a table instead of a log call per class per candidate.

@@ -21,7 +21,8 @@ __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 # Stumps the fast path grows exactly as DecisionTreeClassifier would.
 FAST_STUMP_DEFAULTS = {"max_depth": 1, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
                        "max_features": None, "max_leaf_nodes": None,
-                       "min_impurity_decrease": 0.0, "class_weight": None, "ccp_alpha": 0.0}
+                       "min_impurity_decrease": 0.0, "class_weight": None, "ccp_alpha": 0.0,
+                       "loss_matrix": None}
 PURE_IMPURITY = np.finfo(np.float64).eps
 
 
@@ -32,7 +33,8 @@ def uses_fast_stump(estimator):
     params = estimator.get_params(deep=False)
     return (params["criterion"] in ("gini", "entropy")
             and isinstance(params["min_samples_leaf"], (numbers.Integral, np.integer))
-            and all(params[name] == value for name, value in FAST_STUMP_DEFAULTS.items()))
+            and all(params[name] is None if value is None else params[name] == value
+                    for name, value in FAST_STUMP_DEFAULTS.items()))
 
 
 def boosting_generators(random_state):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
-from ._criterion import Entropy, Gini, Misclassification, SquaredError
+from ._criterion import CostSensitiveGini, Entropy, Gini, Misclassification, SquaredError
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
@@ -314,7 +314,8 @@ class BaseDecisionTree(BaseEstimator):
             Validation rows, not those the tree was grown on.
         y : array-like of shape (n_samples,)
             Their labels (labels the tree never saw count as errors
-            everywhere) or targets.
+            everywhere) or targets. A classifier with a ``loss_matrix``
+            counts costs instead of errors.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -391,6 +392,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     class_weight : dict, 'balanced' or None, default=None
         Weights multiplying the sample weights of each class; 'balanced' uses
         ``n_samples / (n_classes * count(class))``.
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        ``loss_matrix[i, j]``: the cost of predicting class j (in ``classes_``
+        order) when the truth is class i; zero diagonal. With
+        ``criterion='gini'`` the tree grows with the cost-sensitive Gini
+        impurity sum over i != j of L[i, j] p_i p_j, and ``predict`` gives the
+        class of least expected cost at the leaf (``predict_proba`` still
+        gives the class fractions).
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning: once grown,
         the tree is pruned back (weakest link first) while a collapse adds
@@ -415,7 +423,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, ccp_alpha=0.0):
+                 class_weight=None, ccp_alpha=0.0, loss_matrix=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -427,6 +435,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
+        self.loss_matrix = loss_matrix
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -456,19 +465,54 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if not sample_weight.sum() > 0:
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
-        criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
+        loss = self._checked_loss_matrix(len(classes))
+        if loss is None:
+            criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
+        else:
+            criterion = CostSensitiveGini(class_index, sample_weight, len(classes), loss)
         tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked)
         self._set_fitted(tree, feature_names, limits, classes_=classes,
-                         n_classes_=len(classes))
+                         n_classes_=len(classes), loss_matrix_=loss)
         return self
+
+    def _checked_loss_matrix(self, n_classes):
+        """``loss_matrix`` as a C-contiguous float64 array, or None."""
+        if self.loss_matrix is None:
+            return None
+        if self.criterion != "gini":
+            raise ValueError(f"loss_matrix is the cost-sensitive Gini criterion; it needs "
+                             f"criterion='gini', not {self.criterion!r}")
+        try:
+            loss = np.array(self.loss_matrix, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("loss_matrix must be a square array of numbers") from None
+        if loss.shape != (n_classes, n_classes):
+            raise ValueError(f"loss_matrix must have shape ({n_classes}, {n_classes}), one row "
+                             f"and column per class in classes_ order; got {loss.shape}")
+        if not np.isfinite(loss).all() or (loss < 0).any():
+            raise ValueError("loss_matrix must hold finite costs >= 0")
+        if np.diagonal(loss).any():
+            raise ValueError("loss_matrix must have a zero diagonal (a right answer costs "
+                             "nothing)")
+        return np.ascontiguousarray(loss)
 
     def _validation_loss(self, y, n_samples, sample_weight):
         position = {label: index for index, label in enumerate(self.classes_.tolist())}
         labels = as_1d(y, n_samples, type(self).__name__)
         class_index = np.array([position.get(label, -1) for label in labels.tolist()],
                                dtype=np.intp)
-        majority = self.tree_.majority_class
-        return lambda rows, nodes: sample_weight[rows] * (majority[nodes] != class_index[rows])
+        loss = getattr(self, "loss_matrix_", None)
+        if loss is None:
+            majority = self.tree_.majority_class
+            return lambda rows, nodes: sample_weight[rows] * (majority[nodes]
+                                                              != class_index[rows])
+        # With a loss matrix a node predicts its class of least expected cost,
+        # and a validation row costs loss[truth, prediction] (an unknown label
+        # its largest cost).
+        predicted = np.argmin(self.tree_.node_values @ loss, axis=1)
+        padded = np.vstack([loss, loss.max(axis=0)])
+        return lambda rows, nodes: sample_weight[rows] * padded[class_index[rows],
+                                                                predicted[nodes]]
 
     def prune_pessimistic(self, confidence_factor=0.25):
         """C4.5's pessimistic pruning (subtree replacement), from the training
@@ -493,6 +537,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """
         self._check_fitted()
         self._check_prunable()
+        if getattr(self, "loss_matrix_", None) is not None:
+            raise ValueError("pessimistic pruning counts errors, not costs; prune a tree "
+                             "grown with a loss_matrix with prune_reduced_error")
         if (not isinstance(confidence_factor, (numbers.Real, np.floating))
                 or isinstance(confidence_factor, bool) or not 0.0 < confidence_factor < 1.0):
             raise ValueError(f"confidence_factor must be a float in (0, 1); "
@@ -519,6 +566,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             Labels of the same type as those given to ``fit``.
         """
         X = self._validate_X_for_predict(X)
+        loss = getattr(self, "loss_matrix_", None)
+        if loss is not None:
+            # The class of least expected cost under the leaf's class fractions.
+            return self.classes_[np.argmin(self.tree_.predict_values(X) @ loss, axis=1)]
         return self.classes_[self.tree_.predict_class_index(X)]
 
     def predict_proba(self, X):

@@ -18,6 +18,7 @@ from .boosting import (
 )
 from .criteria import (
     CRITERIA,
+    CostSensitiveGini,
     conditional_entropy,
     entropy,
     entropy_of_probabilities,
@@ -36,6 +37,7 @@ from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
 __all__ = [
     "CRITERIA",
+    "CostSensitiveGini",
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Node",

@@ -124,8 +124,8 @@ def best_split(
         Class indices, or float targets for ``criterion='squared_error'``.
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights; None means all ones.
-    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'}
-        Impurity function name.
+    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
+        Impurity function name, or a cost-sensitive Gini.
     min_samples_leaf : int, default=1
         Minimum number of rows in each child.
     min_weight_leaf : float, default=0.0

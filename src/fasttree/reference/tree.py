@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .criteria import _as_weights, impurity
+from .criteria import CostSensitiveGini, _as_weights, impurity
 from .split import (
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
@@ -413,7 +413,7 @@ def build_tree(
         ``criterion='squared_error'``.
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights with a positive sum; None means all ones.
-    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'}
+    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
         Impurity function name.
     n_classes : int, optional
         Number of classes (classification); default ``max(y) + 1``.
@@ -437,7 +437,8 @@ def build_tree(
     -------
     ReferenceTree
     """
-    if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
+    if not isinstance(criterion, CostSensitiveGini) and (
+            criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA):
         raise ValueError(
             f"unknown criterion {criterion!r}; expected one of "
             f"{sorted(CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA)}"
