@@ -1,0 +1,301 @@
+"""Categorical columns: which they are, their levels, and their values as codes.
+
+The kernels see categories as numbers: a categorical column becomes the code
+of each value among the column's levels (0, 1, ...) and NaN where the value
+is missing, or is a category the model never saw in training (prediction
+then treats it as missing). Numeric columns pass through; NaN stays NaN.
+"""
+
+import math
+import numbers
+import sys
+
+import numpy as np
+
+# The largest code float32 holds exactly (2**24): more levels than this in
+# one column are refused.
+MAX_LEVELS = 2**24
+
+
+def is_missing(value):
+    """None, a float NaN, or pandas' NA / NaT."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    # pandas.NA and NaT, recognised without importing pandas.
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _is_real(value):
+    return isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_))
+
+
+def _dataframe_columns(X):
+    """(name, values, dtype) of every column of a pandas DataFrame, or None."""
+    if not (hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")):
+        return None
+    return [(name, X.iloc[:, index], X.dtypes.iloc[index])
+            for index, name in enumerate(X.columns)]
+
+
+def _dtype_is_categorical(dtype):
+    """pandas category, object and string dtypes (and numpy str / object)."""
+    if getattr(dtype, "kind", None) in ("O", "U", "S"):
+        return True
+    name = type(dtype).__name__
+    return name in ("CategoricalDtype", "StringDtype") or (
+        name == "ArrowDtype" and "string" in str(dtype))
+
+
+def categorical_mask(X, categorical_features, n_features, feature_names=None):
+    """Which features are categorical, as a boolean mask.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+        The training X (read only for ``'from_dtype'``).
+    categorical_features : None, 'from_dtype', array-like of int, of bool or of str
+        None: no feature. 'from_dtype': the DataFrame columns of category,
+        object or string dtype, and the columns of an object or string numpy
+        array that hold anything but real numbers and missing values.
+        Integers index the features; a boolean mask has one entry per
+        feature; strings name features (X needs string column names).
+    n_features : int
+    feature_names : ndarray of str or None
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    if categorical_features is None:
+        return mask
+    if isinstance(categorical_features, str):
+        if categorical_features != "from_dtype":
+            raise ValueError(f"categorical_features must be None, 'from_dtype', indices, a "
+                             f"boolean mask or feature names; got {categorical_features!r}")
+        columns = _dataframe_columns(X)
+        if columns is not None:
+            return np.array([_dtype_is_categorical(dtype) for _, _, dtype in columns],
+                            dtype=bool)
+        array = np.asarray(X)
+        if array.dtype.kind in "USb":
+            return np.ones(n_features, dtype=bool) if array.dtype.kind != "b" else mask
+        if array.dtype.kind == "O" and array.ndim == 2:
+            return np.array([any(not (_is_real(value) or is_missing(value))
+                                 for value in array[:, column])
+                             for column in range(n_features)], dtype=bool)
+        return mask
+    entries = np.asarray(categorical_features)
+    if entries.ndim != 1:
+        raise ValueError("categorical_features must be one-dimensional")
+    if entries.size == 0:
+        return mask
+    if entries.dtype.kind == "b":
+        if entries.shape[0] != n_features:
+            raise ValueError(f"categorical_features as a boolean mask needs {n_features} "
+                             f"entries, one per feature; got {entries.shape[0]}")
+        return entries.copy()
+    if entries.dtype.kind in "iu":
+        if entries.min() < 0 or entries.max() >= n_features:
+            raise ValueError(f"categorical_features indices must lie in [0, {n_features}); "
+                             f"got {entries.tolist()}")
+        mask[entries] = True
+        return mask
+    if entries.dtype.kind in "UO" and all(isinstance(entry, str) for entry in entries):
+        if feature_names is None:
+            raise ValueError("categorical_features names features, but X has no string "
+                             "column names")
+        position = {name: index for index, name in enumerate(feature_names)}
+        unknown = [entry for entry in entries if entry not in position]
+        if unknown:
+            raise ValueError(f"categorical_features names unknown features {unknown}; "
+                             f"X has {list(feature_names)}")
+        mask[[position[entry] for entry in entries]] = True
+        return mask
+    raise ValueError("categorical_features must be None, 'from_dtype', or an array of "
+                     f"integer indices, booleans or feature names; got {entries.dtype}")
+
+
+def _column(X, index, numeric=False):
+    """Column ``index`` of X as a 1-D numpy array (object for mixed data;
+    ``numeric``: a DataFrame's numpy numeric columns as they are)."""
+    columns = _dataframe_columns(X)
+    if columns is not None:
+        values, dtype = columns[index][1], columns[index][2]
+        if numeric and getattr(dtype, "kind", None) in ("b", "i", "u", "f") and isinstance(
+                dtype, np.dtype):
+            return values.to_numpy()
+        if type(dtype).__name__ == "CategoricalDtype":
+            # The categories' own values, NaN for missing.
+            return np.asarray(values.astype(object))
+        return np.asarray(values.to_numpy(dtype=object))
+    return np.asarray(X)[:, index]
+
+
+def _sort_key(value):
+    # Numbers before strings, each in their own order: levels of any mix of
+    # types get one deterministic order.
+    if _is_real(value):
+        return (0, "", float(value))
+    return (1, type(value).__name__, str(value))
+
+
+def column_levels(values):
+    """The sorted distinct non-missing values of a column (its levels)."""
+    seen = {}
+    for value in values.tolist():
+        if not is_missing(value):
+            seen.setdefault(_hashable(value), value)
+    levels = sorted(seen.values(), key=_sort_key)
+    if len(levels) > MAX_LEVELS:
+        raise ValueError(f"a categorical column has {len(levels)} distinct values; at most "
+                         f"{MAX_LEVELS} are supported")
+    return levels
+
+
+def _missing_mask(values):
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    return np.fromiter((is_missing(value) for value in values.tolist()), dtype=bool,
+                       count=values.shape[0])
+
+
+def _all_strings(values):
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return pandas.api.types.infer_dtype(values, skipna=False) == "string"
+    return all(isinstance(value, str) for value in values.tolist())
+
+
+def _string_codes(values, levels=None):
+    """The codes of a column of strings (and missing values) found by sorting
+    (fit, ``levels`` None) or by binary search among sorted string levels:
+    (codes, levels), or None when the column or the levels hold anything
+    but strings. Sorting str in numpy and in Python orders code points
+    alike, so the levels are those of ``column_levels``."""
+    if values.dtype.kind not in "OU":
+        return None
+    missing = _missing_mask(values) if values.dtype.kind == "O" else np.zeros(
+        values.shape[0], dtype=bool)
+    present = values[~missing]
+    if values.dtype.kind == "O" and not _all_strings(present):
+        return None
+    codes = np.full(values.shape[0], np.nan)
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        # Hashing (pandas is loaded already when X is a DataFrame) instead of
+        # sorting every value: only the distinct values are sorted.
+        if levels is None:
+            found, uniques = pandas.factorize(present)
+            uniques = np.asarray(uniques, dtype=str)
+            if uniques.shape[0] > MAX_LEVELS:
+                raise ValueError(f"a categorical column has {uniques.shape[0]} distinct "
+                                 f"values; at most {MAX_LEVELS} are supported")
+            order = np.argsort(uniques, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.shape[0])
+            codes[~missing] = rank[found]
+            return codes, uniques[order].tolist()
+        if not all(isinstance(level, str) for level in levels):
+            return None
+        found = pandas.Index(levels, dtype=object).get_indexer(present)
+        codes[~missing] = np.where(found >= 0, found, np.nan)
+        return codes, levels
+    strings = present.astype(str)
+    if levels is None:
+        uniques, inverse = np.unique(strings, return_inverse=True)
+        if uniques.shape[0] > MAX_LEVELS:
+            raise ValueError(f"a categorical column has {uniques.shape[0]} distinct values; "
+                             f"at most {MAX_LEVELS} are supported")
+        codes[~missing] = inverse.reshape(-1)
+        return codes, uniques.tolist()
+    if not all(isinstance(level, str) for level in levels):
+        return None
+    sorted_levels = np.asarray(levels, dtype=str) if levels else np.empty(0, dtype=str)
+    found = np.searchsorted(sorted_levels, strings)
+    inside = found < sorted_levels.shape[0]
+    known = np.zeros(strings.shape[0], dtype=bool)
+    known[inside] = sorted_levels[found[inside]] == strings[inside]
+    present_codes = np.where(known, found, np.nan)
+    codes[~missing] = present_codes
+    return codes, levels
+
+
+def encode_column(values, levels):
+    """Codes (float64) of a column's values among ``levels``; NaN for missing
+    values and for values not among the levels."""
+    fast = _string_codes(values, levels)
+    if fast is not None:
+        return fast[0]
+    position = {_hashable(level): code for code, level in enumerate(levels)}
+    return np.array([np.nan if is_missing(value) else position.get(_hashable(value), np.nan)
+                     for value in values.tolist()], dtype=np.float64)
+
+
+def _hashable(value):
+    # 1, 1.0 and True hash alike in Python; keep numbers and strings apart
+    # by pairing each value with its kind.
+    return (0, float(value)) if _is_real(value) else (1, value)
+
+
+def encode_categories(X, mask, levels=None):
+    """X as floats: categorical columns as codes among their levels.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame, shape (n_samples, n_features)
+    mask : ndarray of bool
+        The categorical features.
+    levels : list or None
+        Per categorical feature (in column order), its levels; None learns
+        them from X (fit).
+
+    Returns
+    -------
+    X_codes : ndarray of float64, shape (n_samples, n_features)
+        Numeric columns as numbers (NaN kept), categorical ones as codes, NaN
+        for missing and unseen values.
+    levels : list of list
+    """
+    categorical = np.flatnonzero(mask)
+    learn = levels is None
+    if learn:
+        levels = []
+    elif len(levels) != categorical.size:
+        raise ValueError("the category levels do not match the categorical features")
+    columns = _dataframe_columns(X)
+    if columns is not None:
+        n_samples, n_features = len(X), len(columns)
+    else:
+        array = np.asarray(X)
+        if array.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {array.shape}")
+        n_samples, n_features = array.shape
+    if mask.shape[0] != n_features:
+        raise ValueError(f"X has {n_features} features; expected {mask.shape[0]}")
+    codes = np.empty((n_samples, n_features), dtype=np.float64)
+    for position, index in enumerate(categorical):
+        values = _column(X, index)
+        if learn:
+            fast = _string_codes(values)
+            if fast is not None:
+                codes[:, index], column = fast
+                levels.append(column)
+                continue
+            levels.append(column_levels(values))
+        codes[:, index] = encode_column(values, levels[position])
+    for index in np.flatnonzero(~mask):
+        values = _column(X, index, numeric=True)
+        try:
+            if values.dtype.kind == "O":
+                numbers_only = np.where(_missing_mask(values), np.nan, values)
+                codes[:, index] = numbers_only.astype(np.float64)
+            else:
+                codes[:, index] = values.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"feature {index} holds values that are not numbers; mark it "
+                             "categorical (categorical_features)") from None
+    return codes, levels

@@ -1,0 +1,143 @@
+"""Categorical columns as codes (``fasttree._categories``)."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fasttree._categories import (categorical_mask, column_levels, encode_categories,
+                                  is_missing)
+
+DATA = Path(__file__).parent / "data"
+
+
+def mixed_frame():
+    return pd.DataFrame({
+        "colour": pd.Categorical(["red", "blue", None, "red"]),
+        "city": ["Oslo", None, "Lima", "Oslo"],
+        "size": [1.5, np.nan, 3.0, 4.0],
+        "label": pd.array(["a", "b", pd.NA, "a"], dtype="string"),
+        "count": [1, 2, 3, 4],
+        "flag": [True, False, True, True],
+    })
+
+
+def test_from_dtype_picks_category_object_and_string_columns():
+    frame = mixed_frame()
+    mask = categorical_mask(frame, "from_dtype", 6, np.array(frame.columns))
+    np.testing.assert_array_equal(mask, [True, True, False, True, False, False])
+
+
+def test_from_dtype_on_arrays_picks_columns_holding_non_numbers():
+    X = np.array([["a", 1.0, None], ["b", 2.5, 3.0], [None, np.nan, 4.0]], dtype=object)
+    np.testing.assert_array_equal(categorical_mask(X, "from_dtype", 3), [True, False, False])
+    np.testing.assert_array_equal(categorical_mask(np.array([["x", "y"]]), "from_dtype", 2),
+                                  [True, True])
+    assert not categorical_mask(np.ones((3, 2)), "from_dtype", 2).any()
+
+
+@pytest.mark.parametrize("spec, expected", [
+    (None, [False, False, False]),
+    ([0, 2], [True, False, True]),
+    (np.array([1]), [False, True, False]),
+    ([True, False, True], [True, False, True]),
+    (["b"], [False, True, False]),
+    ([], [False, False, False]),
+])
+def test_features_can_be_given_by_index_mask_or_name(spec, expected):
+    mask = categorical_mask(None, spec, 3, np.array(["a", "b", "c"], dtype=object))
+    np.testing.assert_array_equal(mask, expected)
+
+
+@pytest.mark.parametrize("spec, names, message", [
+    ("all", None, "must be None, 'from_dtype'"),
+    ([3], None, r"indices must lie in \[0, 3\)"),
+    ([-1], None, r"indices must lie in \[0, 3\)"),
+    ([True, False], None, "needs 3 entries"),
+    (["d"], np.array(["a", "b", "c"], dtype=object), "unknown features"),
+    (["a"], None, "no string column names"),
+    ([[0, 1]], None, "one-dimensional"),
+    ([0.5], None, "integer indices, booleans or feature names"),
+])
+def test_bad_specifications_are_refused_by_name(spec, names, message):
+    with pytest.raises(ValueError, match=message):
+        categorical_mask(None, spec, 3, names)
+
+
+def test_codes_follow_sorted_levels_and_missing_values_become_nan():
+    frame = mixed_frame()
+    mask = np.array([True, True, False, True, False, False])
+    codes, levels = encode_categories(frame, mask)
+    assert levels == [["blue", "red"], ["Lima", "Oslo"], ["a", "b"]]
+    np.testing.assert_array_equal(codes[:, 0], [1, 0, np.nan, 1])
+    np.testing.assert_array_equal(codes[:, 1], [1, np.nan, 0, 1])
+    np.testing.assert_array_equal(codes[:, 2], [1.5, np.nan, 3.0, 4.0])
+    np.testing.assert_array_equal(codes[:, 3], [0, 1, np.nan, 0])
+    np.testing.assert_array_equal(codes[:, 4:], [[1, 1], [2, 0], [3, 1], [4, 1]])
+
+
+def test_unseen_categories_at_predict_time_are_missing():
+    train = np.array([["x", 1.0], ["y", 2.0]], dtype=object)
+    _, levels = encode_categories(train, np.array([True, False]))
+    later = np.array([["y", 5.0], ["never seen", 6.0], [None, np.nan]], dtype=object)
+    codes, same = encode_categories(later, np.array([True, False]), levels)
+    assert same is levels
+    np.testing.assert_array_equal(codes, [[1, 5], [np.nan, 6], [np.nan, np.nan]])
+
+
+def test_numbers_and_strings_are_distinct_levels_in_a_fixed_order():
+    values = np.array(["1", 1, 2.5, "b", True, None, 1.0], dtype=object)
+    levels = column_levels(values)
+    # True is a category of its own here, not the number 1.
+    assert levels == [1, 2.5, True, "1", "b"]
+    codes, _ = encode_categories(values.reshape(-1, 1), np.array([True]))
+    np.testing.assert_array_equal(codes[:, 0], [3, 0, 1, 4, 2, np.nan, 0])
+
+
+def test_missing_values_are_recognised_in_every_form():
+    assert all(is_missing(value) for value in (None, np.nan, float("nan"), pd.NA, pd.NaT,
+                                               np.float32("nan")))
+    assert not any(is_missing(value) for value in (0, "", "None", "nan", False))
+
+
+def test_the_congressional_votes_encode_with_their_missing_votes():
+    frame = pd.read_csv(DATA / "congressional_votes.csv")
+    X = frame.drop(columns="Class")
+    mask = categorical_mask(X, "from_dtype", X.shape[1], np.array(X.columns))
+    assert mask.all()
+    codes, levels = encode_categories(X, mask)
+    assert all(level == ["n", "y"] for level in levels)
+    assert np.isnan(codes).sum() == 392
+    with open(DATA / "congressional_votes.csv", newline="") as handle:
+        first = next(csv.DictReader(handle))
+    assert codes[0, 0] == ["n", "y"].index(first["handicapped-infants"])
+
+
+def test_a_numeric_column_holding_words_asks_to_be_marked_categorical():
+    X = np.array([["3", 1.0], ["four", 2.0]], dtype=object)
+    with pytest.raises(ValueError, match="feature 0 holds values that are not numbers"):
+        encode_categories(X, np.array([False, False]))
+
+
+def test_strings_get_the_same_codes_with_or_without_pandas_loaded(monkeypatch):
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in rng.integers(0, 50, size=400)], dtype=object)
+    words[rng.random(400) < 0.1] = None
+    later = np.array([f"w{i}" for i in rng.integers(0, 60, size=200)], dtype=object)
+    later[::7] = np.nan
+    mask = np.array([True])
+    with_pandas = encode_categories(words.reshape(-1, 1), mask)
+    with_pandas_later = encode_categories(later.reshape(-1, 1), mask, with_pandas[1])[0]
+    # A None entry hides pandas from the module, as if it were not installed.
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    without = encode_categories(words.reshape(-1, 1), mask)
+    without_later = encode_categories(later.reshape(-1, 1), mask, without[1])[0]
+    assert without[1] == with_pandas[1] == [column_levels(words)]
+    np.testing.assert_array_equal(without[0], with_pandas[0])
+    np.testing.assert_array_equal(without_later, with_pandas_later)
+    known = set(column_levels(words))
+    unseen_or_missing = np.array([not isinstance(word, str) or word not in known
+                                  for word in later])
+    np.testing.assert_array_equal(np.isnan(without_later[:, 0]), unseen_or_missing)
