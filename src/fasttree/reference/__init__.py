@@ -4,9 +4,10 @@ Slow and written to be obviously correct: impurity criteria
 (:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
 such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
-textbook ID3 for categorical data (:mod:`.id3`), cost-complexity, reduced-error and
-pessimistic pruning (:mod:`.pruning`) and AdaBoost (SAMME and
-AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
+textbook ID3 for categorical data (:mod:`.id3`), CART's categorical subset
+splits with learnt missing-value directions (:mod:`.mixed`),
+cost-complexity, reduced-error and pessimistic pruning (:mod:`.pruning`) and
+AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
 """
 
 from .boosting import (
@@ -30,6 +31,7 @@ from .criteria import (
 )
 from .forest import ReferenceForest, bootstrap_counts, build_forest
 from .id3 import id3_tree
+from .mixed import MixedSplit, MixedTree, best_mixed_split, build_mixed_tree
 from .pruning import (binomial_upper_limit, cost_complexity_path, cost_complexity_prune,
                       pessimistic_prune, reduced_error_prune)
 from .split import Split, best_split, midpoint
@@ -40,6 +42,8 @@ __all__ = [
     "CostSensitiveGini",
     "TREE_LEAF",
     "TREE_UNDEFINED",
+    "MixedSplit",
+    "MixedTree",
     "Node",
     "ReferenceBoost",
     "ReferenceBoostR2",
@@ -47,10 +51,12 @@ __all__ = [
     "ReferenceTree",
     "Split",
     "adaboost_r2",
+    "best_mixed_split",
     "best_split",
     "binomial_upper_limit",
     "bootstrap_counts",
     "build_forest",
+    "build_mixed_tree",
     "build_tree",
     "conditional_entropy",
     "cost_complexity_path",
