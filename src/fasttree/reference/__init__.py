@@ -5,7 +5,8 @@ Slow and written to be obviously correct: impurity criteria
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
 such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
 textbook ID3 for categorical data (:mod:`.id3`), CART's categorical subset
-splits with learnt missing-value directions (:mod:`.mixed`),
+splits with learnt missing-value directions (:mod:`.mixed`), C4.5's multiway
+trees with gain ratio and fractional missing values (:mod:`.c45`),
 cost-complexity, reduced-error and pessimistic pruning (:mod:`.pruning`) and
 AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
 """
@@ -17,6 +18,7 @@ from .boosting import (
     samme,
     weighted_median,
 )
+from .c45 import C45Tree, build_c45_tree, c45_split_scores
 from .criteria import (
     CRITERIA,
     CostSensitiveGini,
@@ -38,6 +40,7 @@ from .split import Split, best_split, midpoint
 from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
 __all__ = [
+    "C45Tree",
     "CRITERIA",
     "CostSensitiveGini",
     "TREE_LEAF",
@@ -55,9 +58,11 @@ __all__ = [
     "best_split",
     "binomial_upper_limit",
     "bootstrap_counts",
+    "build_c45_tree",
     "build_forest",
     "build_mixed_tree",
     "build_tree",
+    "c45_split_scores",
     "conditional_entropy",
     "cost_complexity_path",
     "cost_complexity_prune",
