@@ -7,8 +7,8 @@ import numbers
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._criterion import CostSensitiveGini, Entropy, Gini, Misclassification, SquaredError
+from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
@@ -49,6 +49,14 @@ def resolve_max_features(max_features, n_features):
     return value
 
 
+def check_finite_non_negative(value, name):
+    """``value`` if it is a finite real number >= 0 (not a bool), else a ValueError."""
+    if (not isinstance(value, (numbers.Real, np.floating)) or isinstance(value, bool)
+            or not value >= 0.0 or not math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite float >= 0; got {value!r}")
+    return value
+
+
 def resolve_tree_limits(params, criteria, n_samples, n_features):
     """Check an estimator's tree hyper-parameters and turn fractions into counts.
 
@@ -58,8 +66,7 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     Holds ``criterion``, ``max_depth``, ``min_samples_split``,
     ``min_samples_leaf``, ``min_weight_fraction_leaf``,
     ``min_impurity_decrease``, ``max_leaf_nodes``, ``max_features`` and
-    ``ccp_alpha`` as
-    attributes (a tree or a forest).
+    ``ccp_alpha`` as attributes (a tree or a forest).
     criteria : dict
     The criterion names the estimator accepts.
     n_samples, n_features : int
@@ -92,15 +99,8 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
             or not 0.0 <= fraction <= 0.5):
         raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; "
                          f"got {fraction!r}")
-    decrease = params.min_impurity_decrease
-    if (not isinstance(decrease, (numbers.Real, np.floating)) or isinstance(decrease, bool)
-            or not decrease >= 0.0 or not math.isfinite(decrease)):
-        raise ValueError(f"min_impurity_decrease must be a finite float >= 0; "
-                         f"got {decrease!r}")
-    ccp_alpha = params.ccp_alpha
-    if (not isinstance(ccp_alpha, (numbers.Real, np.floating)) or isinstance(ccp_alpha, bool)
-            or not ccp_alpha >= 0.0 or not math.isfinite(ccp_alpha)):
-        raise ValueError(f"ccp_alpha must be a finite float >= 0; got {ccp_alpha!r}")
+    decrease = check_finite_non_negative(params.min_impurity_decrease, "min_impurity_decrease")
+    ccp_alpha = check_finite_non_negative(params.ccp_alpha, "ccp_alpha")
     max_leaf_nodes = params.max_leaf_nodes
     if max_leaf_nodes is not None and (
             not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
