@@ -191,28 +191,20 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         """From the last rule to the first, drop a rule when the rows it is
         the first to cover are classified no worse by the rules after it (or
         the default)."""
-        if not rules:
-            return rules
-        covers = np.array([rule.covers(X) for rule in rules])
+        covers = np.array([rule.covers(X) for rule in rules]).reshape(len(rules), X.shape[0])
+        targets = np.array([rule.prediction for rule in rules], dtype=np.intp)
         kept = np.ones(len(rules), dtype=bool)
-        targets = np.array([rule.prediction for rule in rules])
+        # The class the rules after the current one (those kept) give every
+        # row, or the default; built up as the pass moves to earlier rules.
+        later_class = np.full(X.shape[0], default, dtype=np.intp)
         for position in range(len(rules) - 1, -1, -1):
-            active = covers[kept]
-            first = np.where(active.any(axis=0), np.argmax(active, axis=0), -1)
-            positions = np.flatnonzero(kept)
-            mine = first >= 0
-            mine[mine] = positions[first[mine]] == position
-            if not mine.any():
-                kept[position] = False
-                continue
-            later = covers[position + 1:][kept[position + 1:]][:, mine]
-            later_targets = targets[position + 1:][kept[position + 1:]]
-            fallback = np.where(later.any(axis=0),
-                                later_targets[np.argmax(later, axis=0)] if later.size
-                                else default, default)
-            with_rule = weight[mine][y[mine] == targets[position]].sum()
-            without_rule = weight[mine][y[mine] == fallback].sum()
-            if without_rule >= with_rule:
+            earlier = covers[:position][kept[:position]].any(axis=0)
+            mine = covers[position] & ~earlier
+            with_rule = weight[mine & (y == targets[position])].sum()
+            without_rule = weight[mine & (y == later_class)].sum()
+            if mine.any() and without_rule < with_rule:
+                later_class[covers[position]] = targets[position]
+            else:
                 kept[position] = False
         return [rule for rule, keep in zip(rules, kept) if keep]
 
