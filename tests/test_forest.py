@@ -505,3 +505,49 @@ def test_verbose_prints_one_progress_line_per_tree(forest_class, capsys):
     assert len(lines) == 4 and all("trees built" in line for line in lines)
     forest_class(n_estimators=4, random_state=0).fit(X, y)
     assert capsys.readouterr().out == ""
+
+
+def test_a_unit_loss_matrix_grows_the_gini_forest():
+    X, y = classification_data(500, 5, n_classes=3, seed=11)
+    unit = np.ones((3, 3)) - np.eye(3)
+    plain = RandomForestClassifier(n_estimators=6, random_state=2).fit(X, y)
+    costed = RandomForestClassifier(n_estimators=6, random_state=2, loss_matrix=unit).fit(X, y)
+    for ours, theirs in zip(costed.estimators_, plain.estimators_):
+        np.testing.assert_array_equal(ours.tree_.nodes, theirs.tree_.nodes)
+    np.testing.assert_array_equal(costed.predict(X), plain.predict(X))
+
+
+@pytest.mark.parametrize("voting", ["soft", "hard"])
+def test_a_loss_matrix_makes_the_forest_predict_the_least_costly_class(voting):
+    X, y = classification_data(1200, 5, n_classes=3, seed=12)
+    loss = np.array([[0.0, 1.0, 1.0], [8.0, 0.0, 8.0], [1.0, 1.0, 0.0]])
+    forests = [RandomForestClassifier(n_estimators=10, max_depth=4, random_state=3,
+                                      voting=voting, loss_matrix=loss, n_jobs=n_jobs,
+                                      oob_score=True).fit(X, y)
+               for n_jobs in (1, 2)]
+    forest = forests[0]
+    np.testing.assert_array_equal(forest.predict(X), forests[1].predict(X))
+    assert forest.oob_score_ == forests[1].oob_score_
+    if voting == "soft":
+        expected = np.argmin(forest.predict_proba(X) @ loss, axis=1)
+    else:
+        votes = np.zeros((X.shape[0], 3))
+        for member in forest.estimators_:
+            votes[np.arange(X.shape[0]), member.predict(X)] += 1
+        expected = np.argmax(votes, axis=1)
+    np.testing.assert_array_equal(forest.predict(X), forest.classes_[expected])
+    if voting == "soft":
+        plain = RandomForestClassifier(n_estimators=10, max_depth=4, random_state=3).fit(X, y)
+        assert np.mean(forest.predict(X)[y == 1] == 1) > np.mean(plain.predict(X)[y == 1] == 1)
+    oob_decision = forest.oob_decision_function_
+    seen = ~np.isnan(oob_decision).any(axis=1)
+    assert forest.oob_score_ == np.mean(
+        np.argmin(oob_decision[seen] @ loss, axis=1) == y[seen])
+    copy = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(copy.predict(X), forest.predict(X))
+
+
+def test_a_forest_refuses_a_loss_matrix_of_the_wrong_shape():
+    X, y = classification_data(100, 3, n_classes=2, seed=13)
+    with pytest.raises(ValueError, match=r"loss_matrix must have shape \(2, 2\)"):
+        RandomForestClassifier(n_estimators=2, loss_matrix=np.zeros((3, 3))).fit(X, y)

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
+from ._criterion import CostSensitiveGini
 from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
@@ -18,6 +19,7 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
+                   check_loss_matrix, least_cost_classes,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
                    resolve_tree_limits)
 
@@ -528,6 +530,12 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     voting : {'soft', 'hard'}, default='soft'
         'soft' averages the trees' class probabilities; 'hard' takes the
         majority vote of the trees (ties go to the first class in ``classes_``).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        As for :class:`fasttree.DecisionTreeClassifier`: every tree grows with
+        the cost-sensitive Gini; soft voting predicts the class of least
+        expected cost under the mean probabilities, hard voting counts each
+        tree's least-cost class, and the out-of-bag score and permutation
+        importance score those predictions.
     oob_batch_size : int or None, default=None
         Grow until the out-of-bag error stabilises: add trees in batches of
         this size, measuring the OOB error (1 - accuracy) after each, and stop
@@ -560,7 +568,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
-                 voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
+                 voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
+                 loss_matrix=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -580,6 +589,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.voting = voting
+        self.loss_matrix = loss_matrix
         self.oob_batch_size = oob_batch_size
         self.oob_tol = oob_tol
         self.oob_patience = oob_patience
@@ -591,7 +601,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             raise ValueError("warm_start: y has other classes than the fitted forest")
         if self.voting not in ("soft", "hard"):
             raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
-        return {"classes": classes, "class_index": class_index}
+        return {"classes": classes, "class_index": class_index,
+                "loss": check_loss_matrix(self.loss_matrix, self.criterion, len(classes))}
 
     def _class_weight_factor(self, targets):
         if isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample":
@@ -612,8 +623,20 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return per_class[class_index]
 
     def _make_criterion(self, targets, weight):
+        if targets["loss"] is not None:
+            return CostSensitiveGini(targets["class_index"], weight, len(targets["classes"]),
+                                     targets["loss"])
         return self._criteria[self.criterion](targets["class_index"], weight,
                                               len(targets["classes"]))
+
+    def _decide(self, scores):
+        """Class indices from per-class scores (probabilities or vote counts):
+        the largest, or with a loss matrix the class of least expected cost
+        (the first on ties)."""
+        loss = getattr(self, "loss_matrix_", None)
+        if loss is None:
+            return np.argmax(scores, axis=1)
+        return least_cost_classes(scores, loss)
 
     def _value_offset(self, targets, weight):
         return 0.0
@@ -621,10 +644,12 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
         self.n_classes_ = len(self.classes_)
+        self.loss_matrix_ = targets["loss"]
 
     def _set_member_attributes(self, estimator):
         estimator.classes_ = self.classes_
         estimator.n_classes_ = self.n_classes_
+        estimator.loss_matrix_ = getattr(self, "loss_matrix_", None)
 
     def _n_values(self, targets):
         return len(targets["classes"])
@@ -636,23 +661,41 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return class_index
 
     def _tree_score(self, tree, X, class_index):
-        """Accuracy of one tree (its leaves' majority class)."""
+        """Accuracy of one tree (its leaves' majority class, or class of least
+        expected cost)."""
         predicted = np.empty(X.shape[0], dtype=np.intp)
-        predict_leaf_outputs(tree.walk, tree.majority_class, X, predicted)
+        leaf_class = tree.majority_class
+        if getattr(self, "loss_matrix_", None) is not None:
+            leaf_class = np.ascontiguousarray(self._decide(tree.node_values), dtype=np.intp)
+        predict_leaf_outputs(tree.walk, leaf_class, X, predicted)
         return float(np.mean(predicted == class_index))
 
     def _oob_score_of(self, averages, targets, rows):
-        return float(np.mean(np.argmax(averages, axis=1) == targets["class_index"][rows]))
+        loss = targets["loss"]
+        predicted = (np.argmax(averages, axis=1) if loss is None
+                     else least_cost_classes(averages, loss))
+        return float(np.mean(predicted == targets["class_index"][rows]))
 
     def _set_oob_attributes(self, averages, has_oob, targets):
         self.oob_decision_function_ = averages
         self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def _leaf_votes(self):
-        """One-hot majority class of every leaf (the first on ties), for hard voting."""
+        """One-hot majority class of every leaf (the first on ties), or with a
+        loss matrix its class of least expected cost, for hard voting."""
         arrays = self._ensemble_arrays()
         if "votes" not in arrays:
-            arrays["votes"] = majority_votes(*arrays["rows"])
+            loss = getattr(self, "loss_matrix_", None)
+            if loss is None:
+                arrays["votes"] = majority_votes(*arrays["rows"])
+            else:
+                indptr, index, data = arrays["rows"]
+                n_leaves = indptr.shape[0] - 1
+                values = np.zeros((n_leaves, len(self.classes_)))
+                values[np.repeat(np.arange(n_leaves), np.diff(indptr)), index] = data
+                arrays["votes"] = (np.arange(n_leaves + 1, dtype=np.intp),
+                                   least_cost_classes(values, loss).astype(np.int32),
+                                   np.ones(n_leaves))
         return arrays["votes"]
 
     def predict_proba(self, X):
@@ -701,11 +744,12 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         """
         X = self._validate_X_for_predict(X)
         if self.voting == "hard":
-            scores = self._sum_over_trees(X, self._leaf_votes(), len(self.classes_))
-        else:
-            scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"],
-                                          len(self.classes_))
-        return self.classes_[np.argmax(scores, axis=1)]
+            # Each tree votes for its leaf's class (of least cost, with a loss
+            # matrix); the most votes win.
+            votes = self._sum_over_trees(X, self._leaf_votes(), len(self.classes_))
+            return self.classes_[np.argmax(votes, axis=1)]
+        scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"], len(self.classes_))
+        return self.classes_[self._decide(scores)]
 
 
 class RandomForestRegressor(RegressorMixin, BaseForest):

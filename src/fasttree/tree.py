@@ -57,6 +57,40 @@ def check_finite_non_negative(value, name):
     return value
 
 
+def check_loss_matrix(loss_matrix, criterion, n_classes):
+    """A ``loss_matrix`` parameter as a C-contiguous float64 array, or None.
+
+    ``loss_matrix[i, j]`` is the cost of predicting class j for a row of
+    class i: non-negative and finite, zero on the diagonal, one row and
+    column per class; it selects the cost-sensitive Gini, so the criterion
+    must be 'gini'.
+    """
+    if loss_matrix is None:
+        return None
+    if criterion != "gini":
+        raise ValueError(f"loss_matrix is the cost-sensitive Gini criterion; it needs "
+                         f"criterion='gini', not {criterion!r}")
+    try:
+        loss = np.array(loss_matrix, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("loss_matrix must be a square array of numbers") from None
+    if loss.shape != (n_classes, n_classes):
+        raise ValueError(f"loss_matrix must have shape ({n_classes}, {n_classes}), one row "
+                         f"and column per class in classes_ order; got {loss.shape}")
+    if not np.isfinite(loss).all() or (loss < 0).any():
+        raise ValueError("loss_matrix must hold finite costs >= 0")
+    if np.diagonal(loss).any():
+        raise ValueError("loss_matrix must have a zero diagonal (a right answer costs "
+                         "nothing)")
+    return np.ascontiguousarray(loss)
+
+
+def least_cost_classes(probabilities, loss):
+    """Per row of class probabilities, the index of the class of least
+    expected cost under ``loss`` (the first on ties); rows of NaN give 0."""
+    return np.argmin(np.nan_to_num(probabilities) @ loss, axis=1)
+
+
 def resolve_tree_limits(params, criteria, n_samples, n_features):
     """Check an estimator's tree hyper-parameters and turn fractions into counts.
 
@@ -465,7 +499,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if not sample_weight.sum() > 0:
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
-        loss = self._checked_loss_matrix(len(classes))
+        loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
         if loss is None:
             criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
         else:
@@ -474,27 +508,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self._set_fitted(tree, feature_names, limits, classes_=classes,
                          n_classes_=len(classes), loss_matrix_=loss)
         return self
-
-    def _checked_loss_matrix(self, n_classes):
-        """``loss_matrix`` as a C-contiguous float64 array, or None."""
-        if self.loss_matrix is None:
-            return None
-        if self.criterion != "gini":
-            raise ValueError(f"loss_matrix is the cost-sensitive Gini criterion; it needs "
-                             f"criterion='gini', not {self.criterion!r}")
-        try:
-            loss = np.array(self.loss_matrix, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("loss_matrix must be a square array of numbers") from None
-        if loss.shape != (n_classes, n_classes):
-            raise ValueError(f"loss_matrix must have shape ({n_classes}, {n_classes}), one row "
-                             f"and column per class in classes_ order; got {loss.shape}")
-        if not np.isfinite(loss).all() or (loss < 0).any():
-            raise ValueError("loss_matrix must hold finite costs >= 0")
-        if np.diagonal(loss).any():
-            raise ValueError("loss_matrix must have a zero diagonal (a right answer costs "
-                             "nothing)")
-        return np.ascontiguousarray(loss)
 
     def _validation_loss(self, y, n_samples, sample_weight):
         position = {label: index for index, label in enumerate(self.classes_.tolist())}
@@ -509,7 +522,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         # With a loss matrix a node predicts its class of least expected cost,
         # and a validation row costs loss[truth, prediction] (an unknown label
         # its largest cost).
-        predicted = np.argmin(self.tree_.node_values @ loss, axis=1)
+        predicted = least_cost_classes(self.tree_.node_values, loss)
         padded = np.vstack([loss, loss.max(axis=0)])
         return lambda rows, nodes: sample_weight[rows] * padded[class_index[rows],
                                                                 predicted[nodes]]
@@ -569,7 +582,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         loss = getattr(self, "loss_matrix_", None)
         if loss is not None:
             # The class of least expected cost under the leaf's class fractions.
-            return self.classes_[np.argmin(self.tree_.predict_values(X) @ loss, axis=1)]
+            return self.classes_[least_cost_classes(self.tree_.predict_values(X), loss)]
         return self.classes_[self.tree_.predict_class_index(X)]
 
     def predict_proba(self, X):
