@@ -41,24 +41,29 @@ def generalise_rule(conditions, target, X, y, weight, n_classes):
     conditions = list(conditions)
     passes = _condition_masks(conditions, X)
     hit = weight * (y == target)
-
-    def accuracy(mask):
-        return laplace_accuracy(hit[mask].sum(), weight[mask].sum(), n_classes)
-
-    current = accuracy(passes.all(axis=0))
-    while conditions:
-        n_failed = (~passes).sum(axis=0)
-        # Without condition j, a row is covered when it fails nothing, or
-        # fails j alone.
-        candidates = [accuracy((n_failed == 0) | ((n_failed == 1) & ~passes[j]))
-                      for j in range(len(conditions))]
+    # Rows by how many of the remaining conditions they fail: dropping
+    # condition j adds to the covered rows (failing none) those failing j
+    # alone, so each step needs one pass over the rows, not one per condition.
+    n_failed = (~passes).sum(axis=0)
+    covered = n_failed == 0
+    current = laplace_accuracy(hit[covered].sum(), weight[covered].sum(), n_classes)
+    remaining = list(range(len(conditions)))
+    while remaining:
+        covered = n_failed == 0
+        base_hit, base_weight = hit[covered].sum(), weight[covered].sum()
+        single = np.flatnonzero(n_failed == 1)
+        failing = np.argmin(passes[remaining][:, single], axis=0) if single.size else single
+        gained_hit = np.bincount(failing, weights=hit[single], minlength=len(remaining))
+        gained_weight = np.bincount(failing, weights=weight[single], minlength=len(remaining))
+        candidates = laplace_accuracy(base_hit + gained_hit, base_weight + gained_weight,
+                                      n_classes)
         best = int(np.argmax(candidates))
         if candidates[best] < current:
             break
-        current = candidates[best]
-        del conditions[best]
-        passes = np.delete(passes, best, axis=0)
-    return tuple(conditions), float(current)
+        current = float(candidates[best])
+        n_failed -= ~passes[remaining[best]]
+        del remaining[best]
+    return tuple(conditions[j] for j in remaining), float(current)
 
 
 class RuleListClassifier(ClassifierMixin, BaseEstimator):
@@ -143,7 +148,9 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
             tree.random_state = int(rng.integers(0, 2**31 - 1))
         grow = ~held_out
         tree.fit(X[grow], class_index[grow], sample_weight=weight[grow])
-        X_val, y_val, w_val = X[held_out], class_index[held_out], weight[held_out]
+        # Column-major: the rules' conditions read whole columns.
+        X_val = np.asfortranarray(X[held_out])
+        y_val, w_val = class_index[held_out], weight[held_out]
 
         rules = {}
         for rule in tree_rules(tree, feature_names=None if names is None else list(names)):
@@ -163,8 +170,9 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         listed.sort(key=lambda rule: (-rule.accuracy, -rule.support, rule.leaf))
 
         covers_any = np.zeros(X.shape[0], dtype=bool)
+        columns = np.asfortranarray(X)
         for rule in listed:
-            covers_any |= rule.covers(X)
+            covers_any |= rule.covers(columns)
         uncovered = weight * ~covers_any
         totals = np.bincount(class_index, weights=uncovered if uncovered.sum() > 0 else weight,
                              minlength=n_classes)
@@ -197,9 +205,13 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         # The class the rules after the current one (those kept) give every
         # row, or the default; built up as the pass moves to earlier rules.
         later_class = np.full(X.shape[0], default, dtype=np.intp)
+        # Rules before the current one are all still kept (not yet decided):
+        # the rows they cover are a running OR.
+        covered_before = np.logical_or.accumulate(covers, axis=0)
         for position in range(len(rules) - 1, -1, -1):
-            earlier = covers[:position][kept[:position]].any(axis=0)
-            mine = covers[position] & ~earlier
+            mine = covers[position]
+            if position > 0:
+                mine = mine & ~covered_before[position - 1]
             with_rule = weight[mine & (y == targets[position])].sum()
             without_rule = weight[mine & (y == later_class)].sum()
             if mine.any() and without_rule < with_rule:
@@ -235,8 +247,8 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         ndarray of int, shape (n_samples,)
         """
         # (-1 also picks the default from the end of the class list predict uses.)
-        X = self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__))
+        X = np.asfortranarray(self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__)))
         chosen = np.full(X.shape[0], -1, dtype=np.intp)
         for position in range(len(self.rules_) - 1, -1, -1):
             chosen[self.rules_[position].covers(X)] = position
