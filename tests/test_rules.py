@@ -58,6 +58,19 @@ def test_a_rules_prediction_support_and_quality_are_its_training_rows(regression
             assert rule.mean_squared_error is None
 
 
+def test_rules_of_a_tree_with_a_loss_matrix_predict_as_the_tree_does():
+    _, X, y, _ = fitted(False, max_depth=3)
+    loss = np.array([[0.0, 1.0], [6.0, 0.0]])
+    costed = DecisionTreeClassifier(max_depth=3, loss_matrix=loss, random_state=0).fit(X, y)
+    rules = tree_rules(costed)
+    for rule in rules:
+        rows = rule.covers(X.to_numpy())
+        np.testing.assert_array_equal(costed.predict(X[rows]), rule.prediction)
+    leaf_lines = [line for line in export_text(costed).splitlines() if "class:" in line]
+    assert [line.split("class: ")[1].split()[0] for line in leaf_lines] == [
+        str(rule.prediction) for rule in rules]
+    assert any(rule.accuracy < 0.5 for rule in rules)
+
 def test_tests_on_one_feature_merge_into_the_tightest_bounds():
     X = np.arange(40, dtype=np.float32).reshape(-1, 1)
     y = (np.arange(40) // 5) % 2

@@ -1,15 +1,17 @@
 """Pruning by estimated error: reduced-error pruning on a validation set
 (Quinlan 1987) and C4.5's pessimistic pruning (Quinlan 1993, chapter 4).
 
-Both decide bottom-up, for every inner node, whether the node as a leaf is
-expected to err no more than the subtree below it (as pruned so far), and
-return the nodes to collapse; :meth:`fasttree._structure.Tree.pruned` builds
-the tree.
+Both price every node as a leaf and let the kernel's bottom-up pass
+(``fasttree._pruning.collapse_bottom_up``) collapse each node expected to err
+no more than the subtree below it; :meth:`fasttree._structure.Tree.pruned`
+builds the tree.
 """
 
 import math
 
 import numpy as np
+
+from ._pruning import collapse_bottom_up
 
 # Bounds on the iterations of the continued fraction of the incomplete beta
 # function (which converges in about sqrt(max(a, b)) terms) and of the
@@ -18,24 +20,6 @@ import numpy as np
 FRACTION_TERMS = 1000
 ROOT_STEPS = 200
 CONVERGED = 1e-15
-
-
-def _collapse_bottom_up(tree, leaf_loss):
-    """Collapse every inner node whose ``leaf_loss`` is at most the loss of its
-    subtree (the sum over the subtree's leaves, as already pruned)."""
-    left, right = tree.children_left, tree.children_right
-    subtree_loss = np.array(leaf_loss, dtype=np.float64)
-    collapsed = np.zeros(tree.node_count, dtype=bool)
-    # Children come after their parents, so a backward pass sees them first.
-    for node in range(tree.node_count - 1, -1, -1):
-        if left[node] == -1:
-            continue
-        below = subtree_loss[left[node]] + subtree_loss[right[node]]
-        if leaf_loss[node] <= below:
-            collapsed[node] = True
-        else:
-            subtree_loss[node] = below
-    return collapsed
 
 
 def reduced_error_collapse(tree, X, loss_of):
@@ -59,7 +43,7 @@ def reduced_error_collapse(tree, X, loss_of):
     rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
     nodes = nodes.astype(np.intp)
     leaf_loss = np.bincount(nodes, weights=loss_of(rows, nodes), minlength=tree.node_count)
-    return _collapse_bottom_up(tree, leaf_loss)
+    return collapse_bottom_up(tree.nodes, leaf_loss)
 
 
 _log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])
@@ -196,4 +180,4 @@ def pessimistic_collapse(tree, confidence):
     errors = weight * (1.0 - tree.node_values.max(axis=1))
     errors = np.clip(errors, 0.0, weight)
     estimate = weight * binomial_upper_limit(errors, weight, confidence)
-    return _collapse_bottom_up(tree, estimate)
+    return collapse_bottom_up(tree.nodes, estimate)

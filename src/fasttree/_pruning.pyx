@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""Cost-complexity (weakest-link) pruning of a fitted tree, and the subtree
-that pruning leaves."""
+"""Pruning of a fitted tree: cost-complexity (weakest-link) pruning, the
+bottom-up collapse of error-based pruning, and the subtree pruning leaves."""
 
 import numpy as np
 cimport numpy as cnp
@@ -144,6 +144,44 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
             risks[n_steps] = branch_risk[0]
             n_steps += 1
     return alphas_array[:n_steps].copy(), risks_array[:n_steps].copy(), collapsed_array
+
+
+def collapse_bottom_up(object nodes, const double[::1] leaf_loss not None):
+    """The inner nodes whose loss as a leaf is at most their subtree's.
+
+    Bottom-up, a subtree's loss is the sum over its leaves as pruned so far:
+    a collapsed node counts with its own loss.
+
+    Parameters
+    ----------
+    nodes : ndarray of NODE_DTYPE
+        Every child numbered after its parent.
+    leaf_loss : ndarray of float64, one per node
+        The loss of each node were it a leaf.
+
+    Returns
+    -------
+    ndarray of bool, one per node
+    """
+    cdef const Node* tree = linked_nodes(nodes)
+    cdef intp_t n_nodes = nodes.shape[0], node
+    if leaf_loss.shape[0] != n_nodes:
+        raise ValueError("leaf_loss needs one value per node")
+    collapsed_array = np.zeros(n_nodes, dtype=bool)
+    cdef cnp.npy_bool[::1] collapsed = collapsed_array
+    cdef double[::1] subtree_loss = np.array(leaf_loss, dtype=np.float64)
+    cdef double below
+    with nogil:
+        # A backward pass meets every node after its children.
+        for node in range(n_nodes - 1, -1, -1):
+            if tree[node].left_child == LEAF_CHILD:
+                continue
+            below = subtree_loss[tree[node].left_child] + subtree_loss[tree[node].right_child]
+            if leaf_loss[node] <= below:
+                collapsed[node] = True
+            else:
+                subtree_loss[node] = below
+    return collapsed_array
 
 
 def subtree_nodes(object nodes, const cnp.npy_bool[::1] collapsed not None):

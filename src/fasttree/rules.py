@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tree import least_cost_classes
+
 __all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "tree_rules"]
 
 
@@ -127,6 +129,12 @@ class _TreeView:
         self.left, self.right = tree.children_left, tree.children_right
         self.feature, self.threshold = tree.feature, tree.threshold
         self.values = tree.node_values
+        # What each node predicts: its majority class, or with a loss matrix
+        # its class of least expected cost (as the estimator's predict).
+        loss = getattr(estimator, "loss_matrix_", None) if self.is_classifier else None
+        if self.is_classifier:
+            self.predicted = (np.argmax(np.nan_to_num(self.values, nan=-1.0), axis=1)
+                              if loss is None else least_cost_classes(self.values, loss))
         # A forest's compact trees keep no per-node statistics.
         self.has_statistics = tree.n_node_samples is not None
 
@@ -141,7 +149,7 @@ class _TreeView:
     def outcome(self, node, decimals):
         """The leaf's prediction as text."""
         if self.is_classifier:
-            return f"class: {self.class_names[int(np.argmax(self.values[node]))]}"
+            return f"class: {self.class_names[self.predicted[node]]}"
         return f"value: {_number(self.values[node][0], decimals)}"
 
     def statistics(self, node, decimals):
@@ -150,12 +158,14 @@ class _TreeView:
         text = (f"samples = {int(self.tree.n_node_samples[node])}, "
                 f"weight = {_number(self.tree.weighted_n_node_samples[node], decimals)}")
         if self.is_classifier:
-            return f"{text}, share = {_number(np.max(self.values[node]), decimals)}"
+            share = self.values[node][self.predicted[node]]
+            return f"{text}, share = {_number(share, decimals)}"
         return f"{text}, mse = {_number(self.tree.impurity[node], decimals)}"
 
 
 def _merged(conditions):
     """Keep, per feature, the tightest upper and lower bound, in path order."""
+    # A dict keeps its keys in first-insertion order, whatever replaces them.
     bounds = {}
     for condition in conditions:
         key = (condition.feature, condition.operator)
@@ -165,10 +175,7 @@ def _merged(conditions):
                                    else condition.threshold > kept.threshold)
         if tighter:
             bounds[key] = condition
-    order = {}
-    for condition in conditions:
-        order.setdefault((condition.feature, condition.operator), len(order))
-    return tuple(sorted(bounds.values(), key=lambda c: order[(c.feature, c.operator)]))
+    return tuple(bounds.values())
 
 
 def tree_rules(estimator, feature_names=None):
@@ -199,8 +206,9 @@ def tree_rules(estimator, feature_names=None):
             weight = float(tree.weighted_n_node_samples[node])
             values = view.values[node]
             if view.is_classifier:
-                extra = {"prediction": view.classes[int(np.argmax(values))],
-                         "accuracy": float(np.max(values))}
+                predicted = view.predicted[node]
+                extra = {"prediction": view.classes[predicted],
+                         "accuracy": float(values[predicted])}
             else:
                 extra = {"prediction": float(values[0]),
                          "mean_squared_error": float(tree.impurity[node])}

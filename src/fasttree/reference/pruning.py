@@ -132,6 +132,29 @@ def _prediction(tree, node_id):
     return int(np.argmax(value)) if tree.is_classifier else float(np.ravel(value)[0])
 
 
+def _prune_by_loss(tree, X, loss):
+    """The tree with every node made a leaf whose ``loss(node_id, rows)``, for
+    the rows of X reaching it, is at most its subtree's (the sum over its
+    leaves as pruned below)."""
+    collapsed = set()
+
+    def subtree_loss(node_id, rows):
+        node = tree.nodes[node_id]
+        own = loss(node_id, rows)
+        if node.is_leaf:
+            return own
+        left_rows = [row for row in rows if X[row, node.feature] <= node.threshold]
+        right_rows = [row for row in rows if X[row, node.feature] > node.threshold]
+        below = subtree_loss(node.left, left_rows) + subtree_loss(node.right, right_rows)
+        if own <= below:
+            collapsed.add(node_id)
+            return own
+        return below
+
+    subtree_loss(0, list(range(X.shape[0])))
+    return _collapse(tree, collapsed)
+
+
 def reduced_error_prune(tree, X, y, weights):
     """Reduced-error pruning: bottom-up, a node becomes a leaf when the
     validation rows reaching it lose no more with the node's prediction than
@@ -149,29 +172,13 @@ def reduced_error_prune(tree, X, y, weights):
     -------
     ReferenceTree
     """
-    collapsed = set()
-
     def loss(node_id, rows):
         predicted = _prediction(tree, node_id)
         if tree.is_classifier:
             return float(sum(weights[row] for row in rows if y[row] != predicted))
         return float(sum(weights[row] * (predicted - y[row]) ** 2 for row in rows))
 
-    def subtree_loss(node_id, rows):
-        node = tree.nodes[node_id]
-        own = loss(node_id, rows)
-        if node.is_leaf:
-            return own
-        left_rows = [row for row in rows if X[row, node.feature] <= node.threshold]
-        right_rows = [row for row in rows if X[row, node.feature] > node.threshold]
-        below = subtree_loss(node.left, left_rows) + subtree_loss(node.right, right_rows)
-        if own <= below:
-            collapsed.add(node_id)
-            return own
-        return below
-
-    subtree_loss(0, list(range(X.shape[0])))
-    return _collapse(tree, collapsed)
+    return _prune_by_loss(tree, X, loss)
 
 
 def binomial_upper_limit(errors, n, confidence):
@@ -213,22 +220,9 @@ def pessimistic_prune(tree, X, y, confidence=0.25):
     -------
     ReferenceTree
     """
-    collapsed = set()
-
     def estimate(node_id, rows):
-        node = tree.nodes[node_id]
         counts = np.bincount(y[rows], minlength=tree.n_classes) if rows else [0]
         n, errors = len(rows), len(rows) - int(np.max(counts))
-        own = n * binomial_upper_limit(errors, n, confidence) if n else 0.0
-        if node.is_leaf:
-            return own
-        left_rows = [row for row in rows if X[row, node.feature] <= node.threshold]
-        right_rows = [row for row in rows if X[row, node.feature] > node.threshold]
-        below = estimate(node.left, left_rows) + estimate(node.right, right_rows)
-        if own <= below:
-            collapsed.add(node_id)
-            return own
-        return below
+        return n * binomial_upper_limit(errors, n, confidence) if n else 0.0
 
-    estimate(0, list(range(X.shape[0])))
-    return _collapse(tree, collapsed)
+    return _prune_by_loss(tree, X, estimate)
