@@ -19,7 +19,7 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_loss_matrix, least_cost_classes,
+                   check_loss_matrix, predicted_classes,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
                    resolve_tree_limits)
 
@@ -629,15 +629,6 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return self._criteria[self.criterion](targets["class_index"], weight,
                                               len(targets["classes"]))
 
-    def _decide(self, scores):
-        """Class indices from per-class scores (probabilities or vote counts):
-        the largest, or with a loss matrix the class of least expected cost
-        (the first on ties)."""
-        loss = getattr(self, "loss_matrix_", None)
-        if loss is None:
-            return np.argmax(scores, axis=1)
-        return least_cost_classes(scores, loss)
-
     def _value_offset(self, targets, weight):
         return 0.0
 
@@ -664,16 +655,14 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         """Accuracy of one tree (its leaves' majority class, or class of least
         expected cost)."""
         predicted = np.empty(X.shape[0], dtype=np.intp)
-        leaf_class = tree.majority_class
-        if getattr(self, "loss_matrix_", None) is not None:
-            leaf_class = np.ascontiguousarray(self._decide(tree.node_values), dtype=np.intp)
+        loss = getattr(self, "loss_matrix_", None)
+        leaf_class = tree.majority_class if loss is None else np.ascontiguousarray(
+            predicted_classes(tree.node_values, loss), dtype=np.intp)
         predict_leaf_outputs(tree.walk, leaf_class, X, predicted)
         return float(np.mean(predicted == class_index))
 
     def _oob_score_of(self, averages, targets, rows):
-        loss = targets["loss"]
-        predicted = (np.argmax(averages, axis=1) if loss is None
-                     else least_cost_classes(averages, loss))
+        predicted = predicted_classes(averages, targets["loss"])
         return float(np.mean(predicted == targets["class_index"][rows]))
 
     def _set_oob_attributes(self, averages, has_oob, targets):
@@ -694,7 +683,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                 values = np.zeros((n_leaves, len(self.classes_)))
                 values[np.repeat(np.arange(n_leaves), np.diff(indptr)), index] = data
                 arrays["votes"] = (np.arange(n_leaves + 1, dtype=np.intp),
-                                   least_cost_classes(values, loss).astype(np.int32),
+                                   predicted_classes(values, loss).astype(np.int32),
                                    np.ones(n_leaves))
         return arrays["votes"]
 
@@ -749,7 +738,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             votes = self._sum_over_trees(X, self._leaf_votes(), len(self.classes_))
             return self.classes_[np.argmax(votes, axis=1)]
         scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"], len(self.classes_))
-        return self.classes_[self._decide(scores)]
+        return self.classes_[predicted_classes(scores, getattr(self, "loss_matrix_", None))]
 
 
 class RandomForestRegressor(RegressorMixin, BaseForest):

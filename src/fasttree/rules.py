@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tree import least_cost_classes
+from .tree import predicted_classes
 
 __all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "tree_rules"]
 
@@ -131,10 +131,9 @@ class _TreeView:
         self.values = tree.node_values
         # What each node predicts: its majority class, or with a loss matrix
         # its class of least expected cost (as the estimator's predict).
-        loss = getattr(estimator, "loss_matrix_", None) if self.is_classifier else None
         if self.is_classifier:
-            self.predicted = (np.argmax(np.nan_to_num(self.values, nan=-1.0), axis=1)
-                              if loss is None else least_cost_classes(self.values, loss))
+            self.predicted = predicted_classes(self.values,
+                                               getattr(estimator, "loss_matrix_", None))
         # A forest's compact trees keep no per-node statistics.
         self.has_statistics = tree.n_node_samples is not None
 

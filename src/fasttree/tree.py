@@ -85,10 +85,14 @@ def check_loss_matrix(loss_matrix, criterion, n_classes):
     return np.ascontiguousarray(loss)
 
 
-def least_cost_classes(probabilities, loss):
-    """Per row of class probabilities, the index of the class of least
-    expected cost under ``loss`` (the first on ties); rows of NaN give 0."""
-    return np.argmin(np.nan_to_num(probabilities) @ loss, axis=1)
+def predicted_classes(scores, loss=None):
+    """Per row of class scores (probabilities or votes), the index of the
+    class predicted: the largest score, or with a ``loss`` matrix the class of
+    least expected cost; the first on ties, 0 for a row of NaN (numpy's
+    argmax and argmin stop at the first NaN)."""
+    if loss is None:
+        return np.argmax(scores, axis=1)
+    return np.argmin(scores @ loss, axis=1)
 
 
 def resolve_tree_limits(params, criteria, n_samples, n_features):
@@ -522,7 +526,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         # With a loss matrix a node predicts its class of least expected cost,
         # and a validation row costs loss[truth, prediction] (an unknown label
         # its largest cost).
-        predicted = least_cost_classes(self.tree_.node_values, loss)
+        predicted = predicted_classes(self.tree_.node_values, loss)
         padded = np.vstack([loss, loss.max(axis=0)])
         return lambda rows, nodes: sample_weight[rows] * padded[class_index[rows],
                                                                 predicted[nodes]]
@@ -582,7 +586,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         loss = getattr(self, "loss_matrix_", None)
         if loss is not None:
             # The class of least expected cost under the leaf's class fractions.
-            return self.classes_[least_cost_classes(self.tree_.predict_values(X), loss)]
+            return self.classes_[predicted_classes(self.tree_.predict_values(X), loss)]
         return self.classes_[self.tree_.predict_class_index(X)]
 
     def predict_proba(self, X):
