@@ -118,20 +118,19 @@ def categorical_mask(X, categorical_features, n_features, feature_names=None):
                      f"integer indices, booleans or feature names; got {entries.dtype}")
 
 
-def _column(X, index, numeric=False):
-    """Column ``index`` of X as a 1-D numpy array (object for mixed data;
-    ``numeric``: a DataFrame's numpy numeric columns as they are)."""
-    columns = _dataframe_columns(X)
-    if columns is not None:
-        values, dtype = columns[index][1], columns[index][2]
-        if numeric and getattr(dtype, "kind", None) in ("b", "i", "u", "f") and isinstance(
-                dtype, np.dtype):
-            return values.to_numpy()
-        if type(dtype).__name__ == "CategoricalDtype":
-            # The categories' own values, NaN for missing.
-            return np.asarray(values.astype(object))
-        return np.asarray(values.to_numpy(dtype=object))
-    return np.asarray(X)[:, index]
+def _column(source, index, numeric=False):
+    """Column ``index`` as a 1-D numpy array (object for mixed data), from a
+    2-D array or from ``_dataframe_columns``' list (``numeric``: a
+    DataFrame's numpy numeric columns as they are)."""
+    if isinstance(source, np.ndarray):
+        return source[:, index]
+    _, values, dtype = source[index]
+    if numeric and isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        return values.to_numpy()
+    if type(dtype).__name__ == "CategoricalDtype":
+        # The categories' own values, NaN for missing.
+        return np.asarray(values.astype(object))
+    return np.asarray(values.to_numpy(dtype=object))
 
 
 def _sort_key(value):
@@ -266,19 +265,21 @@ def encode_categories(X, mask, levels=None):
         levels = []
     elif len(levels) != categorical.size:
         raise ValueError("the category levels do not match the categorical features")
-    columns = _dataframe_columns(X)
-    if columns is not None:
-        n_samples, n_features = len(X), len(columns)
+    # The columns are read from one source: a DataFrame's column list, or
+    # X as one array.
+    source = _dataframe_columns(X)
+    if source is not None:
+        n_samples, n_features = len(X), len(source)
     else:
-        array = np.asarray(X)
-        if array.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {array.shape}")
-        n_samples, n_features = array.shape
+        source = np.asarray(X)
+        if source.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {source.shape}")
+        n_samples, n_features = source.shape
     if mask.shape[0] != n_features:
         raise ValueError(f"X has {n_features} features; expected {mask.shape[0]}")
     codes = np.empty((n_samples, n_features), dtype=np.float64)
     for position, index in enumerate(categorical):
-        values = _column(X, index)
+        values = _column(source, index)
         if learn:
             fast = _string_codes(values)
             if fast is not None:
@@ -288,7 +289,7 @@ def encode_categories(X, mask, levels=None):
             levels.append(column_levels(values))
         codes[:, index] = encode_column(values, levels[position])
     for index in np.flatnonzero(~mask):
-        values = _column(X, index, numeric=True)
+        values = _column(source, index, numeric=True)
         try:
             if values.dtype.kind == "O":
                 numbers_only = np.where(_missing_mask(values), np.nan, values)
