@@ -9,15 +9,17 @@ from hypothesis import strategies as st
 from fasttree import DecisionTreeClassifier
 from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, apply_rows,
                                predict_leaf_outputs, walk_layout)
-from fasttree._tree import NODE_DTYPE
+from fasttree._structure import threshold_flags
+from fasttree._tree import (FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE)
 from synthetic import classification_data
 
 WALK_NODE_BYTES = WALK_DTYPE.itemsize
 
 
 def random_nodes(rng, n_splits, n_features):
-    """A random tree numbered as a best-first builder numbers it: a leaf picked
-    at random is split and its children appended, so numbering is not preorder."""
+    """A random tree of thresholds numbered as a best-first builder numbers it:
+    a leaf picked at random is split and its children appended, so numbering
+    is not preorder."""
     nodes = np.zeros(2 * n_splits + 1, dtype=NODE_DTYPE)
     nodes["left_child"] = nodes["right_child"] = -1
     nodes["feature"] = -2
@@ -31,14 +33,54 @@ def random_nodes(rng, n_splits, n_features):
     return nodes
 
 
-def leaf_by_reading_nodes(nodes, row):
-    """The test's own walk: x <= threshold goes left."""
+def random_tests(rng, nodes, n_codes=5):
+    """Random node flags for ``nodes``: a random missing-value direction
+    everywhere, and about half the inner nodes turned into tests of a random
+    set of the codes 0 .. n_codes - 1. Returns (nodes, flags, category_bits)."""
+    nodes = nodes.copy()
+    inner = nodes["left_child"] != -1
+    flags = np.where(inner, FLAG_THRESHOLD, 0).astype(np.uint8)
+    flags[inner & (rng.random(len(nodes)) < 0.5)] |= FLAG_MISSING_LEFT
+    words = []
+    for node in np.flatnonzero(inner & (rng.random(len(nodes)) < 0.5)):
+        members = rng.random(n_codes) < 0.5
+        bits = np.packbits(np.r_[members, np.zeros(-n_codes % 32, bool)],
+                           bitorder="little").view("<u4")
+        nodes["threshold"][node:node + 1].view(np.int32)[0] = len(words)
+        flags[node] = (flags[node] & FLAG_MISSING_LEFT) | FLAG_SUBSET
+        words += [n_codes, *bits.tolist()]
+    return nodes, flags, np.array(words, dtype=np.uint32)
+
+
+def walk_of(nodes, n_features, flags=None, category_bits=None):
+    """What the walk kernels take before the rows, for a tree of ``nodes``."""
+    flags = threshold_flags(nodes) if flags is None else flags
+    category_bits = np.zeros(0, np.uint32) if category_bits is None else category_bits
+    walk = walk_layout(nodes, flags, category_bits, n_features)
+    return walk, np.ascontiguousarray(flags[walk["node"]]), category_bits
+
+
+def leaf_by_reading_nodes(nodes, row, flags=None, category_bits=None):
+    """The test's own walk: x <= threshold goes left; with flags, NaN goes as
+    the flags say, and a subset node sends its set's codes left (any other
+    value goes with the missing ones)."""
     node = 0
     while nodes["left_child"][node] != -1:
-        if row[nodes["feature"][node]] <= nodes["threshold"][node]:
-            node = nodes["left_child"][node]
+        value = row[nodes["feature"][node]]
+        node_flags = 0 if flags is None else flags[node]
+        if np.isnan(value):
+            left = bool(node_flags & FLAG_MISSING_LEFT)
+        elif node_flags & 3 == FLAG_SUBSET:
+            side = int(nodes["threshold"][node:node + 1].view(np.int32)[0])
+            n_codes = int(category_bits[side])
+            if value >= 0 and value < n_codes and value == int(value):
+                code = int(value)
+                left = bool(category_bits[side + 1 + code // 32] >> (code % 32) & 1)
+            else:
+                left = bool(node_flags & FLAG_MISSING_LEFT)
         else:
-            node = nodes["right_child"][node]
+            left = value <= nodes["threshold"][node]
+        node = nodes["left_child"][node] if left else nodes["right_child"][node]
     return node
 
 
@@ -58,8 +100,26 @@ def test_apply_rows_reaches_the_leaf_a_plain_walk_reaches(seed, n_splits, n_rows
     X = rng.choice(np.float32([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 2.0, -3.0]),
                    size=(n_rows, n_features))
     leaves = np.full(n_rows, -7, dtype=np.intp)
-    assert apply_rows(walk_layout(nodes, n_features), X, leaves) == 0
+    assert apply_rows(*walk_of(nodes, n_features), X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(0, 40),
+       n_rows=st.integers(1, 40), n_features=st.integers(1, 6))
+@settings(max_examples=300, deadline=None)
+def test_rows_with_nan_and_trees_with_category_sets_reach_the_leaf_a_plain_walk_reaches(
+        seed, n_splits, n_rows, n_features):
+    rng = np.random.default_rng(seed)
+    nodes, flags, category_bits = random_tests(rng, random_nodes(rng, n_splits, n_features))
+    # Codes in and beyond the sets, values between codes, and NaN.
+    X = rng.choice(np.float32([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 0.5, np.nan]),
+                   size=(n_rows, n_features))
+    tests = walk_of(nodes, n_features, flags, category_bits)
+    expected = [leaf_by_reading_nodes(nodes, row, flags, category_bits) for row in X]
+    for rows in (X, np.asfortranarray(X), X.astype(np.float64)):
+        leaves = np.full(n_rows, -7, dtype=np.intp)
+        assert apply_rows(*tests, rows, leaves) == 0
+        np.testing.assert_array_equal(leaves, expected)
 
 
 @given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(0, 40))
@@ -67,7 +127,7 @@ def test_apply_rows_reaches_the_leaf_a_plain_walk_reaches(seed, n_splits, n_rows
 def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
     rng = np.random.default_rng(seed)
     nodes = random_nodes(rng, n_splits, 3)
-    walk = walk_layout(nodes, 3)
+    walk = walk_of(nodes, 3)[0]
     assert walk.dtype == WALK_DTYPE and walk.shape == nodes.shape
     np.testing.assert_array_equal(np.sort(walk["node"]), np.arange(len(nodes)))
     for position, node in enumerate(walk["node"]):
@@ -84,16 +144,24 @@ def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
 
 def test_rows_checked_and_walked_in_several_parts_reach_their_leaves():
     # Rows are checked for NaN 256 at a time before they are walked; 1,003
-    # rows take four parts and a last, partial block of three rows.
+    # rows take four parts and a last, partial block of three rows. A part
+    # with NaN takes the general walk, the others the fast one.
     rng = np.random.default_rng(4)
     nodes = random_nodes(rng, 60, 30)
+    flags = threshold_flags(nodes)
+    flags[rng.random(len(nodes)) < 0.5] |= FLAG_MISSING_LEFT
+    flags[nodes["left_child"] == -1] = 0
     X = rng.choice(np.float32([-1.0, 0.0, 0.5, 1.0, 2.0]), size=(1003, 30))
     leaves = np.empty(1003, dtype=np.intp)
-    walk = walk_layout(nodes, 30)
-    assert apply_rows(walk, X, leaves) == 0
+    tests = walk_of(nodes, 30, flags)
+    assert apply_rows(*tests, X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
-    X[900, 7] = np.nan  # in a later part only
-    assert apply_rows(walk, X, leaves) == 1
+    X[[3, 900, 1001], 7] = np.nan  # in the first and a later part, and the last block
+    assert apply_rows(*tests, X, leaves) == 0
+    np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row, flags)
+                                           for row in X])
+    X[950, 2] = np.inf
+    assert apply_rows(*tests, X, leaves) == 1
 
 
 def test_a_depth_first_tree_is_already_in_preorder():
@@ -116,19 +184,23 @@ def test_a_single_leaf_tree_sends_every_row_to_the_root():
     nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
     X = np.random.default_rng(0).normal(size=(13, 4)).astype(np.float32)
     leaves = np.full(13, -1, dtype=np.intp)
-    assert apply_rows(walk_layout(nodes, 4), X, leaves) == 0
+    assert apply_rows(*walk_of(nodes, 4), X, leaves) == 0
     assert (leaves == 0).all()
 
 
-@pytest.mark.parametrize("bad_value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("bad_value", [np.inf, -np.inf])
 @pytest.mark.parametrize("bad_row", [0, 7, 8, 12])
-def test_non_finite_values_in_any_row_are_reported(bad_value, bad_row):
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_infinite_values_in_any_row_are_reported(bad_value, bad_row, with_nan):
     nodes = random_nodes(np.random.default_rng(0), 5, 3)
     X = np.zeros((13, 3), dtype=np.float32)  # one full block and a partial one
     X[bad_row, 2] = bad_value
-    walk = walk_layout(nodes, 3)
-    assert apply_rows(walk, X, np.empty(13, dtype=np.intp)) == 1
-    assert predict_leaf_outputs(walk, np.zeros(len(nodes)), X, np.empty(13)) == 1
+    if with_nan:  # the general walk checks too
+        X[(bad_row + 5) % 13, 0] = np.nan
+    tests = walk_of(nodes, 3)
+    for rows in (X, np.asfortranarray(X), X.astype(np.float64)):
+        assert apply_rows(*tests, rows, np.empty(13, dtype=np.intp)) == 1
+        assert predict_leaf_outputs(*tests, np.zeros(len(nodes)), rows, np.empty(13)) == 1
 
 
 def test_predict_leaf_outputs_reads_the_output_of_each_rows_leaf():
@@ -137,7 +209,7 @@ def test_predict_leaf_outputs_reads_the_output_of_each_rows_leaf():
     X = rng.normal(size=(30, 4)).astype(np.float32)
     node_output = rng.normal(size=len(nodes))
     out = np.empty(30)
-    assert predict_leaf_outputs(walk_layout(nodes, 4), node_output, X, out) == 0
+    assert predict_leaf_outputs(*walk_of(nodes, 4), node_output, X, out) == 0
     np.testing.assert_array_equal(out, node_output[[leaf_by_reading_nodes(nodes, row)
                                                     for row in X]])
 
@@ -147,7 +219,7 @@ def test_a_node_reached_twice_is_refused():
     inner = np.flatnonzero(nodes["left_child"] != -1)
     nodes["right_child"][inner[-1]] = nodes["left_child"][inner[-1]]
     with pytest.raises(ValueError, match="reached twice"):
-        walk_layout(nodes, 2)
+        walk_of(nodes, 2)
 
 
 def test_a_node_not_reached_from_the_root_is_refused():
@@ -155,7 +227,7 @@ def test_a_node_not_reached_from_the_root_is_refused():
     nodes[0] = (1, 2, 0, 0.5)
     nodes[1:] = (-1, -1, -2, -2.0)
     with pytest.raises(ValueError, match="not reached from the root"):
-        walk_layout(nodes, 1)
+        walk_of(nodes, 1)
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -168,15 +240,49 @@ def test_links_and_features_that_would_read_out_of_bounds_are_refused(field, val
     nodes = random_nodes(np.random.default_rng(0), 1, 2)
     nodes[field][0] = value
     with pytest.raises(ValueError, match=message):
-        walk_layout(nodes, 2)
+        walk_of(nodes, 2)
 
 
 def test_features_beyond_the_byte_offsets_reach_are_refused():
     nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
     with pytest.raises(ValueError, match="too many to predict with"):
-        walk_layout(nodes, MAX_WALK_FEATURES + 1)
+        walk_of(nodes, MAX_WALK_FEATURES + 1)
 
 
 def test_nodes_of_another_layout_are_refused():
     with pytest.raises(ValueError, match="unexpected layout"):
-        walk_layout(np.zeros(3, dtype=np.float64), 2)
+        walk_layout(np.zeros(3, dtype=np.float64), np.zeros(3, np.uint8),
+                    np.zeros(0, np.uint32), 2)
+
+
+@pytest.mark.parametrize("change, message", [
+    ("leaf kind at an inner node", "kind does not match"),
+    ("inner kind at a leaf", "kind does not match"),
+    ("unknown kind", "unknown flags"),
+    ("unknown bit", "unknown flags"),
+    ("set beyond the bits", "category set is out of range"),
+    ("set longer than the bits", "category set is out of range"),
+    ("too few flags", "flags do not match")])
+def test_flags_that_would_misroute_or_read_out_of_bounds_are_refused(change, message):
+    rng = np.random.default_rng(1)
+    nodes, flags, category_bits = random_tests(rng, random_nodes(rng, 6, 2), n_codes=40)
+    subset = np.flatnonzero(flags & 3 == FLAG_SUBSET)[0]
+    inner = np.flatnonzero(flags & 3 == FLAG_THRESHOLD)[0]
+    leaf = np.flatnonzero(nodes["left_child"] == -1)[0]
+    if change == "leaf kind at an inner node":
+        flags[inner] = 0
+    elif change == "inner kind at a leaf":
+        flags[leaf] = FLAG_THRESHOLD
+    elif change == "unknown kind":
+        flags[inner] = 3
+    elif change == "unknown bit":
+        flags[inner] |= 8
+    elif change == "set beyond the bits":
+        nodes["threshold"][subset:subset + 1].view(np.int32)[0] = len(category_bits)
+    elif change == "set longer than the bits":
+        category_bits = category_bits.copy()
+        category_bits[nodes["threshold"][subset:subset + 1].view(np.int32)[0]] = 10**6
+    else:
+        flags = flags[:-1]
+    with pytest.raises(ValueError, match=message):
+        walk_of(nodes, 2, flags, category_bits)

@@ -46,8 +46,8 @@ def new_rows(n_rows, n_features, seed=1):
     return X
 
 
-def input_kinds(X):
-    """The same rows as many kinds of input (lazily: each is made when asked for)."""
+def input_kinds(X, skip=()):
+    """The same rows as many kinds of input, but those named in ``skip``."""
     import pandas as pd
 
     def read_only():
@@ -55,7 +55,8 @@ def input_kinds(X):
         copy.setflags(write=False)
         return copy
 
-    return {name: make() for name, make in _kind_makers(X, pd, read_only).items()}
+    return {name: make() for name, make in _kind_makers(X, pd, read_only).items()
+            if name not in skip}
 
 
 def _kind_makers(X, pd, read_only):
@@ -107,22 +108,60 @@ def test_memory_mapped_rows_predict_as_loaded_rows(tmp_path):
         np.testing.assert_array_equal(tree.predict_proba(mapped), tree.predict_proba(X))
 
 
+def leaves_by_reading_tree(tree, X):
+    """The test's own walk of ``tree_`` (x <= threshold goes left, NaN goes
+    where ``missing_go_to_left`` says)."""
+    leaves = []
+    for row in np.asarray(X, dtype=np.float32):
+        node = 0
+        while tree.children_left[node] != -1:
+            value = row[tree.feature[node]]
+            left = (tree.missing_go_to_left[node] == 1 if np.isnan(value)
+                    else value <= np.float32(tree.threshold[node]))
+            node = tree.children_left[node] if left else tree.children_right[node]
+        leaves.append(node)
+    return np.array(leaves)
+
+
+@pytest.mark.parametrize("width", list(N_FEATURES))
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+@pytest.mark.parametrize("n_rows", [7, 300, 3000])
+def test_rows_with_nan_predict_in_every_kind_as_the_trees_missing_directions_say(
+        estimator_class, width, n_rows):
+    model = fitted(estimator_class, width)
+    X = new_rows(n_rows, N_FEATURES[width])
+    rng = np.random.default_rng(5)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[1::2] = np.nan_to_num(X[1::2], nan=0.25)  # blocks of rows with and without NaN
+    trees = model.estimators_ if hasattr(model, "estimators_") else [model]
+    for member in trees:
+        np.testing.assert_array_equal(member.apply(X), leaves_by_reading_tree(member.tree_, X))
+    for kind, rows in input_kinds(X, skip=("int64",)).items():
+        expected = outputs(model, reference_rows(kind, X))
+        got = outputs(model, rows)
+        for name in expected:
+            np.testing.assert_array_equal(got[name], expected[name], err_msg=f"{kind} {name}")
+
+
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
 @pytest.mark.parametrize("kind", ["float64 C", "float64 Fortran", "float32 Fortran",
                                   "every other row", "DataFrame"])
-@pytest.mark.parametrize("bad_value", [np.nan, np.inf, 1e39])
-def test_non_finite_and_float32_overflowing_values_are_refused_in_every_layout(
-        estimator_class, kind, bad_value):
+@pytest.mark.parametrize("bad_value", [np.inf, -np.inf, 1e39])
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_infinite_and_float32_overflowing_values_are_refused_in_every_layout(
+        estimator_class, kind, bad_value, with_nan):
     import pandas as pd
 
     model = fitted(estimator_class, "narrow")
     X = new_rows(300, N_FEATURES["narrow"])
     X[205, 3] = bad_value
+    if with_nan:
+        X[200:210, 1] = np.nan
     with np.errstate(over="ignore"):
         rows = _kind_makers(X, pd, None)[kind]()
     # A float32 copy of 1e39 is already infinite.
     message = ("too large for float32" if bad_value == 1e39 and kind != "float32 Fortran"
-               else "NaN|infinity")
+               else "infinity")
     with pytest.raises(ValueError, match=message):
         model.predict(rows)
 

@@ -188,11 +188,24 @@ def tampered_states():
     bad_feature["feature"][0] = 99
     yield "feature", dict(state, nodes=bad_feature)
     yield "value", dict(state, value=state["value"][:-1])
+    yield "flags do not match", dict(state, flags=state["flags"][:-1])
+    unknown = state["flags"].copy()
+    unknown[0] = 3
+    yield "unknown flags", dict(state, flags=unknown)
+    leaf_kind = state["flags"].copy()
+    leaf_kind[0] = 0
+    yield "kind does not match", dict(state, flags=leaf_kind)
+    subset = state["flags"].copy()
+    subset[0] = 2  # a category set, but the tree holds none
+    yield "category set is out of range", dict(state, flags=subset)
+    yield "category_bits is not", dict(state, category_bits=np.zeros((2, 2), np.uint32))
 
 
 @pytest.mark.parametrize("message, state", list(tampered_states()),
                          ids=["version+1", "no-version", "child-out-of-range", "child-loop",
-                              "node-dtype", "feature-out-of-range", "value-length"])
+                              "node-dtype", "feature-out-of-range", "value-length",
+                              "flags-length", "flags-kind", "flags-leaf-kind",
+                              "flags-subset-without-set", "bits-shape"])
 def test_a_tampered_tree_state_is_refused_on_load(message, state):
     with pytest.raises(ValueError, match=message):
         Tree.__new__(Tree).__setstate__(state)
@@ -203,6 +216,26 @@ def test_a_tampered_tree_state_is_refused_on_load(message, state):
     with pytest.raises(ValueError, match=message):
         pickle.loads(payload)
 
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_a_tree_of_format_version_2_sends_missing_values_to_its_heavier_child(
+        estimator_class):
+    # Version 2 had no flags: its trees never saw missing values.
+    X, y = classification_data(n_samples=400)
+    tree = estimator_class(random_state=0).fit(X, y).tree_
+    state = {key: value for key, value in tree.__getstate__().items()
+             if key not in ("flags", "category_bits")}
+    old = Tree.__new__(Tree)
+    old.__setstate__(dict(state, format_version=2))
+    inner = tree.children_left != -1
+    heavier_left = (tree.weighted_n_node_samples[tree.children_left[inner]]
+                    > tree.weighted_n_node_samples[tree.children_right[inner]])
+    np.testing.assert_array_equal(old.missing_go_to_left[inner], heavier_left)
+    np.testing.assert_array_equal(old.missing_go_to_left, tree.missing_go_to_left)
+    X_new = np.random.default_rng(3).normal(size=(300, X.shape[1]))
+    X_new[::3, :] = np.nan
+    np.testing.assert_array_equal(old.apply(X_new), tree.apply(X_new))
 
 
 def test_a_pickled_estimator_whose_width_disagrees_with_its_tree_is_refused():

@@ -51,9 +51,9 @@ def test_fit_refuses_bad_X_with_a_message_naming_the_problem(estimator_class, X,
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
 @pytest.mark.parametrize("X, message", [
-    (with_cell(X_OK, np.nan), "NaN"), (X_OK[:, :2], "2 features.*3 features"),
+    (with_cell(X_OK, np.inf), "infinity"), (X_OK[:, :2], "2 features.*3 features"),
     (np.hstack([X_OK, X_OK]), "6 features.*3 features"), (X_OK[:, 0], "2-D")],
-    ids=["nan", "too-few-features", "too-many-features", "1-D"])
+    ids=["inf", "too-few-features", "too-many-features", "1-D"])
 def test_predict_refuses_bad_X(estimator_class, X, message):
     estimator = estimator_class(max_depth=2).fit(X_OK, Y_OK)
     for method in ("predict", "apply", "decision_path"):

@@ -4,12 +4,13 @@
 import numpy as np
 cimport numpy as cnp
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from ._predict import WALK_DTYPE
-from ._predict cimport (ROW_BLOCK, RowSource, WalkNode, any_non_finite, interleave_source,
-                       padded_block, row_source, walk_block, walk_interleaved)
+from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, any_infinite,
+                       any_non_finite, interleave_source, padded_block, row_source,
+                       split_tests, walk_block, walk_general, walk_interleaved)
 from ._utils cimport intp_t
 
 cnp.import_array()
@@ -69,7 +70,8 @@ cdef inline void add_sparse_outputs(const intp_t* indptr, const int32_t* index,
             out[n_outputs * row + index[entry]] += data[entry]
 
 
-def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
+def tree_outputs(object walk, object walk_flags, object category_bits,
+                 const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  object leaf_output, object X, double[:, ::1] out not None,
                  bint per_tree):
@@ -80,6 +82,11 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     walk : ndarray of WALK_DTYPE
         The walk nodes of all trees, one after another, each tree's from
         ``walk_layout`` but with ``node`` at a leaf counting the tree's leaves.
+    walk_flags : ndarray of uint8
+        The node flags of the walk nodes.
+    category_bits : ndarray of uint32
+        All trees' category sets, one after another (the walk nodes' set
+        starts counting from the first tree's).
     tree_starts, output_starts : ndarray of intp, shape (n_trees + 1,)
         Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``, and the
         outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
@@ -100,9 +107,14 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     Returns
     -------
     int
-        1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
+        1 when X holds infinity (``out`` is then meaningless), else 0. NaN is
+        a missing value.
     """
     cdef RowSource source
+    cdef SplitTests tests, tree_tests
+    split_tests(walk, walk_flags, category_bits, &tests)
+    # Rows with NaN, and forests with category sets, take the general walk.
+    cdef bint general = tests.general
     row_source(X, &source)
     cdef intp_t n_rows = source.n_rows
     cdef intp_t n_features = source.n_features
@@ -164,7 +176,10 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
     with nogil:
         if not interleaved and any_non_finite(<const float*> source.data,
                                               n_rows * n_features):
-            status = 1
+            general = True
+            status = any_infinite(<const float*> source.data, n_rows * n_features)
+        if status != 0:
+            pass
         elif interleaved:
             buffer = <float*> malloc(part_capacity * n_features * sizeof(float))
             status = -1 if buffer == NULL else 0
@@ -177,8 +192,11 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
         while part_start < n_rows and status == 0:
             part_rows = min(part_capacity, n_rows - part_start)
             if interleaved and interleave_source(&source, part_start, part_rows, buffer):
-                status = 1
-                break
+                general = True
+                if any_infinite(buffer, (part_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK
+                                * n_features):
+                    status = 1
+                    break
             group_start = 0
             while group_start < n_trees:
                 group_end = group_start + 1
@@ -190,10 +208,24 @@ def tree_outputs(object walk, const intp_t[::1] tree_starts not None,
                     chunk_end = min(part_rows, chunk_start + chunk_rows)
                     for tree in range(group_start, group_end):
                         tree_nodes = nodes + tree_starts[tree]
+                        tree_tests = tests
+                        tree_tests.flags = tests.flags + tree_starts[tree]
                         # Rows count from the part's first row.
                         row = chunk_start
                         while row < chunk_end:
-                            if interleaved:
+                            if general and interleaved:
+                                walk_general(tree_nodes, &tree_tests,
+                                             <const char*> (buffer + row * n_features),
+                                             sizeof(float), ROW_BLOCK, ROW_BLOCK,
+                                             leaves + row - chunk_start)
+                            elif general:
+                                rows = buffer if part_start + row == n_full_rows else (
+                                    <const float*> (source.data
+                                                    + (part_start + row) * source.row_stride))
+                                walk_general(tree_nodes, &tree_tests, <const char*> rows,
+                                             n_features * sizeof(float), 1, ROW_BLOCK,
+                                             leaves + row - chunk_start)
+                            elif interleaved:
                                 walk_interleaved(tree_nodes, buffer + row * n_features,
                                                  leaves + row - chunk_start)
                             else:

@@ -1,7 +1,7 @@
 # Prediction: a tree laid out for walking, and rows walked through it eight at
 # a time.
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t
 
 from ._utils cimport intp_t
 
@@ -20,9 +20,34 @@ cdef struct WalkNode:
     int32_t node        # the node's index in the tree's own numbering
 
 
+# What the general walk reads beside a tree's walk nodes: the fast walk
+# tests thresholds on finite values only; rows with NaN, and trees with
+# category sets, take the general walk.
+cdef struct SplitTests:
+    const uint8_t* flags           # the node flags (_tree.pxd) of every walk node
+    const uint32_t* category_bits  # the tree's category sets
+    bint general                   # some inner node tests a category set
+
+# Fills tests from a tree's walk flags and category bits (checked to match
+# walk) or raises.
+cdef int split_tests(object walk, object walk_flags, object category_bits,
+                     SplitTests* tests) except -1
+
 # 1 if any of the values is NaN or infinite, else 0. Rows must be checked
-# before they are walked: a NaN would step off a leaf.
+# before the fast walk takes them: a NaN would step off a leaf.
 cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil
+
+# 1 if any of the values is infinite, else 0 (NaN is a missing value, but
+# infinity is refused, as in fit).
+cdef int any_infinite(const float* values, intp_t n_values) noexcept nogil
+
+# Walks n_lanes rows one at a time through a tree, testing each node by its
+# flags (missing values, category sets). Row j's value of a node's feature
+# is column_scale * column bytes after first + j * lane_stride (the scale is
+# 1 for row-major rows, ROW_BLOCK for interleaved blocks).
+cdef void walk_general(const WalkNode* tree, const SplitTests* tests, const char* first,
+                       intp_t lane_stride, intp_t column_scale, intp_t n_lanes,
+                       intp_t* leaves) noexcept nogil
 
 # Walks ROW_BLOCK consecutive rows of the row-major X (finite values only)
 # through a tree and writes the index of the leaf each row reaches.
@@ -37,10 +62,10 @@ cdef void walk_interleaved(const WalkNode* tree, const float* block,
 # walk_block; the caller frees it. NULL if memory ran out.
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil
 
-# Leaf of every row of the row-major X. Returns 1 if X holds NaN or
-# infinity, -1 if memory ran out, else 0.
-cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
-                     intp_t n_rows, intp_t* leaves) noexcept nogil
+# Leaf of every row of the row-major X. Returns 1 if X holds infinity, -1
+# if memory ran out, else 0.
+cdef int find_leaves(const WalkNode* tree, const SplitTests* tests, const float* X,
+                     intp_t n_features, intp_t n_rows, intp_t* leaves) noexcept nogil
 
 
 # Rows of any 2-D float32 or float64 array, in any order or strides, as the
@@ -71,6 +96,7 @@ cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_r
 
 # find_leaves for any row source, copying rows that are not walked in place
 # into buffer (of the copy chunk's size, zeroed once). Returns 1 if X holds
-# NaN or infinity, -1 if memory ran out, else 0.
-cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
-                            intp_t* leaves, float* buffer) noexcept nogil
+# infinity, -1 if memory ran out, else 0.
+cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
+                            const RowSource* source, intp_t* leaves,
+                            float* buffer) noexcept nogil

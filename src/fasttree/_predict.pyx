@@ -5,11 +5,12 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.math cimport INFINITY
-from libc.stdint cimport int32_t, uint32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from ._tree cimport Node
+from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_SUBSET, KIND_THRESHOLD, MISSING_LEFT, Node,
+                     category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
 
 cnp.import_array()
@@ -40,7 +41,7 @@ MAX_WALK_NODES = (2 ** 31 - 1) // sizeof(WalkNode)
 MAX_WALK_FEATURES = (2 ** 31 - 1) // sizeof(float)
 
 
-def walk_layout(object nodes, Py_ssize_t n_features):
+def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_features):
     """The tree's nodes in preorder as WalkNode records.
 
     Parameters
@@ -48,6 +49,11 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     nodes : ndarray of NODE_DTYPE
         A tree whose leaves have ``left_child == -1``. Links that do not make
         a tree, and features beyond ``n_features``, are refused.
+    flags : ndarray of uint8, one per node
+        The node flags (see ``_tree.pxd``); a kind that does not match the
+        links, or a category set beyond ``category_bits``, is refused.
+    category_bits : ndarray of uint32
+        The tree's category sets.
     n_features : int
         Features of the rows the tree is walked with.
 
@@ -57,6 +63,12 @@ def walk_layout(object nodes, Py_ssize_t n_features):
     """
     cdef const Node* tree = checked_nodes(nodes)
     cdef Py_ssize_t n_nodes = nodes.shape[0]
+    cdef const uint8_t[::1] node_flags = flags
+    cdef const uint32_t[::1] bits = category_bits
+    cdef Py_ssize_t n_words = bits.shape[0]
+    cdef int32_t side
+    if node_flags.shape[0] != n_nodes:
+        raise ValueError("corrupt fasttree model: the node flags do not match the nodes")
     if n_nodes > MAX_WALK_NODES:
         raise ValueError(f"a tree of {n_nodes} nodes is too large to predict with "
                          f"(at most {MAX_WALK_NODES})")
@@ -81,6 +93,16 @@ def walk_layout(object nodes, Py_ssize_t n_features):
         if parent >= 0:
             walk[parent].right_jump = <int32_t> ((position - parent - 1) * sizeof(WalkNode))
         walk[position].node = <int32_t> node_id
+        if (node_flags[node_id] & KIND_MASK == KIND_LEAF) != (tree[node_id].left_child
+                                                              == LEAF_CHILD):
+            raise ValueError("corrupt fasttree model: a node's kind does not match its links")
+        if node_flags[node_id] & KIND_MASK == KIND_SUBSET:
+            side = node_side(tree[node_id].threshold)
+            if not (0 <= side < n_words and side + category_words(bits[side]) <= n_words):
+                raise ValueError("corrupt fasttree model: a category set is out of range")
+        elif node_flags[node_id] & ~(KIND_MASK | MISSING_LEFT) or (
+                node_flags[node_id] & KIND_MASK) > KIND_SUBSET:
+            raise ValueError("corrupt fasttree model: a node has unknown flags")
         if tree[node_id].left_child == LEAF_CHILD:
             walk[position].column = 0
             walk[position].threshold = -INFINITY
@@ -162,6 +184,67 @@ def forest_walk(list walks not None, list nodes not None):
             raise ValueError("corrupt fasttree model: a walk node is out of range")
         leaf_offsets[tree + 1] = leaf_offsets[tree] + n_leaves
     return walk_all, tree_starts, leaf_starts
+
+
+cdef int split_tests(object walk, object walk_flags, object category_bits,
+                     SplitTests* tests) except -1:
+    cdef const uint8_t[::1] flags = walk_flags
+    cdef const uint32_t[::1] bits = category_bits
+    cdef Py_ssize_t node
+    if flags.shape[0] != walk.shape[0]:
+        raise ValueError("the walk flags do not match the walk nodes")
+    tests.flags = &flags[0] if flags.shape[0] else NULL
+    tests.category_bits = &bits[0] if bits.shape[0] else NULL
+    tests.general = False
+    for node in range(flags.shape[0]):
+        if flags[node] & KIND_MASK == KIND_SUBSET:
+            tests.general = True
+            break
+    if tests.general and tests.category_bits == NULL:
+        raise ValueError("the walk's category sets are missing")
+    return 0
+
+
+cdef int any_infinite(const float* values, intp_t n_values) noexcept nogil:
+    cdef const uint32_t* bits = <const uint32_t*> values
+    cdef uint32_t infinite = 0
+    cdef intp_t i
+    for i in range(n_values):
+        infinite |= (bits[i] & 0x7FFFFFFFu) == 0x7F800000u
+    return infinite != 0
+
+
+cdef void walk_general(const WalkNode* tree, const SplitTests* tests, const char* first,
+                       intp_t lane_stride, intp_t column_scale, intp_t n_lanes,
+                       intp_t* leaves) noexcept nogil:
+    cdef intp_t lane, position
+    cdef const char* row
+    cdef uint8_t flags
+    cdef float value
+    for lane in range(n_lanes):
+        row = first + lane * lane_stride
+        position = 0
+        while True:
+            flags = tests.flags[position]
+            if flags & KIND_MASK == KIND_LEAF:
+                break
+            value = (<const float*> (row + column_scale * tree[position].column))[0]
+            if value_goes_left(value, flags, tree[position].threshold,
+                               tests.category_bits):
+                position += 1
+            else:
+                position += 1 + tree[position].right_jump // <int32_t> sizeof(WalkNode)
+        leaves[lane] = tree[position].node
+
+
+cdef int walk_rows_general(const WalkNode* tree, const SplitTests* tests, const float* X,
+                           intp_t n_features, intp_t n_rows, intp_t* leaves) noexcept nogil:
+    # Row-major rows that hold NaN, or a tree with category sets: 1 if a
+    # value is infinite, else 0.
+    if any_infinite(X, n_rows * n_features):
+        return 1
+    walk_general(tree, tests, <const char*> X, n_features * sizeof(float), 1, n_rows, leaves)
+    return 0
 
 
 cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
@@ -288,16 +371,22 @@ cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexc
     return block
 
 
-cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
-                     intp_t n_rows, intp_t* leaves) noexcept nogil:
+cdef int find_leaves(const WalkNode* tree, const SplitTests* tests, const float* X,
+                     intp_t n_features, intp_t n_rows, intp_t* leaves) noexcept nogil:
     cdef intp_t n_full_rows = n_rows - n_rows % ROW_BLOCK
     cdef intp_t reached[ROW_BLOCK]
     cdef float* last_block
     cdef intp_t start = 0, stop, row
+    if tests.general:
+        return walk_rows_general(tree, tests, X, n_features, n_rows, leaves)
     while start < n_full_rows:
         stop = min(start + CHECKED_ROWS, n_full_rows)
         if any_non_finite(X + start * n_features, (stop - start) * n_features):
-            return 1
+            if walk_rows_general(tree, tests, X + start * n_features, n_features,
+                                 stop - start, leaves + start):
+                return 1
+            start = stop
+            continue
         row = start
         while row < stop:
             walk_block(tree, X + row * n_features, n_features, leaves + row)
@@ -306,7 +395,8 @@ cdef int find_leaves(const WalkNode* tree, const float* X, intp_t n_features,
     if n_full_rows == n_rows:
         return 0
     if any_non_finite(X + n_full_rows * n_features, (n_rows - n_full_rows) * n_features):
-        return 1
+        return walk_rows_general(tree, tests, X + n_full_rows * n_features, n_features,
+                                 n_rows - n_full_rows, leaves + n_full_rows)
     last_block = padded_block(X + n_full_rows * n_features, n_rows - n_full_rows, n_features)
     if last_block == NULL:
         return -1
@@ -424,8 +514,10 @@ cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_r
     else:
         copy_interleaved(<const float*> first, source, n_rows, blocks)
     # Checked after the conversion, so that a float64 value beyond the
-    # float32 range counts as infinite, as it does in fit.
-    return any_non_finite(blocks, n_rows * source.n_features)
+    # float32 range counts as infinite, as it does in fit. The last block's
+    # rows are spread over its whole length (padded with zeros).
+    return any_non_finite(blocks, (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK
+                          * source.n_features)
 
 
 cdef inline bint copies_rows(const RowSource* source) noexcept nogil:
@@ -450,14 +542,16 @@ cdef float* copy_buffer(const RowSource* source) noexcept nogil:
     return <float*> calloc(copy_chunk_rows(source) * source.n_features, sizeof(float))
 
 
-cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
-                            intp_t* leaves, float* buffer) noexcept nogil:
+cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
+                            const RowSource* source, intp_t* leaves,
+                            float* buffer) noexcept nogil:
     cdef intp_t n_features = source.n_features
     cdef intp_t chunk_rows, start, n_chunk, row
     cdef intp_t reached[ROW_BLOCK]
+    cdef bint general
     if source.in_place:
-        return find_leaves(tree, <const float*> source.data, n_features, source.n_rows,
-                           leaves)
+        return find_leaves(tree, tests, <const float*> source.data, n_features,
+                           source.n_rows, leaves)
     chunk_rows = copy_chunk_rows(source)
     cdef bint by_rows = copies_rows(source)
     cdef const char* first
@@ -470,15 +564,21 @@ cdef int find_source_leaves(const WalkNode* tree, const RowSource* source,
                 copy_rows(<const double*> first, source, n_chunk, buffer)
             else:
                 copy_rows(<const float*> first, source, n_chunk, buffer)
-            if any_non_finite(buffer, n_chunk * n_features):
-                return 1
-        elif interleave_source(source, start, n_chunk, buffer):
+            general = tests.general or any_non_finite(buffer, n_chunk * n_features)
+        else:
+            general = interleave_source(source, start, n_chunk, buffer) or tests.general
+        if general and any_infinite(buffer, (n_chunk + ROW_BLOCK - 1) // ROW_BLOCK
+                                    * ROW_BLOCK * n_features):
             return 1
         row = 0
         while row < n_chunk:
             # A last, partial block walks the rows after it too: zeros, or
             # rows copied before, finite either way; their leaves are dropped.
-            if by_rows:
+            if general:
+                walk_general(tree, tests, <const char*> (buffer + row * n_features),
+                             n_features * sizeof(float) if by_rows else sizeof(float),
+                             1 if by_rows else ROW_BLOCK, ROW_BLOCK, reached)
+            elif by_rows:
                 walk_block(tree, buffer + row * n_features, n_features, reached)
             else:
                 walk_interleaved(tree, buffer + row * n_features, reached)
@@ -525,13 +625,18 @@ cdef int raise_for_status(int status) except -1:
     return status
 
 
-def apply_rows(object walk, object X, intp_t[::1] out not None):
-    """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout).
+def apply_rows(object walk, object walk_flags, object category_bits, object X,
+               intp_t[::1] out not None):
+    """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout,
+    walk_flags the node flags in walk order).
 
-    X is a 2-D float32 or float64 array in any order (see ``RowSource``).
-    Returns 1 when X holds NaN or infinity (``out`` is then meaningless), else 0.
+    X is a 2-D float32 or float64 array in any order (see ``RowSource``);
+    NaN is a missing value. Returns 1 when X holds infinity (``out`` is then
+    meaningless), else 0.
     """
     cdef const WalkNode* tree = checked_walk(walk)
+    cdef SplitTests tests
+    split_tests(walk, walk_flags, category_bits, &tests)
     cdef RowSource source
     cdef float* buffer
     cdef int status = 0
@@ -541,7 +646,7 @@ def apply_rows(object walk, object X, intp_t[::1] out not None):
     buffer = checked_copy_buffer(&source)
     if source.n_rows:
         with nogil:
-            status = find_source_leaves(tree, &source, &out[0], buffer)
+            status = find_source_leaves(tree, &tests, &source, &out[0], buffer)
     free(buffer)
     return raise_for_status(status)
 
@@ -558,23 +663,27 @@ cdef enum:
     OUTPUT_CHUNK_ROWS = 2048
 
 
-cdef int chunk_leaves(const WalkNode* tree, const RowSource* source, intp_t start,
-                      intp_t n_rows, intp_t* leaves, float* buffer) noexcept nogil:
+cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
+                      const RowSource* source, intp_t start, intp_t n_rows,
+                      intp_t* leaves, float* buffer) noexcept nogil:
     # find_source_leaves for rows [start, start + n_rows) of source.
     cdef RowSource part = source[0]
     part.data = source.data + start * source.row_stride
     part.n_rows = n_rows
-    return find_source_leaves(tree, &part, leaves, buffer)
+    return find_source_leaves(tree, tests, &part, leaves, buffer)
 
 
-def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not None,
+def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
+                         const leaf_output[::1] node_output not None,
                          object X, leaf_output[::1] out not None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
     ``node_output`` holds one entry per node: a class index, or a mean for
-    regression. Returns 1 when X holds NaN or infinity, else 0.
+    regression. Returns 1 when X holds infinity, else 0.
     """
     cdef const WalkNode* tree = checked_walk(walk)
+    cdef SplitTests tests
+    split_tests(walk, walk_flags, category_bits, &tests)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer
@@ -587,7 +696,7 @@ def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not Non
     with nogil:
         while start < source.n_rows and status == 0:
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
-            status = chunk_leaves(tree, &source, start, n_chunk, leaves, buffer)
+            status = chunk_leaves(tree, &tests, &source, start, n_chunk, leaves, buffer)
             if status == 0:
                 for row in range(n_chunk):
                     out[start + row] = node_output[leaves[row]]
@@ -596,14 +705,17 @@ def predict_leaf_outputs(object walk, const leaf_output[::1] node_output not Non
     return raise_for_status(status)
 
 
-def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
+def predict_leaf_rows(object walk, object walk_flags, object category_bits,
+                      const double[:, ::1] node_rows not None,
                       object X, double[:, ::1] out not None):
     """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
 
     ``node_rows`` holds one row per node (class probabilities, for example).
-    Returns 1 when X holds NaN or infinity, else 0.
+    Returns 1 when X holds infinity, else 0.
     """
     cdef const WalkNode* tree = checked_walk(walk)
+    cdef SplitTests tests
+    split_tests(walk, walk_flags, category_bits, &tests)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer
@@ -621,7 +733,7 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     with nogil:
         while start < source.n_rows and status == 0:
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
-            status = chunk_leaves(tree, &source, start, n_chunk, leaves, buffer)
+            status = chunk_leaves(tree, &tests, &source, start, n_chunk, leaves, buffer)
             if status == 0:
                 # A plain loop: rows are a few values wide, too few for a call.
                 for row in range(n_chunk):
@@ -633,14 +745,16 @@ def predict_leaf_rows(object walk, const double[:, ::1] node_rows not None,
     return raise_for_status(status)
 
 
-cdef intp_t path_of_row(const Node* tree, const float* values, intp_t* path) noexcept nogil:
+cdef intp_t path_of_row(const Node* tree, const uint8_t* flags, const uint32_t* category_bits,
+                        const float* values, intp_t* path) noexcept nogil:
     # Length of the row's path from the root to its leaf; the nodes are
     # written into path unless it is NULL.
     cdef intp_t node_id = 0, length = 1
     if path != NULL:
         path[0] = 0
     while tree[node_id].left_child != LEAF_CHILD:
-        if values[tree[node_id].feature] <= tree[node_id].threshold:
+        if value_goes_left(values[tree[node_id].feature], flags[node_id],
+                           tree[node_id].threshold, category_bits):
             node_id = tree[node_id].left_child
         else:
             node_id = tree[node_id].right_child
@@ -650,18 +764,23 @@ cdef intp_t path_of_row(const Node* tree, const float* values, intp_t* path) noe
     return length
 
 
-def decision_paths(object nodes, const float[:, ::1] X not None):
-    """CSR parts (indptr, indices) of the nodes each row passes through."""
+def decision_paths(object nodes, const uint8_t[::1] flags not None,
+                   const uint32_t[::1] category_bits not None, const float[:, ::1] X not None):
+    """CSR parts (indptr, indices) of the nodes each row passes through (a
+    tree checked by walk_layout; NaN is a missing value)."""
     cdef const Node* tree = checked_nodes(nodes)
+    cdef const uint32_t* bits = &category_bits[0] if category_bits.shape[0] else NULL
+    if flags.shape[0] != nodes.shape[0]:
+        raise ValueError("the node flags do not match the nodes")
     cdef intp_t n_rows = X.shape[0]
     cdef intp_t row
     cdef intp_t[::1] indptr = np.zeros(n_rows + 1, dtype=np.intp)
     cdef intp_t[::1] indices
     with nogil:
         for row in range(n_rows):
-            indptr[row + 1] = indptr[row] + path_of_row(tree, &X[row, 0], NULL)
+            indptr[row + 1] = indptr[row] + path_of_row(tree, &flags[0], bits, &X[row, 0], NULL)
     indices = np.empty(indptr[n_rows], dtype=np.intp)
     with nogil:
         for row in range(n_rows):
-            path_of_row(tree, &X[row, 0], &indices[indptr[row]])
+            path_of_row(tree, &flags[0], bits, &X[row, 0], &indices[indptr[row]])
     return np.asarray(indptr), np.asarray(indices)

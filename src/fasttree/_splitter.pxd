@@ -4,7 +4,7 @@
 # (whichever is cheaper for that node and feature; both find the same split).
 
 cimport cython
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from ._criterion cimport BinSource, Criterion
 from ._histogram cimport Histogram
@@ -16,6 +16,13 @@ cdef struct SplitRecord:
     intp_t position           # samples[start:position] go left once partitioned
     uint32_t threshold_rank   # samples whose rank is <= this go left
     float threshold           # the same rule on values: x <= threshold goes left
+    bint missing_left         # missing values go left (learnt where the node had some)
+    # A split on a categorical feature: the codes of category_set (laid out
+    # as in _tree.pxd) go left. The set lives in the splitter until its next
+    # split; the builders copy it into the tree and note where in side.
+    bint is_subset
+    const uint32_t* category_set
+    int32_t side
     double proxy_improvement  # the criterion's proxy, to compare candidates
     double impurity_left      # impurity of the left child
     double impurity_right     # impurity of the right child

@@ -215,6 +215,7 @@ cdef class Splitter:
             if best.right_rank == best.max_rank:
                 record.n_constants_right = first_unvisited + 1
         record.proxy_improvement = best.proxy_improvement
+        record.is_subset = False
         record.threshold_rank = best.left_rank
         record.threshold = midpoint(
             self.values[self.value_offsets[feature] + best.left_rank],
@@ -238,6 +239,8 @@ cdef class Splitter:
         self.criterion.restore_node(record.position, end, right_state)
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
+        # Without missing values here, later ones follow the heavier child.
+        record.missing_left = record.weighted_n_left > record.weighted_n_right
         return 0
 
     cdef inline BinSource feature_ranks_at(self, intp_t feature,

@@ -7,13 +7,16 @@ from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
-from ._tree import NODE_DTYPE, impurity_decreases
+from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD,
+                    NODE_DTYPE, impurity_decreases)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
-# 2: compact trees keep their leaf values as sparse rows; version 1 files
-# (dense leaf values) are read too.
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# 3: node flags (split kind, missing-value direction) and category sets.
+# 2: compact trees keep their leaf values as sparse rows. Versions 1 and 2
+# (thresholds only, no missing values seen) are read too: their missing
+# values go to the heavier child, or right when the weights are not kept.
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class Tree:
@@ -32,7 +35,10 @@ class Tree:
     feature : ndarray of intp
     threshold : ndarray of float64
         A row goes left when ``x[feature] <= threshold``. The values are
-        float32 numbers stored as float64.
+        float32 numbers stored as float64; NaN at a category-subset node.
+    missing_go_to_left : ndarray of uint8
+        1 where missing values (NaN, and categories not seen in training) go
+        to the left child.
     value : ndarray of float64, shape (node_count, 1, n_values)
         Class fractions of the training weight (classifiers) or the mean target
         (regressors), for every node.
@@ -48,6 +54,13 @@ class Tree:
             # Loaded models may hold anything: the links are checked here and
             # again by walk_layout, the arrays are coerced and measured below.
             self._validate_nodes()
+        if "flags" in arrays:
+            self._flags = _uint_array(arrays["flags"], np.uint8, "flags")
+            self._category_bits = _uint_array(arrays["category_bits"], np.uint32,
+                                              "category_bits")
+        else:
+            self._flags = threshold_flags(self._nodes, arrays.get("weighted_n_node_samples"))
+            self._category_bits = np.zeros(0, dtype=np.uint32)
         # A compact tree (a forest's member) keeps only what prediction needs:
         # the nodes and the values of the leaves, the latter as sparse rows
         # when there are several (a fully grown classifier's leaves are mostly
@@ -88,8 +101,12 @@ class Tree:
             for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
                 if getattr(self, name).shape != (self.node_count,):
                     raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
-        self._walk = arrays["walk"] if "walk" in arrays else walk_layout(self._nodes,
-                                                                           self.n_features)
+        if "walk" in arrays:
+            self._walk, self._walk_flags = arrays["walk"], arrays["walk_flags"]
+        else:
+            self._walk = walk_layout(self._nodes, self._flags, self._category_bits,
+                                     self.n_features)
+            self._walk_flags = np.ascontiguousarray(self._flags[self._walk["node"]])
         # Derived when first used, not stored in pickles.
         self._majority_class = None
         self._first_value = None
@@ -102,7 +119,9 @@ class Tree:
         ``weighted_n_node_samples`` are None, and ``value`` is NaN at inner
         nodes.
         """
-        arrays = {"nodes": self._nodes, "max_depth": self.max_depth, "walk": self._walk}
+        arrays = {"nodes": self._nodes, "max_depth": self.max_depth, "walk": self._walk,
+                  "walk_flags": self._walk_flags, "flags": self._flags,
+                  "category_bits": self._category_bits}
         if self.n_values == 1:
             arrays["leaf_value"] = self.leaf_values
         else:
@@ -141,7 +160,49 @@ class Tree:
 
     @property
     def threshold(self):
-        return self._nodes["threshold"].astype(np.float64)
+        threshold = self._nodes["threshold"].astype(np.float64)
+        threshold[self.is_categorical] = np.nan
+        return threshold
+
+    @property
+    def flags(self):
+        """Per node, the kind of test and the missing values' direction
+        (the kernel's ``FLAG_*`` bits)."""
+        return self._flags
+
+    @property
+    def category_bits(self):
+        """The category sets of the subset nodes (the kernel's layout)."""
+        return self._category_bits
+
+    @property
+    def missing_go_to_left(self):
+        return ((self._flags & FLAG_MISSING_LEFT) != 0).astype(np.uint8)
+
+    @property
+    def is_categorical(self):
+        """Per node, whether it tests a set of categories."""
+        return (self._flags & FLAG_KIND_MASK) == FLAG_SUBSET
+
+    def left_categories(self, node):
+        """The category codes that go left at a subset node, ascending.
+
+        Codes beyond these that the feature had in training but that did not
+        reach the node go where missing values go, and are included when
+        they go left.
+        """
+        if not self.is_categorical[node]:
+            raise ValueError(f"node {node} does not test a set of categories")
+        side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
+        n_codes = int(self._category_bits[side])
+        words = self._category_bits[side + 1:side + 1 + (n_codes + 31) // 32]
+        bits = np.unpackbits(words.astype("<u4").view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits[:n_codes])
+
+    def n_category_codes(self, node):
+        """How many codes the category set of a subset node covers."""
+        side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
+        return int(self._category_bits[side])
 
     @property
     def value(self):
@@ -224,16 +285,23 @@ class Tree:
                              f"got {X.shape}")
         return X
 
+    @property
+    def walk_tests(self):
+        """What the walk kernels take before the rows: the walk, its node
+        flags (in walk order) and the category sets."""
+        return self._walk, self._walk_flags, self._category_bits
+
     def _map_rows(self, kernel, X, out, *args):
-        # The kernels check that X is finite while they read it.
+        # The kernels check that X has no infinity while they read it.
         if map_rows(kernel, X, out, *args):
-            raise non_finite_error(X)
+            raise non_finite_error(X, allow_nan=True)
         return out
 
     def apply(self, X):
-        """Leaf index of every row of X (a 2-D array of real numbers; NaN is refused)."""
+        """Leaf index of every row of X (a 2-D array of real numbers; NaN is
+        a missing value, infinity is refused)."""
         X = self._rows(X)
-        return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), self._walk)
+        return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), *self.walk_tests)
 
     def predict(self, X):
         """The values of every row's leaf, shape (n_samples, n_values), as
@@ -246,24 +314,24 @@ class Tree:
         X = self._rows(X)
         return self._map_rows(predict_leaf_rows, X,
                               np.empty((X.shape[0], self.n_values), dtype=np.float64),
-                              self._walk, self.node_values)
+                              *self.walk_tests, self.node_values)
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
         X = self._rows(X)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
-                              self._walk, self.majority_class)
+                              *self.walk_tests, self.majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
         X = self._rows(X)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
-                              self._walk, self.first_value)
+                              *self.walk_tests, self.first_value)
 
     def decision_path(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""
         X = np.ascontiguousarray(self._rows(X), dtype=np.float32)
-        return decision_paths(self._nodes, X)
+        return decision_paths(self._nodes, self._flags, self._category_bits, X)
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.
@@ -312,7 +380,9 @@ class Tree:
             raise ValueError("a compact tree has no inner-node values to prune to")
         nodes, kept, max_depth = subtree_nodes(
             self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
-        arrays = {"nodes": nodes, "max_depth": max_depth,
+        flags = np.where(nodes["left_child"] == -1, 0, self._flags[kept]).astype(np.uint8)
+        arrays = {"nodes": nodes, "max_depth": max_depth, "flags": flags,
+                  "category_bits": self._category_bits,
                   "impurity": self.impurity[kept],
                   "n_node_samples": self.n_node_samples[kept],
                   "weighted_n_node_samples": self.weighted_n_node_samples[kept]}
@@ -329,6 +399,8 @@ class Tree:
             "n_features": self.n_features,
             "n_values": self.n_values,
             "nodes": self._nodes,
+            "flags": self._flags,
+            "category_bits": self._category_bits,
             "max_depth": self.max_depth,
         }
         if self._leaf_rows is not None:
@@ -376,6 +448,33 @@ class Tree:
         feature = nodes["feature"][internal]
         if ((feature < 0) | (feature >= self.n_features)).any():
             raise ValueError("corrupt fasttree model: a split feature is out of range")
+
+
+def threshold_flags(nodes, weighted_n_node_samples=None):
+    """Node flags of a tree of threshold tests only (made before flags
+    existed, or by hand): missing values go to the child of more weight (the
+    right one on ties, or when the weights are unknown)."""
+    left = nodes["left_child"].astype(np.intp)
+    right = nodes["right_child"].astype(np.intp)
+    inner = left != -1
+    flags = np.where(inner, FLAG_THRESHOLD, 0).astype(np.uint8)
+    if weighted_n_node_samples is not None:
+        weights = _float_array(weighted_n_node_samples, "weighted_n_node_samples")
+        if weights.shape == left.shape and (
+                (left[inner] < weights.size) & (right[inner] < weights.size)).all():
+            heavier_left = np.zeros(left.shape, dtype=bool)
+            heavier_left[inner] = weights[left[inner]] > weights[right[inner]]
+            flags[heavier_left] |= FLAG_MISSING_LEFT
+    return flags
+
+
+def _uint_array(values, dtype, name):
+    values = np.asarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "ui":
+        raise ValueError(f"corrupt fasttree model: {name} is not a 1-D integer array")
+    if values.size and (values.min() < 0 or values.max() > np.iinfo(dtype).max):
+        raise ValueError(f"corrupt fasttree model: {name} is out of range")
+    return np.ascontiguousarray(values, dtype=dtype)
 
 
 def sparse_rows(dense, rows=None):

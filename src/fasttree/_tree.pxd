@@ -1,6 +1,7 @@
 # The fitted tree: a flat node store and the builders that fill it.
 
-from libc.stdint cimport int32_t, int64_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.string cimport memcpy
 
 from ._splitter cimport Splitter
 from ._utils cimport intp_t
@@ -12,12 +13,72 @@ cdef struct Node:
     int32_t left_child      # index of the left child, -1 at a leaf
     int32_t right_child     # index of the right child, -1 at a leaf
     int32_t feature         # feature tested, -2 at a leaf
-    float threshold         # x <= threshold goes left
+    float threshold         # x <= threshold goes left; at a category-subset
+                            # node, the bits of the int32 start of its set in
+                            # the tree's category_bits (node_side)
+
+
+# A node's flags, one byte per node in an array beside the nodes: what kind
+# of test it makes (bits 0-1) and where missing values go (bit 2). Missing
+# values are NaN, and at a category-subset node any value that is not one of
+# the set's codes (a category never seen in training).
+cdef enum:
+    KIND_LEAF = 0
+    KIND_THRESHOLD = 1   # x <= threshold goes left
+    KIND_SUBSET = 2      # x (a category code) in the node's set goes left
+    KIND_MASK = 3
+    MISSING_LEFT = 4     # missing values go left, else right
+
+# A tree's category sets live in one uint32 array, category_bits: a set
+# starting at side holds its number of codes n at category_bits[side], then
+# ceil(n / 32) words of bits, bit (code % 32) of word code // 32 set when
+# the code goes left. Codes of the feature absent at the node in training
+# take the missing values' direction.
+
+
+cdef inline int32_t node_side(float threshold) noexcept nogil:
+    # The int32 stored in a threshold field's bits (not a conversion).
+    cdef int32_t side
+    memcpy(&side, &threshold, sizeof(int32_t))
+    return side
+
+
+cdef inline float side_as_threshold(int32_t side) noexcept nogil:
+    cdef float threshold
+    memcpy(&threshold, &side, sizeof(int32_t))
+    return threshold
+
+
+cdef inline intp_t category_words(uint32_t n_codes) noexcept nogil:
+    # Words of a set of n_codes codes, its length word included.
+    return 1 + (n_codes + 31) // 32
+
+
+cdef inline bint value_goes_left(float value, uint8_t flags, float threshold,
+                                 const uint32_t* category_bits) noexcept nogil:
+    # Whether a row whose tested value is value goes left at an inner node.
+    cdef const uint32_t* category_set
+    cdef uint32_t code
+    if value != value:
+        return (flags & MISSING_LEFT) != 0
+    if (flags & KIND_MASK) == KIND_THRESHOLD:
+        return value <= threshold
+    category_set = category_bits + node_side(threshold)
+    if not (value >= 0.0 and value < <float> category_set[0]):
+        return (flags & MISSING_LEFT) != 0
+    code = <uint32_t> value
+    if <float> code != value:
+        return (flags & MISSING_LEFT) != 0
+    return (category_set[1 + (code >> 5)] >> (code & 31)) & 1
 
 
 # A growable node store written by the builders without the GIL.
 cdef struct NodeStore:
     Node* nodes
+    uint8_t* flags                    # kind and missing direction of every node
+    uint32_t* category_bits           # the category sets of the subset nodes
+    intp_t bits_count                 # words of category_bits written
+    intp_t bits_capacity              # words allocated
     double* impurity                  # impurity of every node
     int64_t* n_node_samples           # training rows that reached every node
     double* weighted_n_node_samples   # their total weight

@@ -34,6 +34,12 @@ cdef enum:
     LEAF_FEATURE = -2
     NO_PARENT = -1
 
+# The node flags (see _tree.pxd), for the Python layer.
+FLAG_KIND_MASK = KIND_MASK
+FLAG_THRESHOLD = KIND_THRESHOLD
+FLAG_SUBSET = KIND_SUBSET
+FLAG_MISSING_LEFT = MISSING_LEFT
+
 # Impurities at or below this are treated as pure: rounding leaves ~1e-16.
 cdef double PURE_IMPURITY = np.finfo(np.float64).eps
 
@@ -51,6 +57,7 @@ cdef int store_resize(NodeStore* store, intp_t capacity) noexcept nogil:
     """Resizes every node buffer to exactly capacity nodes, down as well as up."""
     cdef int status = (
         resize_buffer(<void**> &store.nodes, capacity, sizeof(Node))
+        | resize_buffer(<void**> &store.flags, capacity, sizeof(uint8_t))
         | resize_buffer(<void**> &store.impurity, capacity, sizeof(double))
         | resize_buffer(<void**> &store.n_node_samples, capacity, sizeof(int64_t))
         | resize_buffer(<void**> &store.weighted_n_node_samples, capacity, sizeof(double)))
@@ -82,6 +89,10 @@ cdef int store_reserve(NodeStore* store, intp_t capacity) noexcept nogil:
 
 cdef void store_init(NodeStore* store, intp_t n_values, bint sparse_values) noexcept nogil:
     store.nodes = NULL
+    store.flags = NULL
+    store.category_bits = NULL
+    store.bits_count = 0
+    store.bits_capacity = 0
     store.impurity = NULL
     store.n_node_samples = NULL
     store.weighted_n_node_samples = NULL
@@ -100,6 +111,8 @@ cdef void store_init(NodeStore* store, intp_t n_values, bint sparse_values) noex
 
 cdef void store_free(NodeStore* store) noexcept nogil:
     free(store.nodes)
+    free(store.flags)
+    free(store.category_bits)
     free(store.impurity)
     free(store.n_node_samples)
     free(store.weighted_n_node_samples)
@@ -135,6 +148,7 @@ cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
     node.right_child = LEAF_CHILD
     node.feature = LEAF_FEATURE
     node.threshold = -2.0
+    store.flags[node_id] = KIND_LEAF
     store.impurity[node_id] = impurity
     store.n_node_samples[node_id] = n_node_samples
     store.weighted_n_node_samples[node_id] = criterion.weighted_n_node
@@ -147,6 +161,36 @@ cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
         store.max_depth = depth
     store.node_count += 1
     return node_id
+
+
+cdef int store_add_category_set(NodeStore* store, SplitRecord* split) noexcept nogil:
+    """Copies a subset split's category set into the store, noting its start
+    in split.side; -1 when out of memory."""
+    cdef intp_t n_words = category_words(split.category_set[0])
+    if store.bits_count + n_words > store.bits_capacity:
+        if resize_buffer(<void**> &store.category_bits, 2 * store.bits_capacity + n_words,
+                         sizeof(uint32_t)) < 0:
+            return -1
+        store.bits_capacity = 2 * store.bits_capacity + n_words
+    memcpy(store.category_bits + store.bits_count, split.category_set,
+           n_words * sizeof(uint32_t))
+    split.side = <int32_t> store.bits_count
+    store.bits_count += n_words
+    return 0
+
+
+cdef void store_set_split(NodeStore* store, intp_t node_id, SplitRecord* split) noexcept nogil:
+    """Makes a leaf the inner node of split (a subset split's set already
+    stored); its children are linked as they are added."""
+    store.nodes[node_id].feature = <int32_t> split.feature
+    if split.is_subset:
+        store.nodes[node_id].threshold = side_as_threshold(split.side)
+        store.flags[node_id] = KIND_SUBSET
+    else:
+        store.nodes[node_id].threshold = split.threshold
+        store.flags[node_id] = KIND_THRESHOLD
+    if split.missing_left:
+        store.flags[node_id] |= MISSING_LEFT
 
 
 cdef struct BuildLimits:
@@ -255,8 +299,10 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
                        < limits.min_impurity_decrease)
         if is_leaf:
             continue
-        store.nodes[node_id].feature = <int32_t> split.feature
-        store.nodes[node_id].threshold = split.threshold
+        if split.is_subset and store_add_category_set(store, &split) < 0:
+            status = -1
+            break
+        store_set_split(store, node_id, &split)
         # The right child goes first so the left subtree is built (and
         # numbered) first.
         stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
@@ -351,6 +397,10 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         &candidate.split)
     if candidate.improvement + PURE_IMPURITY < limits.min_impurity_decrease:
         return 0
+    # The splitter reuses its set at the next split: it is stored now, and
+    # stays unused if the node is never expanded.
+    if candidate.split.is_subset and store_add_category_set(store, &candidate.split) < 0:
+        return -1
     candidate.start = start
     candidate.end = end
     candidate.depth = depth
@@ -379,8 +429,7 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
                                     NO_PARENT, False, heap, &heap_size, child_states)
     while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
         expanded = frontier_pop(heap, &heap_size)
-        store.nodes[expanded.node_id].feature = <int32_t> expanded.split.feature
-        store.nodes[expanded.node_id].threshold = expanded.split.threshold
+        store_set_split(store, expanded.node_id, &expanded.split)
         n_leaves += 1
         status = add_frontier_candidate(store, splitter, samples, limits, expanded.start,
                                         expanded.split.position, expanded.depth + 1,
@@ -405,7 +454,8 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
 
     ``max_leaf_nodes`` < 0 grows depth-first; otherwise best-first.
     ``samples`` is reordered in place. Returns a dict of numpy arrays
-    (``nodes``, ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``)
+    (``nodes``, ``flags``, ``category_bits``, ``impurity``, ``n_node_samples``,
+    ``weighted_n_node_samples``)
     and ``max_depth``, with the node values either dense (``value``, shape
     (node_count, n_values), when ``n_values`` is 1) or as sparse rows of
     their non-zero entries (``value_indptr``, ``value_index``,
@@ -514,9 +564,15 @@ cdef dict _store_to_arrays(NodeStore* store):
     # always made), but a 1-byte buffer keeps every pointer valid.
     if store_resize(store, max(count, 1)) < 0:
         raise MemoryError()
+    if resize_buffer(<void**> &store.category_bits, store.bits_count,
+                     sizeof(uint32_t)) < 0:
+        raise MemoryError()
     arrays = {
         "nodes": array_owning(store.nodes, count * sizeof(Node), cnp.NPY_UINT8).view(
             NODE_DTYPE),
+        "flags": array_owning(store.flags, count, cnp.NPY_UINT8),
+        "category_bits": array_owning(store.category_bits, store.bits_count,
+                                      cnp.NPY_UINT32),
         "impurity": array_owning(store.impurity, count, cnp.NPY_FLOAT64),
         "n_node_samples": array_owning(store.n_node_samples, count, cnp.NPY_INT64),
         "weighted_n_node_samples": array_owning(store.weighted_n_node_samples, count,
@@ -524,6 +580,8 @@ cdef dict _store_to_arrays(NodeStore* store):
         "max_depth": store.max_depth,
     }
     store.nodes = NULL
+    store.flags = NULL
+    store.category_bits = NULL
     store.impurity = NULL
     store.n_node_samples = NULL
     store.weighted_n_node_samples = NULL

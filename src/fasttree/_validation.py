@@ -91,20 +91,24 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     return converted
 
 
-def non_finite_error(X, *, name="X", estimator=None):
-    """The ValueError that says where X holds NaN, infinity or float32 overflow."""
+def non_finite_error(X, *, name="X", estimator=None, allow_nan=False):
+    """The ValueError that says where X holds NaN (unless ``allow_nan``),
+    infinity or float32 overflow."""
     prefix = f"{estimator}: " if estimator else ""
     array = np.asarray(X)
-    bad = ~np.isfinite(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+    if array.dtype.kind == "f":
+        bad = np.isinf(array) if allow_nan else ~np.isfinite(array)
+    else:
+        bad = np.zeros(array.shape, bool)
     if not bad.any():
         return ValueError(f"{prefix}{name} has values too large for float32 "
                           f"(|x| > {np.finfo(np.float32).max:.3g})")
-    kind = "NaN" if np.isnan(array).any() else "infinity"
+    kind = "infinity" if allow_nan or not np.isnan(array).any() else "NaN"
     column = int(np.nonzero(bad.any(axis=0))[0][0])
-    return ValueError(
-        f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in column "
-        f"{column}); missing and infinite values are not supported"
-    )
+    supported = ("infinite values are not supported" if allow_nan
+                 else "missing and infinite values are not supported")
+    return ValueError(f"{prefix}{name} contains {kind} ({int(bad.sum())} cells, first in "
+                      f"column {column}); {supported}")
 
 
 def check_sample_weight(sample_weight, n_samples, *, estimator=None):

@@ -15,6 +15,7 @@ from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
+from ._tree import FLAG_KIND_MASK, FLAG_SUBSET
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
@@ -78,8 +79,22 @@ def out_of_bag_values(tree, X, counts):
     """
     rows = np.flatnonzero(counts == 0)
     leaves = np.empty(rows.shape[0], dtype=np.intp)
-    apply_rows(tree.walk, np.ascontiguousarray(X[rows]), leaves)
+    apply_rows(*tree.walk_tests, np.ascontiguousarray(X[rows]), leaves)
     return rows, tree.node_values[leaves]
+
+
+def forest_tests(walk, starts, trees):
+    """The walk flags and category sets of trees whose walks ``forest_walk``
+    put back to back into ``walk``: the sets one after another, the set
+    starts in ``walk`` moved to match (in place)."""
+    flags = np.concatenate([tree.walk_tests[1] for tree in trees])
+    category_bits = np.concatenate([tree.category_bits for tree in trees])
+    bit_starts = np.cumsum([0] + [tree.category_bits.size for tree in trees[:-1]])
+    subset = (flags & FLAG_KIND_MASK) == FLAG_SUBSET
+    if subset.any():
+        sides = walk["threshold"].view(np.int32)
+        sides[subset] += np.repeat(bit_starts, np.diff(starts))[subset].astype(np.int32)
+    return flags, category_bits
 
 
 class OutOfBagSums:
@@ -348,7 +363,9 @@ class BaseForest(BaseEstimator):
         if getattr(self, "_ensemble", None) is None:
             walk, starts, output_starts = forest_walk([tree.walk for tree in self._trees],
                                                       [tree.nodes for tree in self._trees])
-            self._ensemble = {"walk": walk, "starts": starts, "output_starts": output_starts}
+            flags, category_bits = forest_tests(walk, starts, self._trees)
+            self._ensemble = {"walk": walk, "flags": flags, "category_bits": category_bits,
+                              "starts": starts, "output_starts": output_starts}
             if self._sparse_leaf_values:
                 self._ensemble["rows"] = concatenated_rows(
                     [tree.leaf_value_rows for tree in self._trees])
@@ -370,11 +387,12 @@ class BaseForest(BaseEstimator):
 
     def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
-        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"],
+        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["flags"],
+                    arrays["category_bits"], arrays["starts"],
                     arrays["output_starts"], leaf_output,
                     n_threads=resolve_n_jobs(self.n_jobs), n_trees=len(self._trees),
                     per_tree=per_tree):
-            raise non_finite_error(X)
+            raise non_finite_error(X, allow_nan=True)
         return out
 
     @property
@@ -658,7 +676,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         loss = getattr(self, "loss_matrix_", None)
         leaf_class = tree.majority_class if loss is None else np.ascontiguousarray(
             predicted_classes(tree.node_values, loss), dtype=np.intp)
-        predict_leaf_outputs(tree.walk, leaf_class, X, predicted)
+        predict_leaf_outputs(*tree.walk_tests, leaf_class, X, predicted)
         return float(np.mean(predicted == class_index))
 
     def _oob_score_of(self, averages, targets, rows):
@@ -837,7 +855,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     def _tree_score(self, tree, X, target):
         """Minus the mean squared error of one tree."""
         predicted = np.empty(X.shape[0], dtype=np.float64)
-        predict_leaf_outputs(tree.walk, tree.first_value, X, predicted)
+        predict_leaf_outputs(*tree.walk_tests, tree.first_value, X, predicted)
         return -float(np.mean((predicted - target) ** 2))
 
     def _oob_score_of(self, averages, targets, rows):
