@@ -155,8 +155,8 @@ def test_pruning_needs_a_tree_of_its_own_and_valid_arguments():
     with pytest.raises(ValueError, match="y has 5 entries"):
         tree.prune_reduced_error(X, y[:5])
     bad_X = X.copy()
-    bad_X[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad_X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
         tree.prune_reduced_error(bad_X, y)
     with pytest.raises(ValueError, match="features"):
         tree.prune_reduced_error(X[:, :2], y)

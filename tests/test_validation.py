@@ -16,16 +16,16 @@ def small_data(n_samples=30, n_features=3, seed=0):
     return X, (X[:, 0] > 0).astype(int)
 
 
-def with_cell(X, value):
+def with_cell(X, value, row=4):
     X = X.astype(np.float64)
-    X[4, 1] = value
+    X[row, 1] = value
     return X
 
 
 X_OK, Y_OK = small_data()
 
 BAD_X = [
-    (with_cell(X_OK, np.nan), "NaN"),
+    (with_cell(with_cell(X_OK, np.nan), np.inf, row=3), "infinity"),
     (with_cell(X_OK, np.inf), "infinity"),
     (with_cell(X_OK, -np.inf), "infinity"),
     (np.zeros((0, 3)), "0 samples"),
@@ -37,7 +37,7 @@ BAD_X = [
     (np.full((30, 3), 1e300), "too large for float32"),
     ([[1.0, 2.0, 3.0], [4.0, 5.0]] * 15, "cannot be read as an array"),
 ]
-BAD_X_IDS = ["nan", "inf", "-inf", "no-rows", "no-columns", "1-D", "3-D", "strings",
+BAD_X_IDS = ["nan-and-inf", "inf", "-inf", "no-rows", "no-columns", "1-D", "3-D", "strings",
              "complex", "beyond-float32", "ragged"]
 
 

@@ -17,7 +17,9 @@ def rank_features(X, n_threads=1):
     Parameters
     ----------
     X : ndarray of float32, shape (n_samples, n_features)
-        Finite training values.
+        Finite training values, or NaN for missing ones: those are ranked
+        as ``+inf``, after every known value (the splitter reads an infinite
+        last value as the feature's missing rank).
     n_threads : int, default=1
         Threads that rank groups of features at once (the ranking kernel
         releases the GIL).
@@ -39,6 +41,12 @@ def rank_features(X, n_threads=1):
         for the others.
     """
     columns = np.ascontiguousarray(X.T)
+    missing = np.isnan(columns)
+    if missing.any():
+        # Missing values rank last, as +inf, which fit never sees otherwise.
+        if np.shares_memory(columns, X):
+            columns = columns.copy()
+        columns[missing] = np.inf
     groups = np.array_split(np.arange(columns.shape[0]), max(1, min(n_threads,
                                                                     columns.shape[0])))
     if len(groups) == 1:

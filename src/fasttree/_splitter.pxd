@@ -11,6 +11,10 @@ from ._histogram cimport Histogram
 from ._utils cimport intp_t
 
 
+cdef enum:
+    NO_MISSING = 0xFFFFFFFF   # missing_rank of a feature without missing values
+
+
 cdef struct SplitRecord:
     intp_t feature            # feature of the split, -1 when none was found
     intp_t position           # samples[start:position] go left once partitioned
@@ -43,6 +47,8 @@ cdef struct BestCandidate:
     uint32_t right_rank       # smallest rank of the node that goes right
     uint32_t min_rank         # the node's least rank of the feature
     uint32_t max_rank         # the node's largest rank of the feature
+    bint has_missing          # the node has missing values of the feature
+    bint missing_left         # they go left
 
 
 # How split_node sweeps a feature.
@@ -99,11 +105,19 @@ cdef class Splitter:
     cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil
+    # The second sorted sweep of a node with missing values: those on the left.
+    cdef void sweep_sorted_missing_left(self, const uint64_t* sorted_items, intp_t n_node,
+                                        intp_t feature, uint32_t min_rank,
+                                        uint32_t rank_span,
+                                        BestCandidate* best) noexcept nogil
     # Sweeps the histogram's bins first_bin..last_bin (bin b holds rank
     # b + first_rank; the last one is not empty), offering every threshold to best.
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil
+    # The rank of the feature's missing values (its last: NaN is ranked as
+    # +inf), or NO_MISSING when it has none.
+    cdef uint32_t missing_rank(self, intp_t feature) noexcept nogil
     # Scores the criterion's current left/right children as a split of
     # feature; returns STOP when no later position of the sweep can be valid.
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,

@@ -120,7 +120,7 @@ cdef class Splitter:
         cdef intp_t n_evaluated = 0
         cdef intp_t pick, feature, i, n_left, n_distinct, first_bin, last_bin
         cdef const uint32_t* node_samples = samples + start
-        cdef uint32_t rank, min_rank, max_rank, rank_span
+        cdef uint32_t rank, min_rank, max_rank, rank_span, missing_left_rank
         cdef BinSource source
         cdef BestCandidate best
 
@@ -205,7 +205,7 @@ cdef class Splitter:
         # subtree, built first, leaves that position in place for the right.
         record.n_constants_left = first_unvisited
         record.n_constants_right = first_unvisited
-        if best.left_rank == best.min_rank:
+        if best.left_rank == best.min_rank and not best.missing_left:
             for i in range(first_unvisited, self.n_features):
                 if self.features[i] == feature:
                     self.features[i] = self.features[first_unvisited]
@@ -217,17 +217,23 @@ cdef class Splitter:
         record.proxy_improvement = best.proxy_improvement
         record.is_subset = False
         record.threshold_rank = best.left_rank
-        record.threshold = midpoint(
-            self.values[self.value_offsets[feature] + best.left_rank],
-            self.values[self.value_offsets[feature] + best.right_rank])
+        if best.right_rank == self.missing_rank(feature):
+            # Every known value left, the missing ones right.
+            record.threshold = INFINITY
+        else:
+            record.threshold = midpoint(
+                self.values[self.value_offsets[feature] + best.left_rank],
+                self.values[self.value_offsets[feature] + best.right_rank])
 
         # Partition by rank, exactly the rule the sweep evaluated, and
         # stably: every node keeps its samples in ascending order, so the
         # reads of ranks walk memory forwards.
         n_left = 0
+        missing_left_rank = self.missing_rank(feature) if best.missing_left else NO_MISSING
         source = self.feature_ranks_at(feature, node_samples)
         for i in range(n_node):
-            self.goes_left[i] = bin_of(source, i) <= <intp_t> best.left_rank
+            rank = <uint32_t> bin_of(source, i)
+            self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
             n_left += self.goes_left[i]
         self.criterion.partition(samples, start, end, self.goes_left, left_state,
                                  right_state)
@@ -240,7 +246,8 @@ cdef class Splitter:
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
         # Without missing values here, later ones follow the heavier child.
-        record.missing_left = record.weighted_n_left > record.weighted_n_right
+        record.missing_left = (best.missing_left if best.has_missing
+                               else record.weighted_n_left > record.weighted_n_right)
         return 0
 
     cdef inline BinSource feature_ranks_at(self, intp_t feature,
@@ -271,6 +278,7 @@ cdef class Splitter:
         cdef int outcome
         # A local copy the compiler can keep in registers through the sweep.
         cdef BestCandidate local_best = best[0]
+        cdef bint has_missing = min_rank + rank_span - 1 == self.missing_rank(feature)
         # Ranks relative to the node's least need fewer sort passes.
         for i in range(n_node):
             self.items[i] = pack_item(self.node_ranks[i] - min_rank, <uint32_t> i)
@@ -297,31 +305,97 @@ cdef class Splitter:
                 local_best.right_rank = item_rank(sorted_items[group_end]) + min_rank
                 local_best.min_rank = min_rank
                 local_best.max_rank = min_rank + rank_span - 1
+                local_best.has_missing = has_missing
+                local_best.missing_left = False
+        if has_missing:
+            self.sweep_sorted_missing_left(sorted_items, n_node, feature, min_rank,
+                                           rank_span, &local_best)
         best[0] = local_best
+
+    cdef void sweep_sorted_missing_left(self, const uint64_t* sorted_items, intp_t n_node,
+                                        intp_t feature, uint32_t min_rank,
+                                        uint32_t rank_span,
+                                        BestCandidate* best) noexcept nogil:
+        # The sorted sweep again with the missing values (the last group)
+        # on the left from the start; its last threshold, every known value
+        # right, was the first sweep's every known value left.
+        cdef intp_t i, group_end
+        cdef intp_t first_missing = n_node - 1
+        cdef uint32_t rank, missing = rank_span - 1
+        cdef int outcome
+        while first_missing > 0 and item_rank(sorted_items[first_missing - 1]) == missing:
+            first_missing -= 1
+        self.criterion.reset()
+        self.criterion.move_left(sorted_items, first_missing, n_node)
+        i = 0
+        while True:
+            rank = item_rank(sorted_items[i])
+            group_end = i + 1
+            while group_end < first_missing and item_rank(sorted_items[group_end]) == rank:
+                group_end += 1
+            if group_end >= first_missing:
+                break
+            if group_end - i == 1:
+                self.criterion.move_position_left(item_position(sorted_items[i]))
+            else:
+                self.criterion.move_left(sorted_items, i, group_end)
+            i = group_end
+            outcome = self.offer(best, group_end + n_node - first_missing, n_node, feature,
+                                 rank + min_rank)
+            if outcome == STOP:
+                break
+            if outcome == IMPROVED:
+                best.right_rank = item_rank(sorted_items[group_end]) + min_rank
+                best.min_rank = min_rank
+                best.max_rank = min_rank + rank_span - 1
+                best.has_missing = True
+                best.missing_left = True
 
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil:
-        cdef intp_t b, next_bin, n_left = 0
+        cdef intp_t b, next_bin, n_left = 0, end_bin = last_bin
         cdef intp_t* counts = self.histogram.counts
         cdef int outcome
-        self.criterion.reset()
-        # No threshold after the last bin: it holds the node's largest value.
-        for b in range(first_bin, last_bin):
-            if counts[b] == 0:
-                continue
-            self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-            n_left += counts[b]
-            outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
-            if outcome == STOP:
-                return
-            if outcome == IMPROVED:
-                next_bin = b + 1
-                while counts[next_bin] == 0:
-                    next_bin += 1
-                best.right_rank = next_bin + first_rank
-                best.min_rank = first_bin + first_rank
-                best.max_rank = last_bin + first_rank
+        cdef bint has_missing = last_bin + first_rank == self.missing_rank(feature)
+        cdef bint missing_left
+        # First with the missing values (the last bin, if any) on the right,
+        # then, if the node has some, on the left: moved there first, and the
+        # last known bin left out, since every known value right was the
+        # first sweep's every known value left.
+        for missing_left in range(1 + has_missing):
+            self.criterion.reset()
+            n_left = 0
+            if missing_left:
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, last_bin))
+                n_left = counts[last_bin]
+                end_bin = last_bin - 1
+                while counts[end_bin] == 0:
+                    end_bin -= 1
+            # No threshold after the last bin: it holds the node's largest value.
+            for b in range(first_bin, end_bin):
+                if counts[b] == 0:
+                    continue
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+                n_left += counts[b]
+                outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
+                if outcome == STOP:
+                    break
+                if outcome == IMPROVED:
+                    next_bin = b + 1
+                    while counts[next_bin] == 0:
+                        next_bin += 1
+                    best.right_rank = next_bin + first_rank
+                    best.min_rank = first_bin + first_rank
+                    best.max_rank = last_bin + first_rank
+                    best.has_missing = has_missing
+                    best.missing_left = missing_left
+
+    cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
+        cdef intp_t end = self.value_offsets[feature + 1]
+        if end > self.value_offsets[feature] and self.values[end - 1] == INFINITY:
+            return <uint32_t> (end - 1 - self.value_offsets[feature])
+        return NO_MISSING
 
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
                    intp_t feature, uint32_t left_rank) noexcept nogil:

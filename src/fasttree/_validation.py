@@ -25,7 +25,8 @@ def feature_names_of(X):
     return None
 
 
-def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float=False):
+def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float=False,
+                   allow_nan=False):
     """Convert X to a finite float32 C-contiguous 2-D array, or raise.
 
     Parameters
@@ -39,6 +40,9 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
         Estimator name put in front of the error messages.
     check_finite : bool, default=True
         Reject NaN, infinity and values beyond the float32 range.
+    allow_nan : bool, default=False
+        With ``check_finite``: accept NaN (a missing value), still rejecting
+        infinity and values beyond the float32 range.
     keep_float : bool, default=False
         With ``check_finite=False``: return float32 and float64 arrays as
         they are, in any order or strides, without a copy (the prediction
@@ -86,8 +90,9 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     # One pass over the converted values catches NaN, infinity and values
     # that overflowed float32. Prediction kernels make this check themselves
     # while they read the rows, so they skip it here.
-    if check_finite and not all_finite(converted):
-        raise non_finite_error(array, name=name, estimator=estimator)
+    if check_finite and not all_finite(converted) and not (
+            allow_nan and not np.isinf(converted).any()):
+        raise non_finite_error(array, name=name, estimator=estimator, allow_nan=allow_nan)
     return converted
 
 

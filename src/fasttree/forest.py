@@ -208,7 +208,7 @@ class BaseForest(BaseEstimator):
         """
         name = type(self).__name__
         feature_names = feature_names_of(X)
-        X = check_array_2d(X, estimator=name)
+        X = check_array_2d(X, estimator=name, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
         n_samples, n_features = X.shape
@@ -431,7 +431,7 @@ class BaseForest(BaseEstimator):
             raise ValueError("out-of-bag importance needs a forest fitted with bootstrap=True")
         if (not isinstance(n_repeats, (numbers.Integral, np.integer)) or n_repeats < 1):
             raise ValueError(f"n_repeats must be an int >= 1; got {n_repeats!r}")
-        X = check_array_2d(X, estimator=type(self).__name__)
+        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
         if X.shape != (self._n_samples, self.n_features_in_):
             raise ValueError(f"X must be the training data, of shape "
                              f"{(self._n_samples, self.n_features_in_)}; got {X.shape}")

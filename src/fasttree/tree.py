@@ -223,7 +223,7 @@ class BaseDecisionTree(BaseEstimator):
     def _validate_X_for_fit(self, X):
         """Validated float32 X and its feature names (None without names)."""
         names = feature_names_of(X)
-        X = check_array_2d(X, estimator=type(self).__name__)
+        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{type(self).__name__} supports at most {MAX_SAMPLES} samples")
         return X, names
@@ -265,12 +265,12 @@ class BaseDecisionTree(BaseEstimator):
     def _validate_X_for_predict(self, X, check_finite=False):
         """Validated float32 X for prediction.
 
-        The prediction kernels refuse NaN and infinity themselves, so the
-        finiteness check is left to them unless ``check_finite``.
+        NaN is a missing value. The prediction kernels refuse infinity
+        themselves, so that check is left to them unless ``check_finite``.
         """
         return self._checked_predict_input(X, lambda X: check_array_2d(
             X, estimator=type(self).__name__, check_finite=check_finite,
-            keep_float=not check_finite))
+            keep_float=not check_finite, allow_nan=True))
 
     def apply(self, X):
         """Index of the leaf that each sample ends in.
