@@ -15,8 +15,8 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
                       RandomForestRegressor, _splitter)
-from fasttree.reference import impurity
-from fasttree.reference.mixed import MixedSplit, build_mixed_tree
+from fasttree.reference.mixed import build_mixed_tree
+from mixed_trees import assert_same_tree
 from test_sklearn_parity import spread_normal
 from tolerances import assert_rounding_close, data_scale
 
@@ -36,59 +36,6 @@ def tie_free_data(seed, n_samples, n_features, share, criterion):
     else:
         y = np.digitize(signal + rng.normal(scale=0.5, size=n_samples), [-0.5, 0.5])
     return X, y, rng.uniform(0.5, 2.0, size=n_samples)
-
-
-def assert_same_tree(estimator, oracle, X, y, weights, criterion):
-    """Walk both trees from the root; every pair of nodes must hold the same
-    weight and value and make the same split, except where two different
-    splits tie up to rounding (pure children both ways, in small nodes): the
-    oracle's improvement of the estimator's split must then equal its best,
-    and the subtrees below are not compared. Returns the number of ties."""
-    tree = estimator.tree_
-    regression = oracle.n_classes is None
-    ties = 0
-    pending = [(0, 0, np.arange(X.shape[0]))]
-    while pending:
-        node_id, oracle_id, rows = pending.pop()
-        node = oracle.nodes[oracle_id]
-        assert_rounding_close(tree.weighted_n_node_samples[node_id],
-                              node.weighted_n_node_samples,
-                              scale=tree.weighted_n_node_samples[0])
-        value = tree.value[node_id, 0, 0] if regression else tree.value[node_id, 0]
-        assert_rounding_close(value, node.value, scale=data_scale(y) if regression else 1.0)
-        if node.split is None:
-            assert tree.children_left[node_id] == -1
-            continue
-        assert tree.children_left[node_id] != -1
-        goes_left = node.split.goes_left(X[rows, node.split.feature])
-        same = (tree.feature[node_id] == node.split.feature
-                and np.float32(tree.threshold[node_id]) == node.split.threshold
-                and tree.missing_go_to_left[node_id] == node.split.missing_left)
-        if not same:
-            ours = split_of(tree, node_id).goes_left(X[rows, tree.feature[node_id]])
-            assert_rounding_close(improvement(criterion, y[rows], weights[rows], ours),
-                                  node.split.improvement)
-            ties += 1
-            continue
-        pending.append((tree.children_left[node_id], node.left, rows[goes_left]))
-        pending.append((tree.children_right[node_id], node.right, rows[~goes_left]))
-    return ties
-
-
-def split_of(tree, node_id):
-    return MixedSplit(feature=int(tree.feature[node_id]),
-                      threshold=np.float32(tree.threshold[node_id]), left_categories=None,
-                      present_categories=None,
-                      missing_left=bool(tree.missing_go_to_left[node_id]), improvement=0.0)
-
-
-def improvement(criterion, y, weights, goes_left):
-    total = weights.sum()
-    return (impurity(criterion, y, weights)
-            - weights[goes_left].sum() / total
-            * impurity(criterion, y[goes_left], weights[goes_left])
-            - weights[~goes_left].sum() / total
-            * impurity(criterion, y[~goes_left], weights[~goes_left]))
 
 
 @given(seed=st.integers(0, 2**32 - 1), share=st.sampled_from([0.05, 0.3, 0.7]),

@@ -4,6 +4,7 @@ import inspect
 
 import numpy as np
 
+from ._categories import CategoryEncoding, fit_categories
 from ._validation import NotFittedError, feature_names_of
 
 
@@ -28,11 +29,36 @@ class BaseEstimator:
                 names, fitted_names):
             raise ValueError("the feature names of X differ from those seen in fit: "
                              f"got {list(names)}, expected {list(fitted_names)}")
-        X = convert(X)
+        X = convert(self._encoded(X))
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"was fitted with {self.n_features_in_} features")
         return X
+
+    def _categories_for_fit(self, X, feature_names):
+        """X with the categorical columns (``categorical_features``) as codes,
+        and their encoding (None without categorical columns)."""
+        return fit_categories(X, getattr(self, "categorical_features", None), feature_names)
+
+    def _set_encoding(self, encoding):
+        """Publish the categorical features of a fit: ``is_categorical_`` (a
+        mask) and ``categories_`` (the levels of each, in column order), or
+        neither without any."""
+        if encoding is None:
+            for name in ("is_categorical_", "categories_"):
+                if hasattr(self, name):
+                    delattr(self, name)
+        else:
+            self.is_categorical_ = encoding.mask
+            self.categories_ = encoding.levels
+
+    def _encoded(self, X):
+        """X for prediction, its categorical columns as codes (unseen
+        categories as missing values); X itself without categorical columns."""
+        mask = getattr(self, "is_categorical_", None)
+        if mask is None:
+            return X
+        return CategoryEncoding(mask, self.categories_).encode(X)
 
     @classmethod
     def _parameter_names(cls):

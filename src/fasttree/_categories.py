@@ -300,3 +300,84 @@ def encode_categories(X, mask, levels=None):
             raise ValueError(f"feature {index} holds values that are not numbers; mark it "
                              "categorical (categorical_features)") from None
     return codes, levels
+
+
+def _n_columns(X):
+    """X's number of columns, or None when X is not 2-D (left to the checks)."""
+    if _dataframe_columns(X) is not None:
+        return X.shape[1]
+    try:
+        shape = np.shape(X)
+    except ValueError:  # ragged rows
+        return None
+    return shape[1] if len(shape) == 2 else None
+
+
+def _as_table(X):
+    """X as categorical_mask and encode_categories read it: a DataFrame as it
+    is, nested lists of mixed values as an object array (so that numbers
+    stay numbers), any other X as an array."""
+    if _dataframe_columns(X) is not None or isinstance(X, np.ndarray):
+        return X
+    array = np.asarray(X)
+    if array.dtype.kind in "US" and isinstance(X, (list, tuple)):
+        return np.array(X, dtype=object)
+    return array
+
+
+def fit_categories(X, categorical_features, feature_names=None):
+    """X with its categorical columns as codes, for fit.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+    categorical_features : see :func:`categorical_mask`
+    feature_names : ndarray of str or None
+
+    Returns
+    -------
+    X : ndarray of float64, or X as given when no feature is categorical
+    encoding : CategoryEncoding or None
+    """
+    n_features = _n_columns(X)
+    if n_features is None:
+        return X, None
+    table = _as_table(X)
+    mask = categorical_mask(table, categorical_features, n_features, feature_names)
+    if not mask.any():
+        return X, None
+    codes, levels = encode_categories(table, mask)
+    return codes, CategoryEncoding(mask, levels)
+
+
+class CategoryEncoding:
+    """The categorical features of a fitted model and their levels.
+
+    Parameters
+    ----------
+    mask : ndarray of bool, shape (n_features,)
+    levels : list of ndarray
+        Per categorical feature, in column order, its sorted levels (its
+        codes are their positions).
+    """
+
+    def __init__(self, mask, levels):
+        self.mask = np.asarray(mask, dtype=bool)
+        self.levels = [np.asarray(level) for level in levels]
+
+    @property
+    def counts(self):
+        """Per feature, its number of levels (0 for numeric features)."""
+        counts = np.zeros(self.mask.shape[0], dtype=np.intp)
+        counts[self.mask] = [len(level) for level in self.levels]
+        return counts
+
+    def encode(self, X):
+        """X for prediction: categorical columns as codes, NaN for missing
+        values and for categories not seen in training."""
+        table = _as_table(X)
+        n_features = _n_columns(table)
+        if n_features is not None and n_features != self.mask.shape[0]:
+            raise ValueError(f"X has {n_features} features, but the model was fitted "
+                             f"with {self.mask.shape[0]} features")
+        return encode_categories(table, self.mask, self.levels)[0]

@@ -101,6 +101,13 @@ cdef class Criterion:
                           intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
+    # The orderings of a node's categories whose prefixes a subset split
+    # tries (the bins of the current node's categories): ordering o sorts
+    # them by bin[slots[o]] / bin[0], their share of a class or their mean
+    # target, or by their own order when slots[o] is -1. Returns the number
+    # of orderings (at most n_values + 1 slots are written) and sets singles
+    # when each category alone is tried as well.
+    cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil
     # A quantity that orders the splits of one node as their improvement does.
     cdef double proxy_improvement(self) noexcept nogil
     # Impurity of the current node.

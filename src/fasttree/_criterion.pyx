@@ -23,6 +23,12 @@ cdef void* allocate(intp_t count, size_t size) except NULL:
 cdef class Criterion:
     """Base of the criteria; the splitter only talks to this interface."""
 
+    cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil:
+        # Regression: by mean target (Breiman: its prefixes hold the best subset).
+        slots[0] = 1
+        singles[0] = False
+        return 1
+
     def __dealloc__(self):
         free(self.position_weight)
         free(self.spare_weight)
@@ -163,6 +169,26 @@ cdef int64_t LOW_HALF = 0xFFFFFFFF
 
 cdef class ClassificationCriterion(Criterion):
     """Per-class weight counts for the node and both children."""
+
+    cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil:
+        # Two classes: by the second class's share (Breiman: its prefixes
+        # hold the best subset). More: by each class's share in turn, classes
+        # absent from the node giving the categories' own order (once), and
+        # every category alone (one-vs-rest).
+        cdef intp_t label, number = 0, n_orderings = 0
+        cdef bint own_order = False
+        singles[0] = self.n_classes > 2
+        for label in range(self.n_classes):
+            if number < self.n_node_classes and self.node_classes[number] == label:
+                if self.n_classes > 2 or label == 1:
+                    slots[n_orderings] = 1 + number
+                    n_orderings += 1
+                number += 1
+            elif not own_order and (self.n_classes > 2 or label == 1):
+                slots[n_orderings] = -1
+                n_orderings += 1
+                own_order = True
+        return n_orderings
 
     def __cinit__(self, const int32_t[::1] class_index not None,
                   const double[::1] sample_weight not None, intp_t n_classes, *extra):

@@ -49,6 +49,7 @@ cdef struct BestCandidate:
     uint32_t max_rank         # the node's largest rank of the feature
     bint has_missing          # the node has missing values of the feature
     bint missing_left         # they go left
+    bint is_subset            # a set of categories goes left (the splitter's best_left_ranks)
 
 
 # How split_node sweeps a feature.
@@ -57,6 +58,12 @@ cpdef enum SplitMethod:
     SPLIT_SORT = 1    # always sort the node's samples by rank
     SPLIT_COUNT = 2   # always sum the node's samples into a histogram of ranks
                       # (of all the feature's values when they are few)
+
+
+# A category's bin and the key that orders it in a subset sweep.
+cdef struct KeyedBin:
+    double key
+    intp_t index              # its position among the node's categories, by rank
 
 
 @cython.final
@@ -79,6 +86,18 @@ cdef class Splitter:
     cdef uint64_t* items              # sort buffer, n_samples items
     cdef uint64_t* scratch            # second sort buffer for the radix passes
     cdef Histogram histogram          # bins of the feature being swept by counting
+    # Categorical features (subset splits over their ranks, which are codes).
+    cdef const intp_t* n_categories   # per feature, its number of codes; 0 if numeric
+    cdef intp_t* category_bin         # the node's known categories: their bins,
+    cdef uint32_t* category_rank      # and ranks, ascending
+    cdef KeyedBin* category_order     # one ordering of them
+    cdef intp_t* ordering_slots       # the criterion's category_orderings
+    cdef uint32_t* best_left_ranks    # the best subset split's categories going left,
+    cdef intp_t n_best_left
+    cdef uint32_t* best_present_ranks # and the categories its node holds
+    cdef intp_t n_best_present
+    cdef uint8_t* rank_goes_left      # partition table by rank; all zeros between splits
+    cdef uint32_t* category_set       # the set written for the builders (_tree.pxd layout)
     cdef object _keep_alive
 
     # Finds the best split of samples[start:end], the criterion's current
@@ -115,6 +134,20 @@ cdef class Splitter:
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil
+    # The subset sweeps of a categorical feature: every ordering's prefixes
+    # (and each category alone, when the criterion asks), with missing values
+    # right, then left. Returns -1 when out of memory, 0 when the feature is
+    # constant in the node, else 1.
+    cdef int sweep_categories(self, const uint32_t* node_samples, intp_t n_node,
+                              intp_t feature, BestCandidate* best) noexcept nogil
+    # Sorts the node's known categories by one ordering's keys into category_order.
+    cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil
+    # Notes the best candidate's categories going left (the first n_left of
+    # category_order, or the one category single) and those of the node.
+    cdef void keep_categories(self, intp_t n_present, intp_t n_left,
+                              intp_t single) noexcept nogil
+    # Writes category_set for the best subset split of feature.
+    cdef void write_category_set(self, intp_t feature, bint missing_left) noexcept nogil
     # The rank of the feature's missing values (its last: NaN is ranked as
     # +inf), or NO_MISSING when it has none.
     cdef uint32_t missing_rank(self, intp_t feature) noexcept nogil

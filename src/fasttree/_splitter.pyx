@@ -4,7 +4,7 @@
 import numpy as np
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc, qsort
 
 from ._criterion cimport bin_of
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
@@ -18,6 +18,15 @@ cdef inline int bit_length(uint32_t value) noexcept nogil:
         bits += 1
         value >>= 1
     return bits
+
+
+cdef int compare_keyed(const void* first, const void* second) noexcept nogil:
+    # Ascending keys, ties in category order.
+    cdef const KeyedBin* a = <const KeyedBin*> first
+    cdef const KeyedBin* b = <const KeyedBin*> second
+    if a.key != b.key:
+        return -1 if a.key < b.key else 1
+    return -1 if a.index < b.index else (1 if a.index > b.index else 0)
 
 
 cdef bint holds_one_value(BinSource source, intp_t n_node) noexcept nogil:
@@ -65,11 +74,15 @@ cdef class Splitter:
         Seed of the feature sampling.
     method : SplitMethod or None
         How features are swept; None takes the module's ``split_method``.
+    categories : ndarray of intp or None
+        Per feature, its number of category codes (its values are codes
+        0 .. n - 1, or NaN), or 0 for a numeric feature; None when all are
+        numeric.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
-                  double min_weight_leaf, uint64_t seed, method=None):
+                  double min_weight_leaf, uint64_t seed, method=None, categories=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
@@ -89,8 +102,29 @@ cdef class Splitter:
         self.min_weight_leaf = min_weight_leaf
         self.rng_state = seed
         self.method = SplitMethod(split_method if method is None else method)
+        if categories is None:
+            categories = np.zeros(self.n_features, dtype=np.intp)
+        categories = np.ascontiguousarray(categories, dtype=np.intp)
+        if categories.shape != (self.n_features,) or (categories < 0).any():
+            raise ValueError("categories needs a count >= 0 per feature")
+        cdef const intp_t[::1] category_counts = categories
+        self.n_categories = &category_counts[0] if self.n_features else NULL
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
-                            ranked.narrow_ranks)
+                            ranked.narrow_ranks, categories)
+        cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets).max(initial=1)))
+        cdef intp_t max_words = 1 + (int(categories.max(initial=0)) + 31) // 32
+        self.category_bin = <intp_t*> malloc(max_ranks * sizeof(intp_t))
+        self.category_rank = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
+        self.category_order = <KeyedBin*> malloc(max_ranks * sizeof(KeyedBin))
+        self.ordering_slots = <intp_t*> malloc((criterion.n_values + 1) * sizeof(intp_t))
+        self.best_left_ranks = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
+        self.best_present_ranks = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
+        self.rank_goes_left = <uint8_t*> calloc(max_ranks, sizeof(uint8_t))
+        self.category_set = <uint32_t*> malloc(max_words * sizeof(uint32_t))
+        if not (self.category_bin and self.category_rank and self.category_order
+                and self.ordering_slots and self.best_left_ranks and self.best_present_ranks
+                and self.rank_goes_left and self.category_set):
+            raise MemoryError()
         histogram_init(&self.histogram)
         self.features = <intp_t*> malloc(self.n_features * sizeof(intp_t))
         self.node_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
@@ -104,6 +138,14 @@ cdef class Splitter:
             self.features[f] = f
 
     def __dealloc__(self):
+        free(self.category_bin)
+        free(self.category_rank)
+        free(self.category_order)
+        free(self.ordering_slots)
+        free(self.best_left_ranks)
+        free(self.best_present_ranks)
+        free(self.rank_goes_left)
+        free(self.category_set)
         free(self.features)
         free(self.node_ranks)
         free(self.items)
@@ -121,11 +163,13 @@ cdef class Splitter:
         cdef intp_t pick, feature, i, n_left, n_distinct, first_bin, last_bin
         cdef const uint32_t* node_samples = samples + start
         cdef uint32_t rank, min_rank, max_rank, rank_span, missing_left_rank
+        cdef int status
         cdef BinSource source
         cdef BestCandidate best
 
         best.proxy_improvement = -INFINITY
         best.feature = -1
+        best.is_subset = False
         record.feature = -1
         record.proxy_improvement = -INFINITY
 
@@ -137,6 +181,21 @@ cdef class Splitter:
                                                end_unvisited - first_unvisited)
             feature = self.features[pick]
             n_distinct = self.value_offsets[feature + 1] - self.value_offsets[feature]
+
+            if self.n_categories[feature] > 0:
+                status = self.sweep_categories(node_samples, n_node, feature, &best)
+                if status < 0:
+                    return -1
+                if status == 0:
+                    self.features[pick] = self.features[first_unvisited]
+                    self.features[first_unvisited] = feature
+                    first_unvisited += 1
+                    continue
+                end_unvisited -= 1
+                self.features[pick] = self.features[end_unvisited]
+                self.features[end_unvisited] = feature
+                n_evaluated += 1
+                continue
 
             source = self.feature_ranks_at(feature, node_samples)
             if self.counts_all_values(n_distinct, n_node):
@@ -205,7 +264,7 @@ cdef class Splitter:
         # subtree, built first, leaves that position in place for the right.
         record.n_constants_left = first_unvisited
         record.n_constants_right = first_unvisited
-        if best.left_rank == best.min_rank and not best.missing_left:
+        if best.left_rank == best.min_rank and not best.missing_left and not best.is_subset:
             for i in range(first_unvisited, self.n_features):
                 if self.features[i] == feature:
                     self.features[i] = self.features[first_unvisited]
@@ -215,9 +274,25 @@ cdef class Splitter:
             if best.right_rank == best.max_rank:
                 record.n_constants_right = first_unvisited + 1
         record.proxy_improvement = best.proxy_improvement
-        record.is_subset = False
+        record.is_subset = best.is_subset
         record.threshold_rank = best.left_rank
-        if best.right_rank == self.missing_rank(feature):
+        n_left = 0
+        source = self.feature_ranks_at(feature, node_samples)
+        if best.is_subset:
+            # Partition through a table of the ranks going left.
+            record.threshold = 0.0
+            for i in range(self.n_best_left):
+                self.rank_goes_left[self.best_left_ranks[i]] = 1
+            if best.missing_left:
+                self.rank_goes_left[self.missing_rank(feature)] = 1
+            for i in range(n_node):
+                self.goes_left[i] = self.rank_goes_left[bin_of(source, i)]
+                n_left += self.goes_left[i]
+            for i in range(self.n_best_left):
+                self.rank_goes_left[self.best_left_ranks[i]] = 0
+            if best.missing_left:
+                self.rank_goes_left[self.missing_rank(feature)] = 0
+        elif best.right_rank == self.missing_rank(feature):
             # Every known value left, the missing ones right.
             record.threshold = INFINITY
         else:
@@ -225,16 +300,16 @@ cdef class Splitter:
                 self.values[self.value_offsets[feature] + best.left_rank],
                 self.values[self.value_offsets[feature] + best.right_rank])
 
-        # Partition by rank, exactly the rule the sweep evaluated, and
-        # stably: every node keeps its samples in ascending order, so the
-        # reads of ranks walk memory forwards.
-        n_left = 0
-        missing_left_rank = self.missing_rank(feature) if best.missing_left else NO_MISSING
-        source = self.feature_ranks_at(feature, node_samples)
-        for i in range(n_node):
-            rank = <uint32_t> bin_of(source, i)
-            self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
-            n_left += self.goes_left[i]
+        if not best.is_subset:
+            # Partition by rank, exactly the rule the sweep evaluated, and
+            # stably: every node keeps its samples in ascending order, so the
+            # reads of ranks walk memory forwards.
+            missing_left_rank = (self.missing_rank(feature) if best.missing_left
+                                 else NO_MISSING)
+            for i in range(n_node):
+                rank = <uint32_t> bin_of(source, i)
+                self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
+                n_left += self.goes_left[i]
         self.criterion.partition(samples, start, end, self.goes_left, left_state,
                                  right_state)
         record.position = start + n_left
@@ -248,7 +323,172 @@ cdef class Splitter:
         # Without missing values here, later ones follow the heavier child.
         record.missing_left = (best.missing_left if best.has_missing
                                else record.weighted_n_left > record.weighted_n_right)
+        if best.is_subset:
+            self.write_category_set(feature, record.missing_left)
+            record.category_set = self.category_set
         return 0
+
+    cdef int sweep_categories(self, const uint32_t* node_samples, intp_t n_node,
+                              intp_t feature, BestCandidate* best) noexcept nogil:
+        cdef intp_t n_distinct = self.value_offsets[feature + 1] - self.value_offsets[feature]
+        cdef uint32_t missing = self.missing_rank(feature)
+        cdef BinSource source = self.feature_ranks_at(feature, node_samples)
+        cdef intp_t i, j, b, n_bins, n_left, group, o, n_orderings, improved_at
+        cdef intp_t n_present = 0, missing_bin = -1
+        cdef intp_t* counts
+        cdef uint32_t rank, min_rank = 0xFFFFFFFFu, max_rank = 0, previous
+        cdef uint32_t first_rank = 0
+        cdef uint64_t* sorted_items
+        cdef bint singles, missing_left, grouped = False
+        cdef int outcome
+        # The node's statistics per category: a histogram over all the
+        # feature's ranks or the node's range of them when that is cheap,
+        # else over the node's categories numbered after a sort (a column of
+        # thousands of categories, a node of a few rows).
+        if self.counts_all_values(n_distinct, n_node):
+            if holds_one_value(source, n_node):
+                return 0
+            if histogram_fill(&self.histogram, self.criterion, source, n_node,
+                              n_distinct) < 0:
+                return -1
+            n_bins = n_distinct
+        else:
+            for i in range(n_node):
+                rank = <uint32_t> bin_of(source, i)
+                min_rank = rank if rank < min_rank else min_rank
+                max_rank = rank if rank > max_rank else max_rank
+                self.node_ranks[i] = rank
+            if min_rank == max_rank:
+                return 0
+            if self.counts_node_values(max_rank - min_rank + 1, n_node):
+                n_bins = max_rank - min_rank + 1
+                first_rank = min_rank
+                if histogram_fill(&self.histogram, self.criterion,
+                                  BinSource(self.node_ranks, NULL, min_rank, False), n_node,
+                                  n_bins) < 0:
+                    return -1
+            else:
+                for i in range(n_node):
+                    self.items[i] = pack_item(self.node_ranks[i] - min_rank, <uint32_t> i)
+                sorted_items = sort_items(self.items, self.scratch, n_node,
+                                          bit_length(max_rank - min_rank))
+                group = -1
+                previous = 0xFFFFFFFFu
+                for i in range(n_node):
+                    rank = item_rank(sorted_items[i])
+                    if rank != previous:
+                        group += 1
+                        previous = rank
+                        self.category_rank[group] = rank + min_rank
+                    self.node_ranks[item_position(sorted_items[i])] = <uint32_t> group
+                n_bins = group + 1
+                grouped = True
+                if histogram_fill(&self.histogram, self.criterion,
+                                  BinSource(self.node_ranks, NULL, 0, False), n_node,
+                                  n_bins) < 0:
+                    return -1
+        counts = self.histogram.counts
+        for b in range(n_bins):
+            if counts[b] == 0:
+                continue
+            rank = self.category_rank[b] if grouped else <uint32_t> b + first_rank
+            if rank == missing:
+                missing_bin = b
+            else:
+                # In place when grouped: entry n_present <= b is read first.
+                self.category_bin[n_present] = b
+                self.category_rank[n_present] = rank
+                n_present += 1
+        if n_present < 2:
+            return 1  # one category (and missing values): no subset to split off
+        n_orderings = self.criterion.category_orderings(self.ordering_slots, &singles)
+        # All orderings (and single categories) with the missing values
+        # right, then, if the node has some, all again with them left.
+        for missing_left in range(1 + (missing_bin >= 0)):
+            for o in range(n_orderings):
+                self.order_categories(n_present, self.ordering_slots[o])
+                self.criterion.reset()
+                n_left = 0
+                if missing_left:
+                    self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
+                    n_left = counts[missing_bin]
+                improved_at = 0
+                for j in range(n_present - 1):
+                    b = self.category_bin[self.category_order[j].index]
+                    self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+                    n_left += counts[b]
+                    outcome = self.offer(best, n_left, n_node, feature, 0)
+                    if outcome == STOP:
+                        break
+                    if outcome == IMPROVED:
+                        improved_at = j + 1
+                if improved_at:
+                    best.is_subset = True
+                    best.has_missing = missing_bin >= 0
+                    best.missing_left = missing_left
+                    self.keep_categories(n_present, improved_at, -1)
+            if not singles:
+                continue
+            improved_at = -1
+            for j in range(n_present):
+                self.criterion.reset()
+                n_left = 0
+                if missing_left:
+                    self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
+                    n_left = counts[missing_bin]
+                b = self.category_bin[j]
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+                n_left += counts[b]
+                if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
+                    improved_at = j
+            if improved_at >= 0:
+                best.is_subset = True
+                best.has_missing = missing_bin >= 0
+                best.missing_left = missing_left
+                self.keep_categories(n_present, 1, improved_at)
+        return 1
+
+    cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil:
+        cdef intp_t j
+        cdef const double* bin
+        for j in range(n_present):
+            bin = histogram_bin(&self.histogram, self.category_bin[j])
+            self.category_order[j].index = j
+            self.category_order[j].key = (bin[slot] / bin[0] if slot >= 0 and bin[0] > 0.0
+                                          else 0.0)
+        if slot >= 0:
+            qsort(self.category_order, n_present, sizeof(KeyedBin), compare_keyed)
+
+    cdef void keep_categories(self, intp_t n_present, intp_t n_left,
+                              intp_t single) noexcept nogil:
+        cdef intp_t j
+        if single >= 0:
+            self.best_left_ranks[0] = self.category_rank[single]
+        else:
+            for j in range(n_left):
+                self.best_left_ranks[j] = self.category_rank[self.category_order[j].index]
+        self.n_best_left = n_left
+        for j in range(n_present):
+            self.best_present_ranks[j] = self.category_rank[j]
+        self.n_best_present = n_present
+
+    cdef void write_category_set(self, intp_t feature, bint missing_left) noexcept nogil:
+        # Codes the node did not hold go with the missing values.
+        cdef intp_t n_codes = self.n_categories[feature]
+        cdef intp_t n_words = (n_codes + 31) // 32, j
+        cdef const float* codes = self.values + self.value_offsets[feature]
+        cdef uint32_t code
+        self.category_set[0] = <uint32_t> n_codes
+        for j in range(n_words):
+            self.category_set[1 + j] = 0xFFFFFFFFu if missing_left else 0
+        if missing_left and n_codes % 32:
+            self.category_set[n_words] = (1u << (n_codes % 32)) - 1
+        for j in range(self.n_best_present):
+            code = <uint32_t> codes[self.best_present_ranks[j]]
+            self.category_set[1 + (code >> 5)] &= ~(1u << (code & 31))
+        for j in range(self.n_best_left):
+            code = <uint32_t> codes[self.best_left_ranks[j]]
+            self.category_set[1 + (code >> 5)] |= 1u << (code & 31)
 
     cdef inline BinSource feature_ranks_at(self, intp_t feature,
                                            const uint32_t* node_samples) noexcept nogil:
@@ -307,6 +547,7 @@ cdef class Splitter:
                 local_best.max_rank = min_rank + rank_span - 1
                 local_best.has_missing = has_missing
                 local_best.missing_left = False
+                local_best.is_subset = False
         if has_missing:
             self.sweep_sorted_missing_left(sorted_items, n_node, feature, min_rank,
                                            rank_span, &local_best)
@@ -350,6 +591,7 @@ cdef class Splitter:
                 best.max_rank = min_rank + rank_span - 1
                 best.has_missing = True
                 best.missing_left = True
+                best.is_subset = False
 
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
@@ -390,6 +632,7 @@ cdef class Splitter:
                     best.max_rank = last_bin + first_rank
                     best.has_missing = has_missing
                     best.missing_left = missing_left
+                    best.is_subset = False
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
         cdef intp_t end = self.value_offsets[feature + 1]

@@ -69,7 +69,8 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
         except (ValueError, TypeError):
             raise ValueError(
                 f"{prefix}{name} must hold numbers; it holds values of dtype "
-                f"{array.dtype} that cannot be converted to float"
+                f"{array.dtype} that cannot be converted to float (estimators take "
+                "string columns as categorical features: see categorical_features)"
             ) from None
     if array.dtype.kind == "c":
         raise ValueError(f"{prefix}{name} holds complex numbers; only real values are supported")

@@ -183,7 +183,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     min_weight_leaf = limits["min_weight_fraction_leaf"] * weighted_n_total
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
     splitter = Splitter(criterion, ranked_features, limits["max_features"],
-                        limits["min_samples_leaf"], min_weight_leaf, seed)
+                        limits["min_samples_leaf"], min_weight_leaf, seed,
+                        categories=limits.get("categories"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
@@ -221,19 +222,23 @@ class BaseDecisionTree(BaseEstimator):
         return resolve_tree_limits(self, self._criteria, n_samples, n_features)
 
     def _validate_X_for_fit(self, X):
-        """Validated float32 X and its feature names (None without names)."""
+        """Validated float32 X (categorical columns as codes), its feature
+        names (None without names) and its category encoding (None without
+        categorical columns)."""
         names = feature_names_of(X)
+        X, encoding = self._categories_for_fit(X, names)
         X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{type(self).__name__} supports at most {MAX_SAMPLES} samples")
-        return X, names
+        return X, names, encoding
 
-    def _set_fitted(self, tree, feature_names, limits, **attributes):
+    def _set_fitted(self, tree, feature_names, limits, encoding=None, **attributes):
         """Publish the fitted attributes together, once the fit has succeeded.
 
         A failed refit thus leaves the previous model whole.
         """
         self.tree_ = tree
+        self._set_encoding(encoding)
         self.n_features_in_ = tree.n_features
         self.n_outputs_ = 1
         self.max_features_ = limits["max_features"]
@@ -461,7 +466,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, ccp_alpha=0.0, loss_matrix=None):
+                 class_weight=None, ccp_alpha=0.0, loss_matrix=None,
+                 categorical_features="from_dtype"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -474,6 +480,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
         self.loss_matrix = loss_matrix
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -494,7 +501,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return self._fit(X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight, ranked=None):
-        X, feature_names = self._validate_X_for_fit(X)
+        X, feature_names, encoding = self._validate_X_for_fit(X)
         classes, class_index = encode_labels(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
@@ -503,13 +510,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if not sample_weight.sum() > 0:
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
+        limits["categories"] = None if encoding is None else encoding.counts
         loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
         if loss is None:
             criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
         else:
             criterion = CostSensitiveGini(class_index, sample_weight, len(classes), loss)
         tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked)
-        self._set_fitted(tree, feature_names, limits, classes_=classes,
+        self._set_fitted(tree, feature_names, limits, encoding, classes_=classes,
                          n_classes_=len(classes), loss_matrix_=loss)
         return self
 
@@ -613,7 +621,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {'squared_error'}, default='squared_error'
         Each split minimises the children's weighted variance.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha
+    max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha,
+    categorical_features
         As for :class:`DecisionTreeClassifier`.
 
     Attributes
@@ -629,7 +638,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, categorical_features="from_dtype"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -640,6 +649,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -647,6 +657,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Numbers (NaN for missing values) and categorical columns.
         y : array-like of shape (n_samples,)
             Finite real targets.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -658,18 +669,19 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return self._fit(X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight, ranked=None):
-        X, feature_names = self._validate_X_for_fit(X)
+        X, feature_names, encoding = self._validate_X_for_fit(X)
         target = check_regression_target(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
         # Sums of squares lose precision when the mean is large against the
         # spread; centring the target first keeps the variance exact.
         limits = self._resolve_limits(*X.shape)
+        limits["categories"] = None if encoding is None else encoding.counts
         offset = float(np.average(target, weights=sample_weight))
         criterion = self._criteria[self.criterion](target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
                           ranked=ranked)
-        self._set_fitted(tree, feature_names, limits)
+        self._set_fitted(tree, feature_names, limits, encoding)
         return self
 
     def _validation_loss(self, y, n_samples, sample_weight):

@@ -1,0 +1,207 @@
+"""Categorical features in the estimators: binary subset splits found by the
+kernel as ``fasttree.reference.mixed`` finds them, strings and pandas
+categories straight into fit and predict, unseen categories as missing values.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, _splitter
+from fasttree.reference.mixed import build_mixed_tree
+from mixed_trees import assert_same_tree
+from tolerances import assert_rounding_close, data_scale
+
+
+def mixed_data(seed, n_samples, n_categories, n_classes, share_missing):
+    """Two categorical columns (codes), one numeric; a target that depends
+    on a random subset of the first column's categories."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, n_categories, n_samples),
+                         rng.integers(0, max(2, n_categories // 3), n_samples),
+                         rng.normal(size=n_samples)]).astype(np.float64)
+    X[rng.random(X.shape) < share_missing] = np.nan
+    effect = rng.normal(size=n_categories)
+    signal = np.where(np.isnan(X[:, 0]), 0.3, effect[np.nan_to_num(X[:, 0]).astype(int)])
+    signal += 0.5 * np.nan_to_num(X[:, 2])
+    if n_classes is None:
+        y = signal + rng.normal(scale=0.3, size=n_samples)
+    else:
+        y = np.digitize(signal + rng.normal(scale=0.4, size=n_samples),
+                        np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    # Continuous weights: different splits do not tie exactly.
+    return X, y, rng.uniform(0.5, 2.0, size=n_samples)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_categories=st.sampled_from([2, 5, 12]),
+       n_classes=st.sampled_from([None, 2, 3, 4]), share_missing=st.sampled_from([0.0, 0.2]),
+       min_samples_leaf=st.sampled_from([1, 4]))
+@settings(max_examples=80, deadline=None)
+def test_trees_with_categorical_features_are_the_oracles(seed, n_categories, n_classes,
+                                                         share_missing, min_samples_leaf):
+    X, y, weights = mixed_data(seed, 150, n_categories, n_classes, share_missing)
+    criterion = "squared_error" if n_classes is None else "gini"
+    estimator_class = DecisionTreeRegressor if n_classes is None else DecisionTreeClassifier
+    estimator = estimator_class(categorical_features=[0, 1], min_samples_leaf=min_samples_leaf,
+                                random_state=0).fit(X, y, sample_weight=weights)
+    oracle = build_mixed_tree(X, y, weights, categorical=[True, True, False],
+                              criterion=criterion, n_classes=n_classes,
+                              min_samples_leaf=min_samples_leaf)
+    ties = assert_same_tree(estimator, oracle, X, y, weights, criterion)
+    if ties:
+        return
+    assert estimator.tree_.node_count == oracle.node_count
+    assert estimator.tree_.is_categorical.any() or n_categories == 2
+    fresh, _, _ = mixed_data(seed + 1, 200, n_categories + 2, n_classes, 0.1)  # unseen codes
+    got = estimator.predict(fresh) if n_classes is None else estimator.predict_proba(fresh)
+    expected = oracle.predict_value(_unseen_as_missing(fresh, X))
+    assert_rounding_close(got, expected, scale=data_scale(y) if n_classes is None else 1.0)
+
+
+def _unseen_as_missing(fresh, X):
+    """The codes fit never saw, as missing values (what encoding makes of them)."""
+    fresh = fresh.copy()
+    for column in (0, 1):
+        seen = np.unique(X[:, column][~np.isnan(X[:, column])])
+        fresh[~np.isin(fresh[:, column], seen), column] = np.nan
+    return fresh
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_categories=st.sampled_from([3, 40, 3000]),
+       n_classes=st.sampled_from([None, 2, 5]))
+@settings(max_examples=40, deadline=None)
+def test_counted_and_sorted_category_sweeps_grow_the_same_tree(seed, n_categories, n_classes):
+    # 3,000 categories in 600 rows: most nodes number their categories after
+    # a sort; few categories take the histograms.
+    X, y, _ = mixed_data(seed, 600, n_categories, n_classes, 0.1)
+    estimator_class = DecisionTreeRegressor if n_classes is None else DecisionTreeClassifier
+    trees = []
+    for method in (_splitter.SplitMethod.SPLIT_SORT, _splitter.SplitMethod.SPLIT_COUNT,
+                   _splitter.SplitMethod.SPLIT_AUTO):
+        previous = _splitter.split_method
+        _splitter.split_method = method
+        try:
+            trees.append(estimator_class(categorical_features=[0, 1], random_state=0)
+                         .fit(X, y).tree_)
+        finally:
+            _splitter.split_method = previous
+    for tree in trees[1:]:
+        np.testing.assert_array_equal(tree.nodes, trees[0].nodes)
+        np.testing.assert_array_equal(tree.flags, trees[0].flags)
+        np.testing.assert_array_equal(tree.category_bits, trees[0].category_bits)
+        np.testing.assert_array_equal(tree.value, trees[0].value)
+
+
+def test_breimans_ordering_splits_off_the_best_subset_at_once():
+    # Two classes: categories {0, 3, 5} hold class 1. One split separates them.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 7, 700)
+    y = np.isin(codes, [0, 3, 5]).astype(int)
+    estimator = DecisionTreeClassifier(categorical_features=[0]).fit(codes[:, None], y)
+    tree = estimator.tree_
+    assert tree.node_count == 3 and tree.is_categorical[0]
+    left = set(tree.left_categories(0).tolist())
+    assert left in ({0, 3, 5}, {1, 2, 4, 6})
+
+
+def test_strings_and_pandas_categories_go_straight_into_fit_and_predict():
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    colours = np.array(["red", "green", "blue", "teal"])[rng.integers(0, 4, 500)]
+    sizes = rng.normal(size=500)
+    y = ((colours == "red") | (colours == "teal")) ^ (sizes > 1.0)
+    frame = pd.DataFrame({"colour": colours, "size": sizes})
+    as_category = frame.assign(colour=frame["colour"].astype("category"))
+    as_objects = np.array(frame.to_numpy(dtype=object))
+    predictions = []
+    for X in (frame, as_category, as_objects):
+        estimator = DecisionTreeClassifier(random_state=0).fit(X, y)
+        np.testing.assert_array_equal(estimator.is_categorical_, [True, False])
+        assert list(estimator.categories_[0]) == ["blue", "green", "red", "teal"]
+        predictions.append(estimator.predict(X))
+        assert (predictions[-1] == y).mean() == 1.0
+    np.testing.assert_array_equal(predictions[0], predictions[1])
+    np.testing.assert_array_equal(predictions[0], predictions[2])
+
+
+def test_unseen_and_missing_categories_go_where_missing_values_go():
+    import pandas as pd
+
+    X = pd.DataFrame({"city": ["oslo", "rome", "oslo", "rome", None, "lima", "lima", None]})
+    y = [0, 1, 0, 1, 1, 0, 0, 1]
+    estimator = DecisionTreeClassifier().fit(X, y)
+    tree = estimator.tree_
+    assert tree.is_categorical[0]
+    missing_left = tree.missing_go_to_left[0] == 1
+    fresh = pd.DataFrame({"city": ["paris", None, np.nan, "rome"]})
+    leaves = estimator.apply(fresh)
+    missing_leaf = tree.children_left[0] if missing_left else tree.children_right[0]
+    assert (leaves[:3] == missing_leaf).all()
+    np.testing.assert_array_equal(estimator.predict(fresh), [1, 1, 1, 1])
+
+
+def test_a_regression_tree_orders_categories_by_mean_target():
+    codes = np.repeat(np.arange(6), 50)
+    means = np.array([5.0, -1.0, 3.0, -2.0, 4.0, 0.0])
+    y = means[codes] + np.random.default_rng(2).normal(scale=0.1, size=codes.size)
+    tree = DecisionTreeRegressor(max_depth=1, categorical_features=[0]).fit(
+        codes[:, None].astype(float), y).tree_
+    assert set(tree.left_categories(0).tolist()) in ({1, 3, 5}, {0, 2, 4})
+
+
+@pytest.mark.parametrize("categorical_features", [[0], [True, False], ["c"], "from_dtype"])
+def test_categorical_features_take_indices_masks_names_and_dtypes(categorical_features):
+    import pandas as pd
+
+    X = pd.DataFrame({"c": pd.Categorical(list("abcab") * 20), "x": np.arange(100.0)})
+    estimator = DecisionTreeClassifier(categorical_features=categorical_features).fit(
+        X, [0, 1, 1, 0, 1] * 20)
+    np.testing.assert_array_equal(estimator.is_categorical_, [True, False])
+
+
+def test_without_categorical_features_no_encoding_is_kept():
+    estimator = DecisionTreeClassifier().fit(np.eye(4), [0, 1, 0, 1])
+    assert not hasattr(estimator, "is_categorical_")
+    estimator.set_params(categorical_features=[0]).fit(np.eye(4), [0, 1, 0, 1])
+    assert estimator.is_categorical_.tolist() == [True, False, False, False]
+    estimator.set_params(categorical_features=None).fit(np.eye(4), [0, 1, 0, 1])
+    assert not hasattr(estimator, "is_categorical_")
+
+
+@pytest.mark.parametrize("categorical_features, message", [
+    ("auto", "categorical_features must be None, 'from_dtype'"),
+    ([5], r"indices must lie in \[0, 2\)"),
+    ([True], "needs 2 entries"),
+    (["nope"], "names unknown features"),
+])
+def test_bad_categorical_features_are_refused_with_a_clear_message(categorical_features,
+                                                                   message):
+    import pandas as pd
+
+    X = pd.DataFrame({"c": list("abab"), "x": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(categorical_features=categorical_features).fit(X, [0, 1, 0, 1])
+
+
+def test_a_string_column_not_marked_categorical_is_refused():
+    X = np.array([["a", 1.0], ["b", 2.0]], dtype=object)
+    with pytest.raises(ValueError, match="cannot be converted to float.*categorical_features"):
+        DecisionTreeClassifier(categorical_features=None).fit(X, [0, 1])
+
+
+def test_a_column_of_thousands_of_categories_fits_and_predicts():
+    rng = np.random.default_rng(3)
+    n_categories = 5000
+    codes = rng.integers(0, n_categories, 40_000)
+    effect = rng.normal(size=n_categories)
+    y = (effect[codes] + rng.normal(scale=0.5, size=codes.size) > 0).astype(int)
+    postcodes = np.array([f"PC{code:05d}" for code in range(n_categories)])[codes]
+    X = np.column_stack([postcodes, rng.normal(size=codes.size)]).astype(object)
+    X[:, 1] = X[:, 1].astype(float)
+    estimator = DecisionTreeClassifier(min_samples_leaf=20, random_state=0).fit(X, y)
+    assert estimator.tree_.is_categorical[0]
+    assert len(estimator.categories_[0]) == n_categories
+    truth = (effect[codes] > 0).astype(int)
+    assert (estimator.predict(X) == truth).mean() > 0.85
