@@ -205,3 +205,73 @@ def test_a_column_of_thousands_of_categories_fits_and_predicts():
     assert len(estimator.categories_[0]) == n_categories
     truth = (effect[codes] > 0).astype(int)
     assert (estimator.predict(X) == truth).mean() > 0.85
+
+
+def frame_with_strings_and_gaps(seed, n_samples):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    colour = np.array(["red", "green", "blue", "teal", "gold"], dtype=object)[
+        rng.integers(0, 5, n_samples)]
+    colour[rng.random(n_samples) < 0.1] = None
+    size = rng.normal(size=n_samples)
+    size[rng.random(n_samples) < 0.1] = np.nan
+    signal = np.isin(colour, ["red", "teal"]) + 0.8 * np.nan_to_num(size)
+    frame = pd.DataFrame({"colour": colour, "size": size,
+                          "grade": pd.Categorical(rng.choice(["a", "b", "c"], n_samples))})
+    return frame, signal + rng.normal(scale=0.3, size=n_samples)
+
+
+ENSEMBLES = ["RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier",
+             "BaggingRegressor", "AdaBoostClassifier", "AdaBoostRegressor"]
+
+
+@pytest.mark.parametrize("name", ENSEMBLES)
+def test_every_ensemble_takes_strings_categories_and_missing_values(name):
+    import pickle
+
+    import fasttree
+
+    frame, signal = frame_with_strings_and_gaps(0, 600)
+    classifier = name.endswith("Classifier")
+    y = (signal > 0.5).astype(int) if classifier else signal
+    params = {"random_state": 0, "n_estimators": 8}
+    if name.startswith("Bagging"):
+        tree_class = DecisionTreeClassifier if classifier else DecisionTreeRegressor
+        params["estimator"] = tree_class(max_depth=6)
+    model = getattr(fasttree, name)(**params).fit(frame, y)
+    np.testing.assert_array_equal(model.is_categorical_, [True, False, True])
+    fresh, _ = frame_with_strings_and_gaps(1, 300)
+    fresh.loc[:20, "colour"] = "violet"  # never seen in fit
+    predicted = model.predict(fresh)
+    assert predicted.shape == (300,)
+    if classifier:
+        assert (model.predict(frame) == y).mean() > 0.8
+    else:
+        assert np.corrcoef(model.predict(frame), y)[0, 1] > 0.8
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict(fresh), predicted)
+    if "n_jobs" in model.get_params():
+        np.testing.assert_array_equal(
+            model.set_params(n_jobs=2).fit(frame, y).predict(fresh), predicted)
+
+
+def test_forest_members_predict_strings_as_the_forest_reads_them():
+    from fasttree import RandomForestRegressor
+
+    frame, y = frame_with_strings_and_gaps(2, 400)
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(frame, y)
+    members = np.mean([member.predict(frame) for member in forest.estimators_], axis=0)
+    assert_rounding_close(forest.predict(frame), members, scale=data_scale(y))
+
+
+def test_warm_start_refuses_other_categories():
+    from fasttree import RandomForestClassifier
+
+    frame, signal = frame_with_strings_and_gaps(3, 300)
+    y = (signal > 0.5).astype(int)
+    forest = RandomForestClassifier(n_estimators=3, warm_start=True, random_state=0)
+    forest.fit(frame, y)
+    other = frame.assign(colour=frame["colour"].replace({"gold": "silver"}))
+    with pytest.raises(ValueError, match="categorical features or their categories differ"):
+        forest.set_params(n_estimators=5).fit(other, y)

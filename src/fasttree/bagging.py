@@ -15,7 +15,7 @@ from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
-from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws,
+from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws, same_encoding,
                      resolve_n_jobs, tree_seeds)
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -124,14 +124,16 @@ class BaseBagging(BaseEstimator):
     def _as_matrix(self, X, use_float32, check_finite):
         """X validated; float32 for fasttree members, float64 for any other estimator."""
         name = type(self).__name__
-        validated = check_array_2d(X, estimator=name, check_finite=use_float32 and check_finite)
+        validated = check_array_2d(X, estimator=name, check_finite=use_float32 and check_finite,
+                                   allow_nan=True)
         if use_float32:
             return validated
         if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
             X = X.to_numpy()
         matrix = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-        if check_finite and not np.isfinite(matrix).all():
-            raise non_finite_error(matrix, estimator=name)
+        # NaN (a missing value) is left to the members to take or refuse.
+        if check_finite and np.isinf(matrix).any():
+            raise non_finite_error(matrix, estimator=name, allow_nan=True)
         return matrix
 
     def _validate_X_for_predict(self, X):
@@ -166,8 +168,13 @@ class BaseBagging(BaseEstimator):
         # every member its own conversion.
         use_float32 = isinstance(template, (BaseDecisionTree, BaseForest))
         feature_names = feature_names_of(X)
+        X, encoding = self._categories_for_fit(X, feature_names)
         X = self._as_matrix(X, use_float32, check_finite=True)
         n_samples, n_features = X.shape
+        # Members that take categorical features are told which of theirs are.
+        is_categorical = None
+        if encoding is not None and "categorical_features" in template.get_params(deep=False):
+            is_categorical = encoding.mask
         targets = self._encode_targets(y, n_samples)
         user_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
         n_draws, n_chosen = self._check_parameters(n_samples, n_features)
@@ -182,6 +189,9 @@ class BaseBagging(BaseEstimator):
                 raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
                                  f"was fitted on {self._n_samples}; pass the same data")
             self._check_warm_targets(targets)
+            if not same_encoding(encoding, self):
+                raise ValueError("warm_start: X's categorical features or their categories "
+                                 "differ from those the ensemble was fitted with")
             if self.n_estimators < len(self.estimators_):
                 raise ValueError(f"n_estimators={self.n_estimators} is below the "
                                  f"{len(self.estimators_)} estimators already fitted with "
@@ -193,7 +203,7 @@ class BaseBagging(BaseEstimator):
 
         new = self._fit_members(template, X, targets["fit_target"], user_weight, weighted,
                                 base_seed, range(len(members), self.n_estimators),
-                                n_draws, n_chosen, n_threads)
+                                n_draws, n_chosen, n_threads, is_categorical)
         for member, member_features in new:
             members.append(member)
             features.append(member_features)
@@ -214,6 +224,7 @@ class BaseBagging(BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self._set_target_attributes(targets)
+        self._set_encoding(encoding)
         for attribute in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
             if hasattr(self, attribute):
                 delattr(self, attribute)
@@ -222,8 +233,12 @@ class BaseBagging(BaseEstimator):
         return self
 
     def _fit_members(self, template, X, y, user_weight, weighted, base_seed, indices,
-                     n_draws, n_chosen, n_threads):
-        """Fit the members at ``indices`` on ``n_threads`` threads; results in order."""
+                     n_draws, n_chosen, n_threads, is_categorical=None):
+        """Fit the members at ``indices`` on ``n_threads`` threads; results in order.
+
+        ``is_categorical``: the features X holds as category codes, for
+        members that take ``categorical_features``.
+        """
         indices = list(indices)
         n_samples, n_features = X.shape
         progress = {"done": 0, "start": time.perf_counter()}
@@ -245,6 +260,8 @@ class BaseBagging(BaseEstimator):
             if seeded:
                 member.set_params(**{key: int(rng.integers(0, 2**31 - 1))
                                      for key in seeded})
+            if is_categorical is not None:
+                member.set_params(categorical_features=is_categorical[features])
             if weighted:
                 rows = np.flatnonzero(counts)
                 member.fit(X[np.ix_(rows, features)], y[rows],
@@ -434,7 +451,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
-                 verbose=0, voting="soft"):
+                 verbose=0, voting="soft", categorical_features="from_dtype"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -446,6 +463,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.voting = voting
 
     def _check_combination(self):
@@ -597,7 +615,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
-                 verbose=0, aggregation="mean"):
+                 verbose=0, aggregation="mean", categorical_features="from_dtype"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -609,6 +627,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.aggregation = aggregation
 
     def _check_combination(self):

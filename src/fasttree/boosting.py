@@ -12,7 +12,8 @@ from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
-from ._validation import check_array_2d, check_random_state, check_sample_weight
+from ._validation import (check_array_2d, check_random_state, check_sample_weight,
+                          feature_names_of)
 from .forest import check_n_estimators
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -195,6 +196,17 @@ class BaseBoosting(BaseEstimator):
 
     _fitted_attribute = "estimators_"
 
+    def _checked_fit_input(self, X, estimator):
+        """Validated float32 X (categorical columns as codes, NaN for missing
+        values), its category encoding, and the estimator to boost, told
+        which features are categorical when it takes ``categorical_features``."""
+        X, encoding = self._categories_for_fit(X, feature_names_of(X))
+        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
+        if encoding is not None and "categorical_features" in estimator.get_params(deep=False):
+            estimator = type(estimator)(**{**estimator.get_params(deep=False),
+                                           "categorical_features": encoding.mask})
+        return X, encoding, estimator
+
     @property
     def feature_importances_(self):
         """The estimators' feature importances averaged with the estimator weights."""
@@ -252,12 +264,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     """
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
-                 boosting="reweight", random_state=None):
+                 boosting="reweight", random_state=None, categorical_features="from_dtype"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.boosting = boosting
         self.random_state = random_state
+        self.categorical_features = categorical_features
 
     def _check_parameters(self):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
@@ -290,7 +303,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         """
         name = type(self).__name__
         estimator = self._check_parameters()
-        X = check_array_2d(X, estimator=name)
+        X, encoding, estimator = self._checked_fit_input(X, estimator)
         classes, class_index = encode_labels(y, X.shape[0], name)
         n_classes = len(classes)
         if n_classes < 2:
@@ -298,7 +311,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
         rng, member_rng = boosting_generators(self.random_state)
-        fast = self.boosting == "reweight" and uses_fast_stump(estimator)
+        # The presorted stumps split numbers without missing values only.
+        fast = (self.boosting == "reweight" and uses_fast_stump(estimator)
+                and encoding is None and not np.isnan(X).any())
         stumps = PresortedStumps(X, class_index, n_classes, estimator) if fast else None
         ranked = None if fast else shared_ranks(estimator, X)
 
@@ -337,6 +352,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         self.classes_ = classes
         self.n_classes_ = n_classes
         self.n_features_in_ = X.shape[1]
+        self._set_encoding(encoding)
         return self
 
     def _fit_member(self, estimator, X, class_index, weight, rng, member_rng, ranked):
@@ -351,7 +367,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def _staged_scores(self, X):
         X = self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__))
+            X, estimator=type(self).__name__, allow_nan=True))
         scores = np.zeros((X.shape[0], self.n_classes_))
         rows = np.arange(X.shape[0])
         for member, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -450,12 +466,13 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     }
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
-                 random_state=None):
+                 random_state=None, categorical_features="from_dtype"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.loss = loss
         self.random_state = random_state
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
         """Boost.
@@ -477,7 +494,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
             raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
         estimator = (DecisionTreeRegressor(max_depth=3) if self.estimator is None
                      else self.estimator)
-        X = check_array_2d(X, estimator=name)
+        X, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
@@ -511,11 +528,12 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
         self.n_features_in_ = X.shape[1]
+        self._set_encoding(encoding)
         return self
 
     def _predictions(self, X, n_estimators=None):
         X = self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__))
+            X, estimator=type(self).__name__, allow_nan=True))
         members = self.estimators_[:n_estimators]
         return np.array([member.predict(X) for member in members])
 

@@ -83,6 +83,15 @@ def out_of_bag_values(tree, X, counts):
     return rows, tree.node_values[leaves]
 
 
+def same_encoding(encoding, fitted):
+    """Whether a fit's category encoding (or None) is the one ``fitted`` has."""
+    mask = getattr(fitted, "is_categorical_", None)
+    if encoding is None or mask is None:
+        return encoding is None and mask is None
+    return np.array_equal(encoding.mask, mask) and all(
+        np.array_equal(new, old) for new, old in zip(encoding.levels, fitted.categories_))
+
+
 def forest_tests(walk, starts, trees):
     """The walk flags and category sets of trees whose walks ``forest_walk``
     put back to back into ``walk``: the sets one after another, the set
@@ -208,6 +217,7 @@ class BaseForest(BaseEstimator):
         """
         name = type(self).__name__
         feature_names = feature_names_of(X)
+        X, encoding = self._categories_for_fit(X, feature_names)
         X = check_array_2d(X, estimator=name, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
@@ -217,11 +227,15 @@ class BaseForest(BaseEstimator):
         sample_weight = sample_weight * self._class_weight_factor(targets)
         n_draws, n_threads = self._check_forest_parameters(n_samples)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
+        limits["categories"] = None if encoding is None else encoding.counts
 
         fitted = self.warm_start and hasattr(self, "estimators_")
         if fitted and self.n_features_in_ != n_features:
             raise ValueError(f"warm_start: X has {n_features} features, but the forest "
                              f"was fitted with {self.n_features_in_}")
+        if fitted and not same_encoding(encoding, self):
+            raise ValueError("warm_start: X's categorical features or their categories "
+                             "differ from those the forest was fitted with")
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         base_seed = self._base_seed if fitted else check_random_state(self.random_state)
@@ -265,6 +279,7 @@ class BaseForest(BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self._set_target_attributes(targets)
+        self._set_encoding(encoding)
         # Every prediction reads the trees laid out back to back: laid out
         # here, the first call after fit costs what later calls cost.
         self._ensemble = None
@@ -431,7 +446,7 @@ class BaseForest(BaseEstimator):
             raise ValueError("out-of-bag importance needs a forest fitted with bootstrap=True")
         if (not isinstance(n_repeats, (numbers.Integral, np.integer)) or n_repeats < 1):
             raise ValueError(f"n_repeats must be an int >= 1; got {n_repeats!r}")
-        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
+        X = check_array_2d(self._encoded(X), estimator=type(self).__name__, allow_nan=True)
         if X.shape != (self._n_samples, self.n_features_in_):
             raise ValueError(f"X must be the training data, of shape "
                              f"{(self._n_samples, self.n_features_in_)}; got {X.shape}")
@@ -503,6 +518,9 @@ class BaseForest(BaseEstimator):
         estimator.n_features_in_ = tree.n_features
         estimator.n_outputs_ = 1
         estimator.max_features_ = getattr(self, "max_features_", None)
+        if hasattr(self, "is_categorical_"):
+            estimator.is_categorical_ = self.is_categorical_
+            estimator.categories_ = self.categories_
         self._set_member_attributes(estimator)
         return estimator
 
@@ -587,7 +605,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 loss_matrix=None):
+                 loss_matrix=None, categorical_features="from_dtype"):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -604,6 +622,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.voting = voting
@@ -797,7 +816,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, aggregation="mean",
-                 oob_batch_size=None, oob_tol=1e-3, oob_patience=3):
+                 oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
+                 categorical_features="from_dtype"):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -814,6 +834,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.warm_start = warm_start
         self.aggregation = aggregation
         self.oob_batch_size = oob_batch_size
