@@ -276,7 +276,7 @@ def test_flags_that_would_misroute_or_read_out_of_bounds_are_refused(change, mes
     elif change == "unknown kind":
         flags[inner] = 3
     elif change == "unknown bit":
-        flags[inner] |= 8
+        flags[inner] |= 16
     elif change == "set beyond the bits":
         nodes["threshold"][subset:subset + 1].view(np.int32)[0] = len(category_bits)
     elif change == "set longer than the bits":

@@ -198,3 +198,55 @@ def test_plot_tree_without_matplotlib_says_how_to_get_it(monkeypatch):
     estimator, _, _, _ = fitted(False, max_depth=2)
     with pytest.raises(ImportError, match=r"pip install 'fasttree\[plot\]'"):
         plot_tree(estimator)
+
+
+def mixed_fit(seed=0, max_depth=4):
+    """A tree on a string column with gaps and a numeric one with NaN."""
+    rng = np.random.default_rng(seed)
+    colour = np.array(["red", "green", "blue", "teal", "gold"], dtype=object)[
+        rng.integers(0, 5, 600)]
+    colour[rng.random(600) < 0.1] = None
+    size = rng.normal(size=600)
+    size[rng.random(600) < 0.1] = np.nan
+    y = (np.isin(colour, ["red", "teal"]) ^ (np.nan_to_num(size, nan=2.0) > 0.5)).astype(int)
+    X = pd.DataFrame({"colour": colour, "size": size})
+    return DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(X, y), X
+
+
+def test_rules_with_categories_and_missing_values_cover_exactly_their_leaves():
+    estimator, X = mixed_fit()
+    fresh = mixed_fit(seed=1)[1]
+    fresh = fresh.assign(colour=fresh["colour"].replace({"gold": "violet"}))  # unseen
+    for rows in (X, fresh):
+        leaves = estimator.apply(rows)
+        codes = estimator._encoded(rows)  # what rules read: categories as codes
+        for rule in tree_rules(estimator):
+            np.testing.assert_array_equal(rule.covers(codes), leaves == rule.leaf,
+                                          err_msg=str(rule))
+
+
+def test_category_tests_name_their_categories_and_where_missing_values_go():
+    estimator, _ = mixed_fit(max_depth=2)
+    text = export_text(estimator)
+    assert re.search(r"colour (not )?in \{(blue|gold|green|red|teal)(, \w+)*\}", text)
+    assert "or missing" in text
+    for rule in tree_rules(estimator):
+        for condition in rule.conditions:
+            if condition.is_categorical:
+                assert set(condition.categories) <= {"blue", "gold", "green", "red", "teal"}
+                assert len(condition.categories) <= 2  # the shorter of in / not in
+    # An "or" is bracketed inside a rule.
+    assert any("(" in str(rule) and " or missing)" in str(rule)
+               for rule in tree_rules(estimator))
+    assert "colour" in export_graphviz(estimator)
+
+
+def test_category_tests_on_one_path_merge_into_one_set():
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, 8, 800)
+    y = np.isin(codes, [1, 2, 5]).astype(int) + np.isin(codes, [2, 7]).astype(int)
+    estimator = DecisionTreeClassifier(categorical_features=[0]).fit(codes[:, None], y)
+    for rule in tree_rules(estimator):
+        assert len(rule.conditions) == 1
+        covered = rule.covers(codes[:, None].astype(float))
+        assert np.unique(y[covered]).size == 1

@@ -9,7 +9,8 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_SUBSET, KIND_THRESHOLD, MISSING_LEFT, Node,
+from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_SUBSET, KIND_THRESHOLD, MISSING_LEFT,
+                     MISSING_SEEN, Node,
                      category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
 
@@ -96,13 +97,13 @@ def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_f
         if (node_flags[node_id] & KIND_MASK == KIND_LEAF) != (tree[node_id].left_child
                                                               == LEAF_CHILD):
             raise ValueError("corrupt fasttree model: a node's kind does not match its links")
+        if node_flags[node_id] & ~(KIND_MASK | MISSING_LEFT | MISSING_SEEN) or (
+                node_flags[node_id] & KIND_MASK) > KIND_SUBSET:
+            raise ValueError("corrupt fasttree model: a node has unknown flags")
         if node_flags[node_id] & KIND_MASK == KIND_SUBSET:
             side = node_side(tree[node_id].threshold)
             if not (0 <= side < n_words and side + category_words(bits[side]) <= n_words):
                 raise ValueError("corrupt fasttree model: a category set is out of range")
-        elif node_flags[node_id] & ~(KIND_MASK | MISSING_LEFT) or (
-                node_flags[node_id] & KIND_MASK) > KIND_SUBSET:
-            raise ValueError("corrupt fasttree model: a node has unknown flags")
         if tree[node_id].left_child == LEAF_CHILD:
             walk[position].column = 0
             walk[position].threshold = -INFINITY

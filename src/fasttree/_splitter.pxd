@@ -21,6 +21,7 @@ cdef struct SplitRecord:
     uint32_t threshold_rank   # samples whose rank is <= this go left
     float threshold           # the same rule on values: x <= threshold goes left
     bint missing_left         # missing values go left (learnt where the node had some)
+    bint missing_seen         # the node had some
     # A split on a categorical feature: the codes of category_set (laid out
     # as in _tree.pxd) go left. The set lives in the splitter until its next
     # split; the builders copy it into the tree and note where in side.

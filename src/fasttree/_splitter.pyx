@@ -321,6 +321,7 @@ cdef class Splitter:
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
         # Without missing values here, later ones follow the heavier child.
+        record.missing_seen = best.has_missing
         record.missing_left = (best.missing_left if best.has_missing
                                else record.weighted_n_left > record.weighted_n_right)
         if best.is_subset:

@@ -7,8 +7,8 @@ from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
-from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD,
-                    NODE_DTYPE, impurity_decreases)
+from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_SUBSET,
+                    FLAG_THRESHOLD, NODE_DTYPE, impurity_decreases)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
 # 3: node flags (split kind, missing-value direction) and category sets.
@@ -178,6 +178,12 @@ class Tree:
     @property
     def missing_go_to_left(self):
         return ((self._flags & FLAG_MISSING_LEFT) != 0).astype(np.uint8)
+
+    @property
+    def missing_seen(self):
+        """Per node, whether it had missing values of its feature in training
+        (elsewhere they go to the heavier child)."""
+        return (self._flags & FLAG_MISSING_SEEN) != 0
 
     @property
     def is_categorical(self):

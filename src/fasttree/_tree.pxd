@@ -28,6 +28,8 @@ cdef enum:
     KIND_SUBSET = 2      # x (a category code) in the node's set goes left
     KIND_MASK = 3
     MISSING_LEFT = 4     # missing values go left, else right
+    MISSING_SEEN = 8     # the node had missing values of its feature in training
+                         # (else their direction is the heavier child's)
 
 # A tree's category sets live in one uint32 array, category_bits: a set
 # starting at side holds its number of codes n at category_bits[side], then

@@ -39,6 +39,7 @@ FLAG_KIND_MASK = KIND_MASK
 FLAG_THRESHOLD = KIND_THRESHOLD
 FLAG_SUBSET = KIND_SUBSET
 FLAG_MISSING_LEFT = MISSING_LEFT
+FLAG_MISSING_SEEN = MISSING_SEEN
 
 # Impurities at or below this are treated as pure: rounding leaves ~1e-16.
 cdef double PURE_IMPURITY = np.finfo(np.float64).eps
@@ -191,6 +192,8 @@ cdef void store_set_split(NodeStore* store, intp_t node_id, SplitRecord* split) 
         store.flags[node_id] = KIND_THRESHOLD
     if split.missing_left:
         store.flags[node_id] |= MISSING_LEFT
+    if split.missing_seen:
+        store.flags[node_id] |= MISSING_SEEN
 
 
 cdef struct BuildLimits:

@@ -1,7 +1,7 @@
 """Fitted trees as people read them: if-then rules, indented text, Graphviz
 DOT and a matplotlib drawing."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -12,30 +12,72 @@ __all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on a path from the root: ``x[feature] <= threshold`` or
-    ``x[feature] > threshold``.
+    """One test on a path from the root.
+
+    ``x[feature] <= threshold`` or ``x[feature] > threshold`` on a numeric
+    feature; ``x[feature] in categories`` or ``not in`` on a categorical one.
+    Missing values pass when ``missing`` is true (so do categories not seen
+    in training, which the tree treats as missing).
 
     Attributes
     ----------
     feature : int
     name : str
         The feature's name, for printing.
-    operator : {'<=', '>'}
-    threshold : float
+    operator : {'<=', '>', 'in', 'not in'}
+    threshold : float or None
+        Numeric tests.
+    codes : frozenset of int or None
+        Categorical tests: the category codes of ``categories``.
+    categories : tuple or None
+        Categorical tests: the categories named (in code order).
+    missing : bool
+        Whether missing values pass the test.
+    show_missing : bool
+        Whether the text says where missing values go (when the tree met
+        missing values at the node in training).
     """
 
     feature: int
     name: str
     operator: str
-    threshold: float
+    threshold: float = None
+    codes: frozenset = None
+    categories: tuple = None
+    missing: bool = False
+    show_missing: bool = False
+
+    @property
+    def is_categorical(self):
+        return self.codes is not None
 
     def holds(self, X):
-        """Boolean mask of the rows of the 2-D array X that pass the test."""
-        values = np.asarray(X)[:, self.feature]
-        return values <= self.threshold if self.operator == "<=" else values > self.threshold
+        """Boolean mask of the rows of X (numbers, categories as codes, NaN
+        for missing values) that pass the test."""
+        values = np.asarray(X, dtype=np.float64)[:, self.feature]
+        missing = np.isnan(values)
+        if self.is_categorical:
+            codes = np.where(missing, -1, values)
+            member = np.isin(codes, sorted(self.codes))
+            passes = member if self.operator == "in" else ~member
+            # Codes beyond those of fit (unseen categories) count as missing.
+            if self.operator == "not in":
+                passes &= codes == np.floor(codes)
+            return np.where(missing, self.missing, passes)
+        with np.errstate(invalid="ignore"):
+            passes = (values <= self.threshold if self.operator == "<="
+                      else values > self.threshold)
+        return np.where(missing, self.missing, passes)
 
     def format(self, decimals=4):
-        return f"{self.name} {self.operator} {_number(self.threshold, decimals)}"
+        if self.is_categorical:
+            names = ", ".join(str(category) for category in self.categories)
+            text = f"{self.name} {self.operator} {{{names}}}"
+        else:
+            text = f"{self.name} {self.operator} {_number(self.threshold, decimals)}"
+        if self.show_missing and self.missing:
+            text += " or missing"
+        return text
 
     def __str__(self):
         return self.format()
@@ -82,7 +124,8 @@ class Rule:
         return covered
 
     def format(self, decimals=4):
-        condition = " and ".join(c.format(decimals) for c in self.conditions) or "always"
+        condition = " and ".join(_bracketed(c.format(decimals))
+                                 for c in self.conditions) or "always"
         if self.accuracy is not None:
             quality = f"accuracy {self.accuracy:.{decimals}g}"
             outcome = f"class = {self.prediction}"
@@ -94,6 +137,11 @@ class Rule:
 
     def __str__(self):
         return self.format()
+
+
+def _bracketed(text):
+    """A condition joined to others: in brackets when it holds an "or"."""
+    return f"({text})" if " or " in text else text
 
 
 def _number(value, decimals):
@@ -128,6 +176,16 @@ class _TreeView:
                                  f"has {len(self.classes)} classes")
         self.left, self.right = tree.children_left, tree.children_right
         self.feature, self.threshold = tree.feature, tree.threshold
+        self.missing_left = tree.missing_go_to_left.astype(bool)
+        self.missing_seen = tree.missing_seen
+        # Category names of the categorical features, by feature.
+        self.levels = {}
+        mask = getattr(estimator, "is_categorical_", None)
+        if mask is not None:
+            self.levels = dict(zip(np.flatnonzero(mask).tolist(), estimator.categories_))
+        # The number of codes of each feature a category set tests.
+        self.n_codes = {int(tree.feature[node]): tree.n_category_codes(node)
+                        for node in np.flatnonzero(tree.is_categorical)}
         self.values = tree.node_values
         # What each node predicts: its majority class, or with a loss matrix
         # its class of least expected cost (as the estimator's predict).
@@ -142,8 +200,30 @@ class _TreeView:
 
     def condition(self, node, goes_left):
         feature = int(self.feature[node])
-        return Condition(feature, self.feature_names[feature], "<=" if goes_left else ">",
-                         float(self.threshold[node]))
+        missing = bool(self.missing_left[node]) == goes_left
+        name = self.feature_names[feature]
+        if not self.tree.is_categorical[node]:
+            return Condition(feature, name, "<=" if goes_left else ">",
+                             threshold=float(self.threshold[node]), missing=missing,
+                             show_missing=bool(self.missing_seen[node]))
+        n_codes = self.tree.n_category_codes(node)
+        left = frozenset(self.tree.left_categories(node).tolist())
+        return self.category_condition(feature, left if goes_left else
+                                       frozenset(range(n_codes)) - left, missing, n_codes,
+                                       bool(self.missing_seen[node]))
+
+    def category_condition(self, feature, codes, missing, n_codes, show_missing):
+        """A test that passes the codes ``codes`` of a feature of ``n_codes``:
+        written as the shorter of ``in`` and ``not in``."""
+        if len(codes) > n_codes / 2:
+            operator, named = "not in", frozenset(range(n_codes)) - codes
+        else:
+            operator, named = "in", codes
+        levels = self.levels.get(feature)
+        categories = tuple(levels[code] if levels is not None else code
+                           for code in sorted(named))
+        return Condition(feature, self.feature_names[feature], operator, codes=named,
+                         categories=categories, missing=missing, show_missing=show_missing)
 
     def outcome(self, node, decimals):
         """The leaf's prediction as text."""
@@ -162,19 +242,38 @@ class _TreeView:
         return f"{text}, mse = {_number(self.tree.impurity[node], decimals)}"
 
 
-def _merged(conditions):
-    """Keep, per feature, the tightest upper and lower bound, in path order."""
+def _merged(view, conditions):
+    """Per feature, the tightest upper and lower bound (numeric) or the one set
+    of categories that passes every test (categorical), in path order;
+    missing values pass a merged test only if they pass every test merged."""
     # A dict keeps its keys in first-insertion order, whatever replaces them.
     bounds = {}
     for condition in conditions:
+        if condition.is_categorical:
+            key = (condition.feature, "categories")
+            n_codes = view.n_codes[condition.feature]
+            codes = (condition.codes if condition.operator == "in"
+                     else frozenset(range(n_codes)) - condition.codes)
+            kept = bounds.get(key)
+            if kept is not None:
+                codes &= kept[0]
+            missing = condition.missing and (kept is None or kept[1])
+            show = condition.show_missing or (kept is not None and kept[2])
+            bounds[key] = (codes, missing, show)
+            continue
         key = (condition.feature, condition.operator)
         kept = bounds.get(key)
-        tighter = kept is None or (condition.threshold < kept.threshold
-                                   if condition.operator == "<="
-                                   else condition.threshold > kept.threshold)
-        if tighter:
+        if kept is None:
             bounds[key] = condition
-    return tuple(bounds.values())
+            continue
+        tighter = (condition.threshold < kept.threshold if condition.operator == "<="
+                   else condition.threshold > kept.threshold)
+        bounds[key] = replace((condition if tighter else kept),
+                              missing=condition.missing and kept.missing,
+                              show_missing=condition.show_missing or kept.show_missing)
+    return tuple(view.category_condition(key[0], kept[0], kept[1],
+                                         view.n_codes[key[0]], kept[2])
+                 if key[1] == "categories" else kept for key, kept in bounds.items())
 
 
 def tree_rules(estimator, feature_names=None):
@@ -211,7 +310,7 @@ def tree_rules(estimator, feature_names=None):
             else:
                 extra = {"prediction": float(values[0]),
                          "mean_squared_error": float(tree.impurity[node])}
-            rules.append(Rule(conditions=_merged(path), leaf=int(node),
+            rules.append(Rule(conditions=_merged(view, path), leaf=int(node),
                               n_samples=int(tree.n_node_samples[node]), support=weight,
                               **extra))
             continue
