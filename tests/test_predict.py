@@ -57,7 +57,7 @@ def walk_of(nodes, n_features, flags=None, category_bits=None):
     flags = threshold_flags(nodes) if flags is None else flags
     category_bits = np.zeros(0, np.uint32) if category_bits is None else category_bits
     walk = walk_layout(nodes, flags, category_bits, n_features)
-    return walk, np.ascontiguousarray(flags[walk["node"]]), category_bits
+    return walk, np.ascontiguousarray(flags[walk["node"]]), category_bits, None
 
 
 def leaf_by_reading_nodes(nodes, row, flags=None, category_bits=None):
@@ -258,7 +258,7 @@ def test_nodes_of_another_layout_are_refused():
 @pytest.mark.parametrize("change, message", [
     ("leaf kind at an inner node", "kind does not match"),
     ("inner kind at a leaf", "kind does not match"),
-    ("unknown kind", "unknown flags"),
+    ("multiway kind without a branch table", "branch table"),
     ("unknown bit", "unknown flags"),
     ("set beyond the bits", "category set is out of range"),
     ("set longer than the bits", "category set is out of range"),
@@ -273,7 +273,7 @@ def test_flags_that_would_misroute_or_read_out_of_bounds_are_refused(change, mes
         flags[inner] = 0
     elif change == "inner kind at a leaf":
         flags[leaf] = FLAG_THRESHOLD
-    elif change == "unknown kind":
+    elif change == "multiway kind without a branch table":
         flags[inner] = 3
     elif change == "unknown bit":
         flags[inner] |= 16

@@ -190,8 +190,11 @@ def tampered_states():
     yield "value", dict(state, value=state["value"][:-1])
     yield "flags do not match", dict(state, flags=state["flags"][:-1])
     unknown = state["flags"].copy()
-    unknown[0] = 3
+    unknown[0] |= 32
     yield "unknown flags", dict(state, flags=unknown)
+    multiway = state["flags"].copy()
+    multiway[0] = 3  # a multiway node, but the tree holds no branch table
+    yield "branch table", dict(state, flags=multiway)
     leaf_kind = state["flags"].copy()
     leaf_kind[0] = 0
     yield "kind does not match", dict(state, flags=leaf_kind)
@@ -204,7 +207,8 @@ def tampered_states():
 @pytest.mark.parametrize("message, state", list(tampered_states()),
                          ids=["version+1", "no-version", "child-out-of-range", "child-loop",
                               "node-dtype", "feature-out-of-range", "value-length",
-                              "flags-length", "flags-kind", "flags-leaf-kind",
+                              "flags-length", "flags-unknown-bit", "flags-multiway",
+                              "flags-leaf-kind",
                               "flags-subset-without-set", "bits-shape"])
 def test_a_tampered_tree_state_is_refused_on_load(message, state):
     with pytest.raises(ValueError, match=message):

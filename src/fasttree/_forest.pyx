@@ -112,7 +112,7 @@ def tree_outputs(object walk, object walk_flags, object category_bits,
     """
     cdef RowSource source
     cdef SplitTests tests, tree_tests
-    split_tests(walk, walk_flags, category_bits, &tests)
+    split_tests(walk, walk_flags, category_bits, None, &tests)
     # Rows with NaN, and forests with category sets, take the general walk.
     cdef bint general = tests.general
     row_source(X, &source)

@@ -25,13 +25,15 @@ cdef struct WalkNode:
 # category sets, take the general walk.
 cdef struct SplitTests:
     const uint8_t* flags           # the node flags (_tree.pxd) of every walk node
-    const uint32_t* category_bits  # the tree's category sets
+    const uint32_t* category_bits  # the tree's category sets and branch tables
+    const int32_t* node_position   # the walk position of every node: where a
+                                   # multiway node's children are (NULL without any)
     bint general                   # some inner node tests a category set
 
-# Fills tests from a tree's walk flags and category bits (checked to match
-# walk) or raises.
+# Fills tests from a tree's walk flags, category bits and node positions
+# (None for a tree without multiway nodes), checked to match walk, or raises.
 cdef int split_tests(object walk, object walk_flags, object category_bits,
-                     SplitTests* tests) except -1
+                     object node_position, SplitTests* tests) except -1
 
 # 1 if any of the values is NaN or infinite, else 0. Rows must be checked
 # before the fast walk takes them: a NaN would step off a leaf.

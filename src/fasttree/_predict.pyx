@@ -9,8 +9,8 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_SUBSET, KIND_THRESHOLD, MISSING_LEFT,
-                     MISSING_SEEN, Node,
+from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_MULTIWAY, KIND_SUBSET, KIND_THRESHOLD,
+                     MISSING_LEFT, MISSING_SEEN, NO_BRANCH, Node, branch_of, branch_words,
                      category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
 
@@ -42,6 +42,28 @@ MAX_WALK_NODES = (2 ** 31 - 1) // sizeof(WalkNode)
 MAX_WALK_FEATURES = (2 ** 31 - 1) // sizeof(float)
 
 
+cdef int check_branch_table(const uint32_t[::1] bits, int32_t side, Py_ssize_t node_id,
+                            Py_ssize_t n_nodes) except -1:
+    """Refuses a multiway node's branch table that would read out of bounds
+    or link anywhere but to later nodes."""
+    cdef Py_ssize_t n_words = bits.shape[0], n_children, n_codes, code, child
+    if not (0 <= side and side + 3 <= n_words):
+        raise ValueError("corrupt fasttree model: a branch table is out of range")
+    n_codes, n_children = bits[side], bits[side + 1]
+    if side + 3 + n_codes + n_children > n_words or n_children < 2 or n_children > n_nodes:
+        raise ValueError("corrupt fasttree model: a branch table is out of range")
+    if bits[side + 2] >= n_children:
+        raise ValueError("corrupt fasttree model: a branch table's missing child is out of range")
+    for child in range(n_children):
+        if not node_id < bits[side + 3 + child] < n_nodes:
+            raise ValueError("corrupt fasttree model: a child index is out of range")
+    for code in range(n_codes):
+        if bits[side + 3 + n_children + code] != NO_BRANCH and (
+                bits[side + 3 + n_children + code] >= n_children):
+            raise ValueError("corrupt fasttree model: a branch table's child is out of range")
+    return 0
+
+
 def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_features):
     """The tree's nodes in preorder as WalkNode records.
 
@@ -66,7 +88,7 @@ def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_f
     cdef Py_ssize_t n_nodes = nodes.shape[0]
     cdef const uint8_t[::1] node_flags = flags
     cdef const uint32_t[::1] bits = category_bits
-    cdef Py_ssize_t n_words = bits.shape[0]
+    cdef Py_ssize_t n_words = bits.shape[0], child
     cdef int32_t side
     if node_flags.shape[0] != n_nodes:
         raise ValueError("corrupt fasttree model: the node flags do not match the nodes")
@@ -97,13 +119,30 @@ def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_f
         if (node_flags[node_id] & KIND_MASK == KIND_LEAF) != (tree[node_id].left_child
                                                               == LEAF_CHILD):
             raise ValueError("corrupt fasttree model: a node's kind does not match its links")
-        if node_flags[node_id] & ~(KIND_MASK | MISSING_LEFT | MISSING_SEEN) or (
-                node_flags[node_id] & KIND_MASK) > KIND_SUBSET:
+        if node_flags[node_id] & ~(KIND_MASK | MISSING_LEFT | MISSING_SEEN):
             raise ValueError("corrupt fasttree model: a node has unknown flags")
         if node_flags[node_id] & KIND_MASK == KIND_SUBSET:
             side = node_side(tree[node_id].threshold)
             if not (0 <= side < n_words and side + category_words(bits[side]) <= n_words):
                 raise ValueError("corrupt fasttree model: a category set is out of range")
+        if node_flags[node_id] & KIND_MASK == KIND_MULTIWAY:
+            if not 0 <= tree[node_id].feature < n_features:
+                raise ValueError("corrupt fasttree model: a split feature is out of range")
+            side = node_side(tree[node_id].threshold)
+            check_branch_table(bits, side, node_id, n_nodes)
+            walk[position].column = <int32_t> (tree[node_id].feature * sizeof(float))
+            walk[position].threshold = tree[node_id].threshold
+            walk[position].right_jump = 0
+            # Children pushed last first, so that the first is placed next.
+            # A tree links each node once: more links pending than nodes
+            # means a node is reached twice.
+            if n_pending + bits[side + 1] > n_nodes:
+                raise ValueError("corrupt fasttree model: a node is reached twice")
+            for child in range(<Py_ssize_t> bits[side + 1] - 1, -1, -1):
+                pending[n_pending] = bits[side + 3 + child]
+                n_pending += 1
+            position += 1
+            continue
         if tree[node_id].left_child == LEAF_CHILD:
             walk[position].column = 0
             walk[position].threshold = -INFINITY
@@ -117,6 +156,8 @@ def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_f
             walk[position].column = <int32_t> (tree[node_id].feature * sizeof(float))
             walk[position].threshold = tree[node_id].threshold
             parent_of_right[tree[node_id].right_child] = position
+            if n_pending + 2 > n_nodes:
+                raise ValueError("corrupt fasttree model: a node is reached twice")
             pending[n_pending] = tree[node_id].right_child
             pending[n_pending + 1] = tree[node_id].left_child
             n_pending += 2
@@ -188,21 +229,31 @@ def forest_walk(list walks not None, list nodes not None):
 
 
 cdef int split_tests(object walk, object walk_flags, object category_bits,
-                     SplitTests* tests) except -1:
+                     object node_position, SplitTests* tests) except -1:
     cdef const uint8_t[::1] flags = walk_flags
     cdef const uint32_t[::1] bits = category_bits
+    cdef const int32_t[::1] positions
     cdef Py_ssize_t node
+    cdef bint multiway = False
     if flags.shape[0] != walk.shape[0]:
         raise ValueError("the walk flags do not match the walk nodes")
     tests.flags = &flags[0] if flags.shape[0] else NULL
     tests.category_bits = &bits[0] if bits.shape[0] else NULL
+    tests.node_position = NULL
     tests.general = False
     for node in range(flags.shape[0]):
-        if flags[node] & KIND_MASK == KIND_SUBSET:
+        if flags[node] & KIND_MASK >= KIND_SUBSET:
             tests.general = True
-            break
+            multiway = multiway or flags[node] & KIND_MASK == KIND_MULTIWAY
     if tests.general and tests.category_bits == NULL:
         raise ValueError("the walk's category sets are missing")
+    if multiway:
+        if node_position is None:
+            raise ValueError("a walk with multiway nodes needs its node positions")
+        positions = node_position
+        if positions.shape[0] != walk.shape[0]:
+            raise ValueError("the node positions do not match the walk nodes")
+        tests.node_position = &positions[0]
     return 0
 
 
@@ -230,8 +281,11 @@ cdef void walk_general(const WalkNode* tree, const SplitTests* tests, const char
             if flags & KIND_MASK == KIND_LEAF:
                 break
             value = (<const float*> (row + column_scale * tree[position].column))[0]
-            if value_goes_left(value, flags, tree[position].threshold,
-                               tests.category_bits):
+            if flags & KIND_MASK == KIND_MULTIWAY:
+                position = tests.node_position[branch_of(
+                    value, tests.category_bits + node_side(tree[position].threshold))]
+            elif value_goes_left(value, flags, tree[position].threshold,
+                                 tests.category_bits):
                 position += 1
             else:
                 position += 1 + tree[position].right_jump // <int32_t> sizeof(WalkNode)
@@ -626,8 +680,8 @@ cdef int raise_for_status(int status) except -1:
     return status
 
 
-def apply_rows(object walk, object walk_flags, object category_bits, object X,
-               intp_t[::1] out not None):
+def apply_rows(object walk, object walk_flags, object category_bits, object node_position,
+               object X, intp_t[::1] out not None):
     """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout,
     walk_flags the node flags in walk order).
 
@@ -637,7 +691,7 @@ def apply_rows(object walk, object walk_flags, object category_bits, object X,
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, &tests)
+    split_tests(walk, walk_flags, category_bits, node_position, &tests)
     cdef RowSource source
     cdef float* buffer
     cdef int status = 0
@@ -675,7 +729,7 @@ cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
 
 
 def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
-                         const leaf_output[::1] node_output not None,
+                         object node_position, const leaf_output[::1] node_output not None,
                          object X, leaf_output[::1] out not None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
@@ -684,7 +738,7 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, &tests)
+    split_tests(walk, walk_flags, category_bits, node_position, &tests)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer
@@ -707,7 +761,7 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
 
 
 def predict_leaf_rows(object walk, object walk_flags, object category_bits,
-                      const double[:, ::1] node_rows not None,
+                      object node_position, const double[:, ::1] node_rows not None,
                       object X, double[:, ::1] out not None):
     """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
 
@@ -716,7 +770,7 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, &tests)
+    split_tests(walk, walk_flags, category_bits, node_position, &tests)
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer
@@ -754,8 +808,11 @@ cdef intp_t path_of_row(const Node* tree, const uint8_t* flags, const uint32_t* 
     if path != NULL:
         path[0] = 0
     while tree[node_id].left_child != LEAF_CHILD:
-        if value_goes_left(values[tree[node_id].feature], flags[node_id],
-                           tree[node_id].threshold, category_bits):
+        if flags[node_id] & KIND_MASK == KIND_MULTIWAY:
+            node_id = branch_of(values[tree[node_id].feature],
+                                category_bits + node_side(tree[node_id].threshold))
+        elif value_goes_left(values[tree[node_id].feature], flags[node_id],
+                             tree[node_id].threshold, category_bits):
             node_id = tree[node_id].left_child
         else:
             node_id = tree[node_id].right_child

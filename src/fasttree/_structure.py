@@ -7,8 +7,8 @@ from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
-from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_SUBSET,
-                    FLAG_THRESHOLD, NODE_DTYPE, impurity_decreases)
+from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY,
+                    FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE, impurity_decreases)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
 # 3: node flags (split kind, missing-value direction) and category sets.
@@ -107,6 +107,18 @@ class Tree:
             self._walk = walk_layout(self._nodes, self._flags, self._category_bits,
                                      self.n_features)
             self._walk_flags = np.ascontiguousarray(self._flags[self._walk["node"]])
+        # Where each node lies in the walk: multiway nodes find their children so.
+        self._node_position = None
+        if self.is_multiway.any():
+            self._node_position = np.empty(self.node_count, dtype=np.int32)
+            self._node_position[self._walk["node"]] = np.arange(self.node_count,
+                                                                dtype=np.int32)
+        # C4.5's fractional missing values: each inner node's children's
+        # shares of its known training weight, in child order.
+        self._fractions = None
+        if "branch_fractions" in arrays:
+            self._fractions = checked_fractions(arrays["branch_fractions"],
+                                                arrays["fraction_offsets"], self)
         # Derived when first used, not stored in pickles.
         self._majority_class = None
         self._first_value = None
@@ -165,6 +177,50 @@ class Tree:
         return threshold
 
     @property
+    def is_multiway(self):
+        """Per node, whether it has one child per category (C4.5)."""
+        return (self._flags & FLAG_KIND_MASK) == FLAG_MULTIWAY
+
+    @property
+    def fractional(self):
+        """Whether missing values spread over every child (C4.5's fractional rule)."""
+        return self._fractions is not None
+
+    def children(self, node):
+        """The children of an inner node, in branch order (empty at a leaf)."""
+        if self._nodes["left_child"][node] == -1:
+            return np.zeros(0, dtype=np.intp)
+        if not self.is_multiway[node]:
+            return np.array([self._nodes["left_child"][node],
+                             self._nodes["right_child"][node]], dtype=np.intp)
+        table = self._branch_table(node)
+        return table[3:3 + int(table[1])].astype(np.intp)
+
+    def branches(self, node):
+        """A multiway node's branches: per child, the category codes that go
+        to it (ascending); and the position of the child that missing values
+        (and codes absent at the node) go to."""
+        table = self._branch_table(node)
+        n_codes, n_children = int(table[0]), int(table[1])
+        position = table[3 + n_children:3 + n_children + n_codes]
+        return ([np.flatnonzero(position == child) for child in range(n_children)],
+                int(table[2]))
+
+    def _branch_table(self, node):
+        if not self.is_multiway[node]:
+            raise ValueError(f"node {node} is not a multiway node")
+        side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
+        return self._category_bits[side:]
+
+    def branch_fractions(self, node):
+        """The children's shares of the node's known training weight (how a
+        row missing the node's feature is spread, when ``fractional``)."""
+        if self._fractions is None:
+            raise ValueError("this tree sends missing values to one child")
+        fractions, offsets = self._fractions
+        return fractions[offsets[node]:offsets[node + 1]]
+
+    @property
     def flags(self):
         """Per node, the kind of test and the missing values' direction
         (the kernel's ``FLAG_*`` bits)."""
@@ -187,8 +243,10 @@ class Tree:
 
     @property
     def is_categorical(self):
-        """Per node, whether it tests a set of categories."""
-        return (self._flags & FLAG_KIND_MASK) == FLAG_SUBSET
+        """Per node, whether it tests a categorical feature (a set of
+        categories, or one branch per category)."""
+        kind = self._flags & FLAG_KIND_MASK
+        return (kind == FLAG_SUBSET) | (kind == FLAG_MULTIWAY)
 
     def left_categories(self, node):
         """The category codes that go left at a subset node, ascending.
@@ -197,7 +255,7 @@ class Tree:
         reach the node go where missing values go, and are included when
         they go left.
         """
-        if not self.is_categorical[node]:
+        if (self._flags[node] & FLAG_KIND_MASK) != FLAG_SUBSET:
             raise ValueError(f"node {node} does not test a set of categories")
         side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
         n_codes = int(self._category_bits[side])
@@ -206,7 +264,7 @@ class Tree:
         return np.flatnonzero(bits[:n_codes])
 
     def n_category_codes(self, node):
-        """How many codes the category set of a subset node covers."""
+        """How many codes the category set (or branch table) of a node covers."""
         side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
         return int(self._category_bits[side])
 
@@ -294,8 +352,9 @@ class Tree:
     @property
     def walk_tests(self):
         """What the walk kernels take before the rows: the walk, its node
-        flags (in walk order) and the category sets."""
-        return self._walk, self._walk_flags, self._category_bits
+        flags (in walk order), the category sets and branch tables, and the
+        nodes' walk positions (None without multiway nodes)."""
+        return self._walk, self._walk_flags, self._category_bits, self._node_position
 
     def _map_rows(self, kernel, X, out, *args):
         # The kernels check that X has no infinity while they read it.
@@ -318,9 +377,48 @@ class Tree:
         """The values of every row's leaf, shape (n_samples, n_values), written
         straight from the walk."""
         X = self._rows(X)
+        if self._fractions is not None:
+            # Rows missing a value, or holding a category absent from a node,
+            # mix the leaves they reach.
+            if np.isinf(X).any():
+                raise non_finite_error(X, allow_nan=True)
+            return self._mixed_values(np.asarray(X, dtype=np.float32))
         return self._map_rows(predict_leaf_rows, X,
                               np.empty((X.shape[0], self.n_values), dtype=np.float64),
                               *self.walk_tests, self.node_values)
+
+    def _mixed_values(self, X):
+        """C4.5's prediction for rows with missing values: a row follows every
+        branch where its value is missing, with the branch's share of the
+        node's training weight, and the leaves' values are mixed so."""
+        out = np.zeros((X.shape[0], self.n_values))
+        node_values = self.node_values
+        pending = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
+        while pending:
+            node, rows, share = pending.pop()
+            children = self.children(node)
+            if children.size == 0:
+                out[rows] += share[:, None] * node_values[node]
+                continue
+            column = X[rows, self._nodes["feature"][node]]
+            missing = np.isnan(column)
+            if self.is_multiway[node]:
+                codes, _ = self.branches(node)
+                position = np.full(rows.size, -1)
+                for child, child_codes in enumerate(codes):
+                    position[np.isin(column, child_codes.astype(np.float32))] = child
+                missing |= position < 0
+            else:
+                position = np.where(column <= self._nodes["threshold"][node], 0, 1)
+            fractions = self.branch_fractions(node)
+            for child, child_node in enumerate(children):
+                takes = (position == child) & ~missing
+                spread = missing
+                child_rows = np.concatenate([rows[takes], rows[spread]])
+                child_share = np.concatenate([share[takes], share[spread] * fractions[child]])
+                if child_rows.size:
+                    pending.append((child_node, child_rows, child_share))
+        return out
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
@@ -355,8 +453,15 @@ class Tree:
         if self.compact:
             raise ValueError("a compact tree has no node statistics; forests compute "
                              "their importances while they fit")
-        importances = impurity_decreases(self._nodes, self.impurity,
-                                         self.weighted_n_node_samples, self.n_features)
+        if self.is_multiway.any():
+            importances = np.zeros(self.n_features)
+            weighted = self.weighted_n_node_samples * self.impurity
+            for node in np.flatnonzero(self._nodes["left_child"] != -1):
+                importances[self._nodes["feature"][node]] += (
+                    weighted[node] - weighted[self.children(node)].sum())
+        else:
+            importances = impurity_decreases(self._nodes, self.impurity,
+                                             self.weighted_n_node_samples, self.n_features)
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()
         if normalize and total > 0.0:
@@ -376,6 +481,7 @@ class Tree:
         """
         if self.compact:
             raise ValueError("a compact tree has no node statistics to prune with")
+        self._check_binary("cost-complexity pruning")
         return cost_complexity_pruning(self._nodes, self.impurity,
                                        self.weighted_n_node_samples, ccp_alpha)
 
@@ -384,6 +490,7 @@ class Tree:
         (their subtrees dropped), renumbered depth-first; this one is unchanged."""
         if self.compact:
             raise ValueError("a compact tree has no inner-node values to prune to")
+        self._check_binary("pruning")
         nodes, kept, max_depth = subtree_nodes(
             self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
         flags = np.where(nodes["left_child"] == -1, 0, self._flags[kept]).astype(np.uint8)
@@ -398,6 +505,12 @@ class Tree:
         else:
             arrays["value"] = self.node_values[kept]
         return Tree(self.n_features, self.n_values, arrays, trusted=True)
+
+    def _check_binary(self, what):
+        if self.is_multiway.any() or self._fractions is not None:
+            raise ValueError(f"{what} of multiway (C4.5-style) trees is not supported; "
+                             "grow the tree with max_depth or min_weight_fraction_leaf "
+                             "instead")
 
     def __getstate__(self):
         state = {
@@ -419,6 +532,9 @@ class Tree:
             state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
                          weighted_n_node_samples=self.weighted_n_node_samples,
                          value=self.node_values)
+        if self._fractions is not None:
+            state.update(branch_fractions=self._fractions[0],
+                         fraction_offsets=self._fractions[1])
         return state
 
     def __setstate__(self, state):
@@ -472,6 +588,24 @@ def threshold_flags(nodes, weighted_n_node_samples=None):
             heavier_left[inner] = weights[left[inner]] > weights[right[inner]]
             flags[heavier_left] |= FLAG_MISSING_LEFT
     return flags
+
+
+def checked_fractions(fractions, offsets, tree):
+    """A fractional tree's branch fractions, checked against its nodes."""
+    try:
+        fractions = np.ascontiguousarray(fractions, dtype=np.float64)
+        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise ValueError("corrupt fasttree model: the branch fractions are not numeric") from None
+    n_children = np.array([tree.children(node).size for node in range(tree.node_count)])
+    if (offsets.shape != (tree.node_count + 1,) or offsets[0] != 0
+            or not np.array_equal(np.diff(offsets), n_children)
+            or fractions.shape != (offsets[-1],)):
+        raise ValueError("corrupt fasttree model: the branch fractions do not match the nodes")
+    if not (np.isfinite(fractions).all() and (fractions >= 0).all()
+            and (fractions <= 1).all()):
+        raise ValueError("corrupt fasttree model: a branch fraction is not in [0, 1]")
+    return fractions, offsets
 
 
 def _uint_array(values, dtype, name):

@@ -26,6 +26,9 @@ cdef enum:
     KIND_LEAF = 0
     KIND_THRESHOLD = 1   # x <= threshold goes left
     KIND_SUBSET = 2      # x (a category code) in the node's set goes left
+    KIND_MULTIWAY = 3    # one child per category (C4.5); left_child and right_child
+                         # are its first and last children, its threshold field
+                         # holds the start of its branch table in category_bits
     KIND_MASK = 3
     MISSING_LEFT = 4     # missing values go left, else right
     MISSING_SEEN = 8     # the node had missing values of its feature in training
@@ -36,6 +39,14 @@ cdef enum:
 # ceil(n / 32) words of bits, bit (code % 32) of word code // 32 set when
 # the code goes left. Codes of the feature absent at the node in training
 # take the missing values' direction.
+#
+# The branch table of a multiway node lives in the same array: at side, the
+# number of codes n, the number of children m, the position (0 .. m - 1) of
+# the child missing values go to, the m children's node indices, then per
+# code the position of its child, or NO_BRANCH for a code absent at the node
+# (it goes with the missing values).
+cdef enum:
+    NO_BRANCH = 0xFFFFFFFF
 
 
 cdef inline int32_t node_side(float threshold) noexcept nogil:
@@ -54,6 +65,22 @@ cdef inline float side_as_threshold(int32_t side) noexcept nogil:
 cdef inline intp_t category_words(uint32_t n_codes) noexcept nogil:
     # Words of a set of n_codes codes, its length word included.
     return 1 + (n_codes + 31) // 32
+
+
+cdef inline intp_t branch_words(const uint32_t* table) noexcept nogil:
+    # Words of a multiway node's branch table.
+    return 3 + <intp_t> table[1] + <intp_t> table[0]
+
+
+cdef inline uint32_t branch_of(float value, const uint32_t* table) noexcept nogil:
+    # The child (its node index) a value takes at a multiway node.
+    cdef uint32_t code, position
+    position = table[2]
+    if value >= 0.0 and value < <float> table[0]:
+        code = <uint32_t> value
+        if <float> code == value and table[3 + table[1] + code] != NO_BRANCH:
+            position = table[3 + table[1] + code]
+    return table[3 + position]
 
 
 cdef inline bint value_goes_left(float value, uint8_t flags, float threshold,

@@ -70,7 +70,10 @@ class Condition:
         return np.where(missing, self.missing, passes)
 
     def format(self, decimals=4):
-        if self.is_categorical:
+        if self.is_categorical and len(self.categories) == 1:
+            equals = "=" if self.operator == "in" else "!="
+            text = f"{self.name} {equals} {self.categories[0]}"
+        elif self.is_categorical:
             names = ", ".join(str(category) for category in self.categories)
             text = f"{self.name} {self.operator} {{{names}}}"
         else:
@@ -198,6 +201,22 @@ class _TreeView:
     def is_leaf(self, node):
         return self.left[node] == -1
 
+    def branches(self, node):
+        """(child, condition) of every branch of an inner node, in order."""
+        if not self.tree.is_multiway[node]:
+            return [(self.left[node], self.condition(node, True)),
+                    (self.right[node], self.condition(node, False))]
+        feature = int(self.feature[node])
+        codes, missing_child = self.tree.branches(node)
+        n_codes = self.tree.n_category_codes(node)
+        # Codes absent at the node go with the missing values.
+        absent = frozenset(range(n_codes)) - frozenset(np.concatenate(codes).tolist())
+        return [(child, self.category_condition(
+                    feature, frozenset(codes[position].tolist())
+                    | (absent if position == missing_child else frozenset()),
+                    position == missing_child, n_codes, bool(self.missing_seen[node])))
+                for position, child in enumerate(self.tree.children(node))]
+
     def condition(self, node, goes_left):
         feature = int(self.feature[node])
         missing = bool(self.missing_left[node]) == goes_left
@@ -314,8 +333,8 @@ def tree_rules(estimator, feature_names=None):
                               n_samples=int(tree.n_node_samples[node]), support=weight,
                               **extra))
             continue
-        pending.append((view.right[node], path + (view.condition(node, False),)))
-        pending.append((view.left[node], path + (view.condition(node, True),)))
+        for child, condition in reversed(view.branches(node)):
+            pending.append((child, path + (condition,)))
     rules.sort(key=lambda rule: rule.leaf)
     return rules
 
@@ -358,19 +377,20 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
             statistics = view.statistics(node, decimals) if show_statistics else ""
             lines.append(f"{line}  ({statistics})" if statistics else line)
             continue
-        right = f"{indent}{view.condition(node, False).format(decimals)}"
-        stack.append(("node", view.right[node], depth + 1))
-        stack.append(("line", right, depth))
-        stack.append(("node", view.left[node], depth + 1))
-        lines.append(f"{indent}{view.condition(node, True).format(decimals)}")
+        # Each branch's test line, then its subtree.
+        for child, condition in reversed(view.branches(node)):
+            stack.append(("node", child, depth + 1))
+            stack.append(("line", f"{indent}{condition.format(decimals)}", depth))
     return "\n".join(lines) + "\n"
 
 
 def _node_label(view, node, decimals):
     """A node's lines of text: its test (inner nodes), statistics and outcome."""
     parts = []
-    if not view.is_leaf(node):
+    if not view.is_leaf(node) and not view.tree.is_multiway[node]:
         parts.append(view.condition(node, True).format(decimals))
+    elif not view.is_leaf(node):
+        parts.append(view.feature_names[int(view.feature[node])])
     if view.has_statistics:
         parts.append(view.statistics(node, decimals).replace(", ", "\n"))
     if view.is_leaf(node) or view.has_statistics:
@@ -421,6 +441,12 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
         lines.append(f"{node} [{', '.join(attributes)}];")
     for node in range(view.tree.node_count):
         if view.is_leaf(node):
+            continue
+        if view.tree.is_multiway[node]:
+            # Every edge of a multiway node is labelled with its categories.
+            for child, condition in view.branches(node):
+                label = condition.format(decimals).split(" ", 2)[-1]
+                lines.append(f"{node} -> {child} [label={_dot_string(label)}];")
             continue
         for child, label in ((view.left[node], "true"), (view.right[node], "false")):
             edge = f' [label="{label}"]' if node == 0 else ""
@@ -479,13 +505,14 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
             next_slot += 1
             order.append((node, depth, cut))
             continue
+        children = [child for child, _ in view.branches(node)]
         if expanded:
-            x_of[node] = (x_of[view.left[node]] + x_of[view.right[node]]) / 2.0
+            x_of[node] = (x_of[children[0]] + x_of[children[-1]]) / 2.0
             continue
         order.append((node, depth, False))
         stack.append((node, depth, True))
-        stack.append((view.right[node], depth + 1, False))
-        stack.append((view.left[node], depth + 1, False))
+        for child in reversed(children):
+            stack.append((child, depth + 1, False))
     deepest = max(depth for _, depth, _ in order)
     width = max(next_slot - 1, 1)
     position = {node: ((x_of[node] + 0.5) / (width + 1),
@@ -498,7 +525,7 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
         drawn.append(ax.annotate(text, position[node], xycoords="axes fraction",
                                  ha="center", va="center", bbox=box, **kwargs))
         if not cut and not view.is_leaf(node):
-            for child in (view.left[node], view.right[node]):
+            for child, _ in view.branches(node):
                 ax.annotate("", position[child], xytext=position[node],
                             xycoords="axes fraction", textcoords="axes fraction",
                             arrowprops={"arrowstyle": "->", "color": "gray"}, zorder=0)

@@ -15,6 +15,7 @@ from ._structure import Tree
 from ._threads import start_threads
 from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        encode_labels)
+from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
@@ -93,6 +94,41 @@ def predicted_classes(scores, loss=None):
     if loss is None:
         return np.argmax(scores, axis=1)
     return np.argmin(scores @ loss, axis=1)
+
+
+# What a multiway (C4.5-style) tree grows by, and the parameters it leaves
+# at their defaults.
+MULTIWAY_CRITERIA = ("entropy", "gain_ratio")
+MULTIWAY_DEFAULTS = {"max_features": None, "max_leaf_nodes": None, "min_samples_leaf": 1,
+                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
+
+
+def check_split_options(params):
+    """Check ``categorical_split``, ``missing`` and the criterion that goes
+    with them; True for a multiway (C4.5-style) tree."""
+    split = getattr(params, "categorical_split", "binary")
+    missing = getattr(params, "missing", "learn")
+    if not isinstance(split, str) or split not in ("binary", "multiway"):
+        raise ValueError(f"categorical_split must be 'binary' or 'multiway'; got {split!r}")
+    if not isinstance(missing, str) or missing not in ("learn", "fractional"):
+        raise ValueError(f"missing must be 'learn' or 'fractional'; got {missing!r}")
+    if split == "binary":
+        if params.criterion == "gain_ratio":
+            raise ValueError("criterion='gain_ratio' is C4.5's and needs "
+                             "categorical_split='multiway'")
+        if missing == "fractional":
+            raise ValueError("missing='fractional' is C4.5's and needs "
+                             "categorical_split='multiway'")
+        return False
+    if params.criterion not in MULTIWAY_CRITERIA:
+        raise ValueError(f"categorical_split='multiway' grows by 'entropy' (ID3) or "
+                         f"'gain_ratio' (C4.5); got criterion={params.criterion!r}")
+    for name, default in MULTIWAY_DEFAULTS.items():
+        value = getattr(params, name)
+        if not (value is default or (default is not None and value == default)):
+            raise ValueError(f"{name}={value!r} is not supported with "
+                             "categorical_split='multiway' (leave it at its default)")
+    return True
 
 
 def resolve_tree_limits(params, criteria, n_samples, n_features):
@@ -461,13 +497,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         The fitted node arrays.
     """
 
-    _criteria = CLASSIFICATION_CRITERIA
+    # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
+    _criteria = {**CLASSIFICATION_CRITERIA, "gain_ratio": None}
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", categorical_split="binary",
+                 missing="learn"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -481,6 +519,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
         self.loss_matrix = loss_matrix
         self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
+        self.missing = missing
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -511,12 +551,24 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             raise ValueError("the class weights leave every sample with weight zero")
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
+        multiway = check_split_options(self)
         loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
-        if loss is None:
-            criterion = self._criteria[self.criterion](class_index, sample_weight, len(classes))
+        if multiway:
+            arrays = grow_multiway_tree(
+                X, rank_features(X) if ranked is None else ranked, class_index,
+                sample_weight, len(classes),
+                np.zeros(X.shape[1], np.intp) if encoding is None else encoding.counts,
+                criterion=self.criterion, fractional=self.missing == "fractional",
+                max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
+                min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum())
+            tree = Tree(X.shape[1], len(classes), arrays, trusted=True)
         else:
-            criterion = CostSensitiveGini(class_index, sample_weight, len(classes), loss)
-        tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked)
+            if loss is None:
+                criterion = self._criteria[self.criterion](class_index, sample_weight,
+                                                           len(classes))
+            else:
+                criterion = CostSensitiveGini(class_index, sample_weight, len(classes), loss)
+            tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked)
         self._set_fitted(tree, feature_names, limits, encoding, classes_=classes,
                          n_classes_=len(classes), loss_matrix_=loss)
         return self

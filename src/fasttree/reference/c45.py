@@ -28,7 +28,7 @@ node's known rows, in code order, and is not offered again below; a category
 absent from the node goes where missing values go. A numeric feature splits
 at the threshold of largest gain (thresholds ascending, the first on ties).
 The split of largest gain ratio (or gain) is taken, the first feature on
-ties, among the splits of positive gain that leave every child at least
+ties, among the splits of positive gain (above GAIN_SLACK) that leave every child at least
 ``min_weight_leaf`` of weight; with gain ratio, as in C4.5, only among those
 whose gain reaches the average gain of the features (each by its best
 split). Without such a split the node is a leaf.
@@ -43,9 +43,10 @@ from .split import midpoint
 
 __all__ = ["C45Node", "C45Tree", "build_c45_tree", "c45_split_scores"]
 
-# Gains within this of the average count as reaching it (sums of logarithms
-# in another order differ in the last bits).
-AVERAGE_GAIN_SLACK = 1e-12
+# Gains within this of the average count as reaching it, and gains at most
+# this are no gain (sums of logarithms in another order differ in the last
+# bits: a useless split's gain comes out as +-1e-17).
+GAIN_SLACK = 1e-12
 
 
 def _entropy(labels, weights, n_classes):
@@ -282,7 +283,7 @@ def build_c45_tree(X, y, sample_weight=None, *, categorical, n_classes, criterio
             return node_id
         allowed = []
         for candidate in candidates(rows, row_weights, used):
-            if candidate[1] <= 0:
+            if candidate[1] <= GAIN_SLACK:
                 continue
             n_children = 2 if candidate[4] is None else len(candidate[4])
             child_of, child = candidate[5], candidate[6]
@@ -299,7 +300,7 @@ def build_c45_tree(X, y, sample_weight=None, *, categorical, n_classes, criterio
             for candidate in allowed:
                 best_gain[candidate[2]] = max(best_gain.get(candidate[2], 0.0), candidate[1])
             average = sum(best_gain.values()) / len(best_gain)
-            allowed = [c for c in allowed if c[1] >= average - AVERAGE_GAIN_SLACK]
+            allowed = [c for c in allowed if c[1] >= average - GAIN_SLACK]
         best = None
         for candidate in allowed:
             if best is None or candidate[0] > best[0]:

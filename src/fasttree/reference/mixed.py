@@ -98,8 +98,10 @@ def _category_orderings(codes, y, weights, categories, n_classes):
     shares = {}
     for code in categories:
         rows = codes == code
-        total = weights[rows].sum()
         counts = np.bincount(y[rows], weights=weights[rows], minlength=n_classes)
+        # The total as the sum of the class weights: a pure category's share
+        # is then exactly 1, whatever order the weights were added in.
+        total = counts.sum()
         shares[code] = counts / total if total > 0 else np.zeros(n_classes)
     if n_classes == 2:
         return [ordered_by({code: shares[code][1] for code in categories})], []

@@ -1,0 +1,274 @@
+# cython: language_level=3
+"""The split candidates of one node of a C4.5-style tree: a multiway split
+on each categorical feature, the best threshold of each numeric one, scored
+by information gain and split information, with missing values sent to one
+child ('learn') or spread over all of them ('fractional').
+
+The node is a set of training rows with weights of their own (a row missing
+a split feature goes down every branch with a fraction of its weight, under
+'fractional'), so the node is handed over as arrays of rows and weights
+rather than as a range of a partitioned sample array. See
+``fasttree.reference.c45`` for the rules this follows, candidate by candidate.
+"""
+
+import numpy as np
+
+from libc.math cimport log2
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from ._utils cimport intp_t, item_position, item_rank, midpoint, pack_item, sort_items
+
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+
+
+cdef double entropy(const double* class_weights, intp_t n_classes, double total) noexcept nogil:
+    """Entropy in bits of class weights summing to total."""
+    cdef double result = 0.0, share
+    cdef intp_t k
+    if total <= 0.0:
+        return 0.0
+    for k in range(n_classes):
+        if class_weights[k] > 0.0:
+            share = class_weights[k] / total
+            result -= share * log2(share)
+    return result
+
+
+cdef double branch_term(double weight, double total) noexcept nogil:
+    # One branch's part of the split information.
+    if weight <= 0.0:
+        return 0.0
+    return -(weight / total) * log2(weight / total)
+
+
+cdef double vector_sum(const double* values, intp_t n) noexcept nogil:
+    cdef double total = 0.0
+    cdef intp_t k
+    for k in range(n):
+        total += values[k]
+    return total
+
+
+cdef void add_vector(double* target, const double* values, intp_t n) noexcept nogil:
+    cdef intp_t k
+    for k in range(n):
+        target[k] += values[k]
+
+
+cdef struct Scores:
+    double gain
+    double information
+    double least_child     # the least weight of a child (missing rows joined, under 'learn')
+
+
+cdef Scores partition_scores(const double* child_classes, intp_t n_children,
+                             const double* missing_classes, intp_t missing_child,
+                             intp_t n_classes, double node_weight,
+                             double* scratch) noexcept nogil:
+    """Gain and split information of a partition: child c's known class
+    weights are child_classes[c * n_classes:], the unknown rows' are
+    missing_classes, which join missing_child (>= 0) or, with -1, no child
+    (C4.5's fractional rule: the gain is scaled by the known share, and the
+    unknown rows count as one more branch of the split information)."""
+    cdef Scores scores
+    cdef intp_t c, k
+    cdef double known_weight = 0.0, child_weight, children = 0.0, unknown
+    cdef const double* classes
+    # scratch: the known rows' class weights, then one child's.
+    memset(scratch, 0, 2 * n_classes * sizeof(double))
+    for c in range(n_children):
+        add_vector(scratch, child_classes + c * n_classes, n_classes)
+    if missing_child >= 0:
+        add_vector(scratch, missing_classes, n_classes)
+    known_weight = vector_sum(scratch, n_classes)
+    scores.gain = 0.0
+    scores.information = 0.0
+    scores.least_child = 0.0
+    if known_weight <= 0.0:
+        return scores
+    scores.least_child = known_weight
+    for c in range(n_children):
+        classes = child_classes + c * n_classes
+        if c == missing_child:
+            for k in range(n_classes):
+                scratch[n_classes + k] = classes[k] + missing_classes[k]
+            classes = scratch + n_classes
+        child_weight = vector_sum(classes, n_classes)
+        children += child_weight / known_weight * entropy(classes, n_classes, child_weight)
+        scores.information += branch_term(child_weight, node_weight)
+        if child_weight < scores.least_child:
+            scores.least_child = child_weight
+    scores.gain = known_weight / node_weight * (
+        entropy(scratch, n_classes, known_weight) - children)
+    unknown = node_weight - known_weight
+    scores.information += branch_term(unknown, node_weight)
+    return scores
+
+
+def node_candidates(object ranked, const intp_t[::1] n_categories not None,
+                    const char[::1] used not None, const int32_t[::1] class_index not None,
+                    const intp_t[::1] rows not None, const double[::1] weights not None,
+                    intp_t n_classes, bint fractional):
+    """Every split candidate of a node, in the order C4.5's rules try them.
+
+    Parameters
+    ----------
+    ranked : RankedFeatures
+        ``rank_features`` of the training matrix (categorical features hold
+        codes; missing values rank last, as +inf).
+    n_categories : ndarray of intp
+        Per feature its number of codes, 0 for a numeric feature.
+    used : ndarray of int8
+        1 for the categorical features already split on along the path.
+    class_index : ndarray of int32
+        Class of every training row.
+    rows, weights : ndarray
+        The node's rows and their weights here (> 0).
+    n_classes : int
+    fractional : bool
+        Missing values spread over every child (else they join one child).
+
+    Returns
+    -------
+    list of tuple
+        ``(feature, threshold, missing_child, gain, information, least_child)``
+        per candidate: ``threshold`` None for a categorical split (one child
+        per code present among the known rows, in code order), else the
+        float32 threshold of a numeric one (child 0: values <= threshold);
+        ``missing_child`` the child the unknown rows join, or None.
+    """
+    cdef const uint32_t[:, ::1] ranks = ranked.ranks
+    cdef const float[::1] values = ranked.values
+    cdef const intp_t[::1] offsets = ranked.value_offsets
+    cdef intp_t n_features = ranks.shape[0], n_rows = rows.shape[0]
+    cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets).max(initial=1)))
+    cdef double node_weight = 0.0
+    cdef intp_t i
+    for i in range(n_rows):
+        node_weight += weights[i]
+    # Work space: per-rank class weights, two children, the missing rows'.
+    table_array = np.zeros(max_ranks * n_classes, dtype=np.float64)
+    cdef double[::1] table = table_array
+    cdef double[::1] children = np.zeros(2 * n_classes, dtype=np.float64)
+    cdef double[::1] missing = np.zeros(n_classes, dtype=np.float64)
+    cdef double[::1] scratch = np.zeros(2 * n_classes, dtype=np.float64)
+    cdef intp_t[::1] present = np.zeros(max_ranks, dtype=np.intp)
+    cdef uint64_t[::1] items = np.zeros(max(n_rows, 1), dtype=np.uint64)
+    cdef uint64_t[::1] sort_scratch = np.zeros(max(n_rows, 1), dtype=np.uint64)
+    cdef intp_t[::1] counts = np.zeros(max_ranks, dtype=np.intp)
+    candidates = []
+    cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known
+    cdef intp_t best_position, position, row, k, label, option, n_options
+    cdef double best_gain, gain
+    cdef bint has_missing
+    cdef Scores scores, best_scores
+    cdef uint64_t* sorted_items
+    cdef float threshold
+    for feature in range(n_features):
+        n_values = offsets[feature + 1] - offsets[feature]
+        missing_rank = n_values - 1 if n_values and values[offsets[feature + 1] - 1] == np.inf \
+            else -1
+        missing[:] = 0.0
+        has_missing = False
+        if n_categories[feature] > 0:
+            if used[feature]:
+                continue
+            with nogil:
+                memset(&table[0], 0, n_values * n_classes * sizeof(double))
+                memset(&counts[0], 0, n_values * sizeof(intp_t))
+                for i in range(n_rows):
+                    row = rows[i]
+                    rank = ranks[feature, row]
+                    label = class_index[row]
+                    if rank == missing_rank:
+                        missing[label] += weights[i]
+                        has_missing = True
+                    else:
+                        table[rank * n_classes + label] += weights[i]
+                        counts[rank] += 1
+                n_present = 0
+                for rank in range(n_values):
+                    if counts[rank] > 0:
+                        present[n_present] = rank
+                        n_present += 1
+                # The children's class weights, in code order, side by side.
+                for c in range(n_present):
+                    if c != present[c]:
+                        for k in range(n_classes):
+                            table[c * n_classes + k] = table[present[c] * n_classes + k]
+            if n_present < 2:
+                continue
+            n_options = n_present if has_missing and not fractional else 1
+            for option in range(n_options):
+                scores = partition_scores(&table[0], n_present, &missing[0],
+                                          option if has_missing and not fractional else -1,
+                                          n_classes, node_weight, &scratch[0])
+                candidates.append((feature, None,
+                                   option if has_missing and not fractional else None,
+                                   scores.gain, scores.information, scores.least_child))
+            continue
+        # A numeric feature: its known rows in value order, every threshold
+        # between distinct values swept; the best by gain (the first on ties),
+        # its gain the better of the unknown rows' two children.
+        with nogil:
+            n_known = 0
+            for i in range(n_rows):
+                row = rows[i]
+                rank = ranks[feature, row]
+                if rank == missing_rank:
+                    missing[class_index[row]] += weights[i]
+                    has_missing = True
+                else:
+                    items[n_known] = pack_item(<uint32_t> rank, <uint32_t> i)
+                    n_known += 1
+        if n_known < 2:
+            continue
+        with nogil:
+            sorted_items = sort_items(&items[0], &sort_scratch[0], n_known, 32)
+            # children[0:K] the left child, children[K:2K] the right one.
+            memset(&children[0], 0, 2 * n_classes * sizeof(double))
+            for i in range(n_known):
+                position = item_position(sorted_items[i])
+                children[n_classes + class_index[rows[position]]] += weights[position]
+            best_position = -1
+            best_gain = 0.0
+            for i in range(n_known - 1):
+                position = item_position(sorted_items[i])
+                label = class_index[rows[position]]
+                children[label] += weights[position]
+                children[n_classes + label] -= weights[position]
+                if item_rank(sorted_items[i + 1]) == item_rank(sorted_items[i]):
+                    continue
+                if has_missing and not fractional:
+                    gain = partition_scores(&children[0], 2, &missing[0], 0, n_classes,
+                                            node_weight, &scratch[0]).gain
+                    scores = partition_scores(&children[0], 2, &missing[0], 1, n_classes,
+                                              node_weight, &scratch[0])
+                    gain = scores.gain if scores.gain > gain else gain
+                else:
+                    gain = partition_scores(&children[0], 2, &missing[0], -1, n_classes,
+                                            node_weight, &scratch[0]).gain
+                if best_position < 0 or gain > best_gain:
+                    best_position = i
+                    best_gain = gain
+        if best_position < 0:
+            continue
+        threshold = midpoint(
+            values[offsets[feature] + item_rank(sorted_items[best_position])],
+            values[offsets[feature] + item_rank(sorted_items[best_position + 1])])
+        # The children of that threshold, summed again in value order.
+        children[:] = 0.0
+        for i in range(n_known):
+            position = item_position(sorted_items[i])
+            children[(n_classes if i > best_position else 0)
+                     + class_index[rows[position]]] += weights[position]
+        n_options = 2 if has_missing and not fractional else 1
+        for option in range(n_options):
+            scores = partition_scores(&children[0], 2, &missing[0],
+                                      option if has_missing and not fractional else -1,
+                                      n_classes, node_weight, &scratch[0])
+            candidates.append((feature, np.float32(threshold),
+                               option if has_missing and not fractional else None,
+                               scores.gain, scores.information, scores.least_child))
+    return candidates

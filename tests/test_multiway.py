@@ -1,0 +1,271 @@
+"""Multiway (ID3 / C4.5-style) trees: ``categorical_split='multiway'`` against
+the oracle ``fasttree.reference.c45`` and the textbooks' trees.
+
+Trees are compared node by node: the same split (feature, threshold or one
+child per category, where missing values go or how they spread), value and
+weight. Where the two choose different splits, the oracle must score the
+estimator's split as its own best up to rounding (a tie broken the other
+way), and the subtrees below are not compared.
+"""
+
+import csv
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fasttree import DecisionTreeClassifier, export_text, tree_rules
+from fasttree.reference import id3_tree
+from fasttree.reference.c45 import build_c45_tree, c45_split_scores
+from tolerances import assert_rounding_close
+
+DATA = Path(__file__).parent / "data"
+
+
+def table(name):
+    """A textbook table as read by pandas, its "None" a category, not a gap."""
+    return pd.read_csv(DATA / name, keep_default_na=False)
+
+
+def test_id3_grows_the_textbook_party_tree():
+    frame = table("party.csv")
+    X, y = frame.drop(columns="activity"), frame["activity"]
+    estimator = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway")
+    estimator.fit(X, y)
+    tree = estimator.tree_
+    names = list(X.columns)
+    assert names[tree.feature[0]] == "party" and tree.max_depth == 3
+    with open(DATA / "party.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert structure(estimator, 0) == id3_tree(rows, ["deadline", "party", "lazy"], "activity")
+    assert (estimator.predict(X) == y).all()
+    assert export_text(estimator).startswith("party = No\n|   deadline = Near\n")
+
+
+def structure(estimator, node):
+    """The tree as nested dicts {feature: {category: subtree}}, leaves as classes."""
+    tree = estimator.tree_
+    children = tree.children(node)
+    if children.size == 0:
+        return estimator.classes_[tree.majority_class[node]]
+    feature = int(tree.feature[node])
+    levels = estimator.categories_[int(np.flatnonzero(estimator.is_categorical_)
+                                       .tolist().index(feature))]
+    codes, _ = tree.branches(node)
+    return {estimator.feature_names_in_[feature]: {
+        str(levels[child_codes[0]]): structure(estimator, child)
+        for child_codes, child in zip(codes, children)}}
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gain_ratio"])
+def test_the_restaurant_tree_splits_on_patrons_first(criterion):
+    frame = table("restaurant.csv")
+    X, y = frame.drop(columns="will_wait"), frame["will_wait"]
+    estimator = DecisionTreeClassifier(criterion=criterion, categorical_split="multiway")
+    estimator.fit(X, y)
+    assert X.columns[estimator.tree_.feature[0]] == "pat"
+    assert estimator.tree_.children(0).size == 3  # None, Some, Full
+    assert (estimator.predict(X) == y).all()
+
+
+def random_data(seed, n_samples, share_missing):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 4, n_samples), rng.integers(0, 3, n_samples),
+                         np.round(rng.normal(size=n_samples), 1),
+                         rng.normal(size=n_samples)]).astype(np.float64)
+    signal = (X[:, 0] == 1) + 0.7 * X[:, 2] + (X[:, 1] == 2) * X[:, 3]
+    y = np.digitize(signal + rng.normal(scale=0.5, size=n_samples), [0.0, 1.0])
+    X[rng.random(X.shape) < share_missing] = np.nan
+    return X.astype(np.float32).astype(np.float64), y
+
+
+def fitted_pair(X, y, weights, criterion, missing, **params):
+    categorical = [True, True, False, False]
+    estimator = DecisionTreeClassifier(criterion=criterion, categorical_split="multiway",
+                                       missing=missing, categorical_features=[0, 1], **params)
+    estimator.fit(X, y, sample_weight=weights)
+    oracle = build_c45_tree(X, y, weights, categorical=categorical, n_classes=3,
+                            criterion=criterion, missing=missing,
+                            max_depth=params.get("max_depth"))
+    return estimator, oracle
+
+
+def oracle_children(node, X, rows, weights, missing):
+    """The rows and weights of each child of an oracle node, as it grows them."""
+    positions = [node.child_position(x) for x in X[rows, node.feature]]
+    unknown = np.array([position is None for position in positions])
+    result = []
+    for child in range(len(node.children)):
+        takes = np.array([position == child for position in positions])
+        if missing == "fractional":
+            joins = takes | unknown
+            child_weights = np.where(unknown, weights * node.missing_fractions[child],
+                                     weights)[joins]
+        else:
+            joins = takes | (unknown & (node.missing_child == child))
+            child_weights = weights[joins]
+        result.append((rows[joins], child_weights))
+    return result
+
+
+def split_score(criterion, y, weights, child_of, n_children, missing, missing_child):
+    gain, information = c45_split_scores(y, weights, child_of, n_children, 3, missing,
+                                         missing_child)
+    return gain if criterion == "entropy" else gain / information
+
+
+def ours_child_of(estimator, node, column):
+    tree = estimator.tree_
+    if tree.is_multiway[node]:
+        codes, _ = tree.branches(node)
+        child_of = np.full(column.size, -1)
+        for child, child_codes in enumerate(codes):
+            child_of[np.isin(column, child_codes)] = child
+        return child_of, len(codes)
+    return np.where(np.isnan(column), -1, (column > tree.threshold[node]).astype(int)), 2
+
+
+def assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
+    """Walk both trees; returns the number of ties met."""
+    tree = estimator.tree_
+    ties = 0
+    pending = [(0, 0, np.arange(X.shape[0]), weights)]
+    while pending:
+        node_id, oracle_id, rows, row_weights = pending.pop()
+        node = oracle.nodes[oracle_id]
+        assert_rounding_close(tree.weighted_n_node_samples[node_id], node.weight,
+                              scale=weights.sum())
+        assert_rounding_close(tree.value[node_id, 0], node.value / node.value.sum())
+        if node.is_leaf:
+            assert tree.children(node_id).size == 0
+            continue
+        assert tree.children(node_id).size > 0
+        same = tree.feature[node_id] == node.feature and (
+            tree.is_multiway[node_id] == (node.categories is not None))
+        if same and node.categories is None:
+            same = np.float32(tree.threshold[node_id]) == node.threshold
+        if same and missing == "learn":
+            _, missing_child = (tree.branches(node_id) if tree.is_multiway[node_id]
+                                else (None, 0 if tree.missing_go_to_left[node_id] else 1))
+            same = missing_child == node.missing_child
+        if not same:
+            column = X[rows, tree.feature[node_id]]
+            child_of, n_children = ours_child_of(estimator, node_id, column)
+            if missing == "learn":
+                missing_child = (tree.branches(node_id)[1] if tree.is_multiway[node_id]
+                                 else 0 if tree.missing_go_to_left[node_id] else 1)
+            else:
+                missing_child = None
+            ours = split_score(criterion, y[rows], row_weights, child_of, n_children, missing,
+                               missing_child if (child_of < 0).any() else None)
+            theirs_of = np.array([-1 if p is None else p for p in
+                                  (node.child_position(x) for x in X[rows, node.feature])])
+            theirs = split_score(criterion, y[rows], row_weights, theirs_of,
+                                 len(node.children), missing,
+                                 node.missing_child if (theirs_of < 0).any() else None)
+            assert_rounding_close(ours, theirs)
+            ties += 1
+            continue
+        if missing == "fractional":
+            assert_rounding_close(tree.branch_fractions(node_id), node.missing_fractions)
+        for child, oracle_child, (child_rows, child_weights) in zip(
+                tree.children(node_id), node.children,
+                oracle_children(node, X, rows, row_weights, missing)):
+            pending.append((child, oracle_child, child_rows, child_weights))
+    return ties
+
+
+@given(seed=st.integers(0, 2**32 - 1), share_missing=st.sampled_from([0.0, 0.15]),
+       criterion=st.sampled_from(["entropy", "gain_ratio"]),
+       missing=st.sampled_from(["learn", "fractional"]))
+@settings(max_examples=60, deadline=None)
+def test_multiway_trees_are_the_oracles(seed, share_missing, criterion, missing):
+    X, y = random_data(seed, 120, share_missing)
+    weights = np.random.default_rng(seed).uniform(0.5, 2.0, size=y.size)
+    estimator, oracle = fitted_pair(X, y, weights, criterion, missing)
+    if assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
+        return
+    assert estimator.tree_.node_count == oracle.node_count
+    fresh, _ = random_data(seed + 1, 200, 0.2)
+    fresh[:5, 0] = 7.0  # a code fit never saw: it goes with the missing values
+    expected = oracle.predict_proba(np.where(fresh == 7.0, np.nan, fresh))
+    assert_rounding_close(estimator.predict_proba(fresh), expected)
+
+
+def test_fractional_prediction_mixes_the_leaves_by_the_branch_weights():
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [np.nan]])
+    y = np.array([0, 0, 0, 1, 0])
+    estimator = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                       missing="fractional", categorical_features=[0]).fit(X, y)
+    tree = estimator.tree_
+    np.testing.assert_allclose(tree.branch_fractions(0), [0.75, 0.25])
+    # The missing row went down both branches with weights 3/4 and 1/4.
+    assert_rounding_close(tree.weighted_n_node_samples[tree.children(0)], [3.75, 1.25])
+    proba = estimator.predict_proba(np.array([[np.nan]]))
+    left, right = tree.value[tree.children(0), 0]
+    assert_rounding_close(proba[0], 0.75 * left + 0.25 * right)
+
+
+def test_a_categorical_feature_splits_once_per_path_and_numbers_take_thresholds():
+    X, y = random_data(3, 400, 0.0)
+    estimator, _ = fitted_pair(X, y, np.ones(y.size), "gain_ratio", "learn")
+    tree = estimator.tree_
+    for leaf in np.flatnonzero(tree.children_left == -1):
+        path = [node for node in range(tree.node_count) if tree.children(node).size
+                and leaf in set(descendants(tree, node))]
+        multiway = [tree.feature[node] for node in path if tree.is_multiway[node]]
+        assert len(multiway) == len(set(multiway))
+    assert not tree.is_multiway[tree.feature >= 2].any()
+
+
+def descendants(tree, node):
+    pending = list(tree.children(node))
+    while pending:
+        child = pending.pop()
+        yield child
+        pending.extend(tree.children(child))
+
+
+@pytest.mark.parametrize("missing", ["learn", "fractional"])
+def test_multiway_trees_apply_pickle_and_read_as_rules(missing):
+    X, y = random_data(5, 300, 0.1)
+    estimator, _ = fitted_pair(X, y, np.ones(y.size), "gain_ratio", missing)
+    fresh, _ = random_data(6, 200, 0.2)
+    restored = pickle.loads(pickle.dumps(estimator))
+    np.testing.assert_array_equal(restored.predict_proba(fresh), estimator.predict_proba(fresh))
+    np.testing.assert_array_equal(restored.apply(fresh), estimator.apply(fresh))
+    leaves = estimator.apply(fresh)
+    path = estimator.decision_path(fresh).toarray().astype(bool)
+    assert path[np.arange(len(leaves)), leaves].all() and path[:, 0].all()
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(fresh), leaves == rule.leaf, str(rule))
+    importances = estimator.feature_importances_
+    assert_rounding_close(importances.sum(), 1.0)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"criterion": "gain_ratio"}, "needs categorical_split='multiway'"),
+    ({"missing": "fractional"}, "needs categorical_split='multiway'"),
+    ({"categorical_split": "multiway"}, "grows by 'entropy'"),
+    ({"categorical_split": "ternary"}, "categorical_split must be"),
+    ({"missing": "impute"}, "missing must be"),
+    ({"categorical_split": "multiway", "criterion": "entropy", "max_features": 2},
+     "max_features=2 is not supported"),
+    ({"categorical_split": "multiway", "criterion": "entropy", "ccp_alpha": 0.1},
+     "ccp_alpha=0.1 is not supported"),
+])
+def test_bad_split_options_are_refused_with_a_clear_message(params, message):
+    X, y = random_data(0, 50, 0.0)
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(**params).fit(X, y)
+
+
+def test_pruning_a_multiway_tree_says_it_is_not_supported():
+    X, y = random_data(0, 100, 0.0)
+    estimator, _ = fitted_pair(X, y, np.ones(y.size), "entropy", "learn")
+    with pytest.raises(ValueError, match="multiway"):
+        estimator.cost_complexity_pruning_path(X, y)
