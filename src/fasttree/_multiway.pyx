@@ -142,7 +142,9 @@ def node_candidates(object ranked, const intp_t[::1] n_categories not None,
     cdef const float[::1] values = ranked.values
     cdef const intp_t[::1] offsets = ranked.value_offsets
     cdef intp_t n_features = ranks.shape[0], n_rows = rows.shape[0]
-    cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets).max(initial=1)))
+    # Per-rank tables serve the categorical features only.
+    widths = np.diff(ranked.value_offsets)
+    cdef intp_t max_ranks = max(1, int(widths[np.asarray(n_categories) > 0].max(initial=1)))
     cdef double node_weight = 0.0
     cdef intp_t i
     for i in range(n_rows):
