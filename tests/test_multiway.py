@@ -253,8 +253,8 @@ def test_multiway_trees_apply_pickle_and_read_as_rules(missing):
     ({"categorical_split": "multiway"}, "grows by 'entropy'"),
     ({"categorical_split": "ternary"}, "categorical_split must be"),
     ({"missing": "impute"}, "missing must be"),
-    ({"categorical_split": "multiway", "criterion": "entropy", "max_features": 2},
-     "max_features=2 is not supported"),
+    ({"categorical_split": "multiway", "criterion": "entropy", "max_leaf_nodes": 5},
+     "max_leaf_nodes=5 is not supported"),
     ({"categorical_split": "multiway", "criterion": "entropy", "ccp_alpha": 0.1},
      "ccp_alpha=0.1 is not supported"),
 ])
@@ -269,3 +269,22 @@ def test_pruning_a_multiway_tree_says_it_is_not_supported():
     estimator, _ = fitted_pair(X, y, np.ones(y.size), "entropy", "learn")
     with pytest.raises(ValueError, match="multiway"):
         estimator.cost_complexity_pruning_path(X, y)
+
+
+@pytest.mark.parametrize("missing", ["learn", "fractional"])
+def test_multiway_forests_predict_the_mean_of_their_trees_on_any_threads(missing):
+    from fasttree import RandomForestClassifier
+
+    frame = pd.read_csv(DATA / "congressional_votes.csv")  # missing votes are empty
+    y = frame.pop("Class")
+    params = dict(n_estimators=12, max_samples=100, max_depth=5, criterion="gain_ratio",
+                  categorical_split="multiway", missing=missing, random_state=0)
+    forest = RandomForestClassifier(**params, oob_score=True).fit(frame, y)
+    assert all(member.tree_.is_multiway.any() for member in forest.estimators_)
+    members = np.mean([member.predict_proba(frame) for member in forest.estimators_], axis=0)
+    assert_rounding_close(forest.predict_proba(frame), members)
+    assert forest.oob_score_ > 0.85
+    threaded = RandomForestClassifier(**params, n_jobs=2).fit(frame, y)
+    np.testing.assert_array_equal(threaded.predict_proba(frame), forest.predict_proba(frame))
+    restored = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(restored.predict_proba(frame), forest.predict_proba(frame))

@@ -55,7 +55,8 @@ def choose(candidates, criterion, min_weight_leaf):
 
 
 def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categories, *,
-                       criterion, fractional, max_depth, min_samples_split, min_weight_leaf):
+                       criterion, fractional, max_depth, min_samples_split, min_weight_leaf,
+                       max_features=None, seed=0):
     """Grow a C4.5-style tree depth-first, children numbered in order.
 
     Parameters
@@ -75,6 +76,10 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
         join one learnt child: the best, or the heaviest when the node had none).
     max_depth, min_samples_split : int
     min_weight_leaf : float
+    max_features : int or None
+        Features drawn at random at each node (all when None or all of them).
+    seed : int
+        Seed of those draws.
 
     Returns
     -------
@@ -84,7 +89,11 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
         fractional prediction).
     """
     class_index = np.ascontiguousarray(class_index, dtype=np.int32)
-    used_none = np.zeros(X.shape[1], dtype=np.int8)
+    n_features = X.shape[1]
+    used_none = np.zeros(n_features, dtype=np.int8)
+    all_features = np.arange(n_features, dtype=np.intp)
+    draw = max_features is not None and max_features < n_features
+    rng = np.random.default_rng(seed)
     nodes = []
     present = np.flatnonzero(sample_weight > 0)
     stack = [(present, sample_weight[present], 0, used_none, -1, 0)]
@@ -100,10 +109,12 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
         if (np.count_nonzero(value) <= 1 or depth >= max_depth
                 or rows.size < min_samples_split):
             continue
+        features = (np.sort(rng.choice(n_features, max_features, replace=False))
+                    .astype(np.intp) if draw else all_features)
         best = choose(node_candidates(ranked, categories, used, class_index,
                                       np.ascontiguousarray(rows, dtype=np.intp),
                                       np.ascontiguousarray(weights, dtype=np.float64),
-                                      n_classes, fractional),
+                                      n_classes, fractional, features),
                       criterion, min_weight_leaf)
         if best is None:
             continue

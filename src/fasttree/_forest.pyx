@@ -70,7 +70,7 @@ cdef inline void add_sparse_outputs(const intp_t* indptr, const int32_t* index,
             out[n_outputs * row + index[entry]] += data[entry]
 
 
-def tree_outputs(object walk, object walk_flags, object category_bits,
+def tree_outputs(object walk, object walk_flags, object category_bits, object node_position,
                  const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  object leaf_output, object X, double[:, ::1] out not None,
@@ -85,8 +85,11 @@ def tree_outputs(object walk, object walk_flags, object category_bits,
     walk_flags : ndarray of uint8
         The node flags of the walk nodes.
     category_bits : ndarray of uint32
-        All trees' category sets, one after another (the walk nodes' set
-        starts counting from the first tree's).
+        All trees' category sets and branch tables, one after another (the
+        walk nodes' starts counting from the first tree's).
+    node_position : ndarray of int32 or None
+        Each tree's nodes' walk positions, counting from the tree's first
+        walk node, tree after tree (None without multiway nodes).
     tree_starts, output_starts : ndarray of intp, shape (n_trees + 1,)
         Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``, and the
         outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
@@ -112,7 +115,7 @@ def tree_outputs(object walk, object walk_flags, object category_bits,
     """
     cdef RowSource source
     cdef SplitTests tests, tree_tests
-    split_tests(walk, walk_flags, category_bits, None, &tests)
+    split_tests(walk, walk_flags, category_bits, node_position, &tests)
     # Rows with NaN, and forests with category sets, take the general walk.
     cdef bint general = tests.general
     row_source(X, &source)
@@ -210,6 +213,8 @@ def tree_outputs(object walk, object walk_flags, object category_bits,
                         tree_nodes = nodes + tree_starts[tree]
                         tree_tests = tests
                         tree_tests.flags = tests.flags + tree_starts[tree]
+                        if tests.node_position != NULL:
+                            tree_tests.node_position = tests.node_position + tree_starts[tree]
                         # Rows count from the part's first row.
                         row = chunk_start
                         while row < chunk_end:

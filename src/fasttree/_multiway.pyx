@@ -109,7 +109,7 @@ cdef Scores partition_scores(const double* child_classes, intp_t n_children,
 def node_candidates(object ranked, const intp_t[::1] n_categories not None,
                     const char[::1] used not None, const int32_t[::1] class_index not None,
                     const intp_t[::1] rows not None, const double[::1] weights not None,
-                    intp_t n_classes, bint fractional):
+                    intp_t n_classes, bint fractional, const intp_t[::1] features not None):
     """Every split candidate of a node, in the order C4.5's rules try them.
 
     Parameters
@@ -128,6 +128,8 @@ def node_candidates(object ranked, const intp_t[::1] n_categories not None,
     n_classes : int
     fractional : bool
         Missing values spread over every child (else they join one child).
+    features : ndarray of intp
+        The features to try, ascending.
 
     Returns
     -------
@@ -167,7 +169,9 @@ def node_candidates(object ranked, const intp_t[::1] n_categories not None,
     cdef Scores scores, best_scores
     cdef uint64_t* sorted_items
     cdef float threshold
-    for feature in range(n_features):
+    for feature in features:
+        if not 0 <= feature < n_features:
+            raise ValueError("a feature to try is out of range")
         n_values = offsets[feature + 1] - offsets[feature]
         missing_rank = n_values - 1 if n_values and values[offsets[feature + 1] - 1] == np.inf \
             else -1

@@ -182,6 +182,15 @@ class Tree:
         return (self._flags & FLAG_KIND_MASK) == FLAG_MULTIWAY
 
     @property
+    def node_position(self):
+        """Where each node lies in ``walk`` (int32)."""
+        if self._node_position is None:
+            position = np.empty(self.node_count, dtype=np.int32)
+            position[self._walk["node"]] = np.arange(self.node_count, dtype=np.int32)
+            return position
+        return self._node_position
+
+    @property
     def fractional(self):
         """Whether missing values spread over every child (C4.5's fractional rule)."""
         return self._fractions is not None
@@ -388,37 +397,60 @@ class Tree:
                               *self.walk_tests, self.node_values)
 
     def _mixed_values(self, X):
-        """C4.5's prediction for rows with missing values: a row follows every
-        branch where its value is missing, with the branch's share of the
-        node's training weight, and the leaves' values are mixed so."""
+        """C4.5's prediction: the leaves' values mixed by ``leaf_mixture``."""
+        rows, nodes, shares = self.leaf_mixture(X)
         out = np.zeros((X.shape[0], self.n_values))
-        node_values = self.node_values
+        np.add.at(out, rows, shares[:, None] * self.node_values[nodes])
+        return out
+
+    def leaf_mixture(self, X):
+        """The leaves each row reaches and their weights: a row follows every
+        branch where its value is missing (or is a category absent from the
+        node) with the branch's share of the node's training weight
+        (``fractional`` trees), else the branch its value takes.
+
+        Parameters
+        ----------
+        X : ndarray of float32, shape (n_rows, n_features)
+
+        Returns
+        -------
+        rows, nodes : ndarray of intp
+        shares : ndarray of float64
+            Row ``rows[i]`` reaches leaf ``nodes[i]`` with weight ``shares[i]``
+            (a row's weights sum to 1).
+        """
+        X = np.asarray(X, dtype=np.float32)
+        found = []
         pending = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
         while pending:
             node, rows, share = pending.pop()
             children = self.children(node)
             if children.size == 0:
-                out[rows] += share[:, None] * node_values[node]
+                found.append((rows, np.full(rows.size, node), share))
                 continue
             column = X[rows, self._nodes["feature"][node]]
             missing = np.isnan(column)
             if self.is_multiway[node]:
-                codes, _ = self.branches(node)
+                codes, missing_child = self.branches(node)
                 position = np.full(rows.size, -1)
                 for child, child_codes in enumerate(codes):
                     position[np.isin(column, child_codes.astype(np.float32))] = child
                 missing |= position < 0
             else:
                 position = np.where(column <= self._nodes["threshold"][node], 0, 1)
-            fractions = self.branch_fractions(node)
+                missing_child = 0 if self._flags[node] & FLAG_MISSING_LEFT else 1
+            fractions = (self.branch_fractions(node) if self._fractions is not None
+                         else np.eye(children.size)[missing_child])
             for child, child_node in enumerate(children):
                 takes = (position == child) & ~missing
-                spread = missing
+                spread = missing & (fractions[child] > 0)
                 child_rows = np.concatenate([rows[takes], rows[spread]])
-                child_share = np.concatenate([share[takes], share[spread] * fractions[child]])
                 if child_rows.size:
-                    pending.append((child_node, child_rows, child_share))
-        return out
+                    pending.append((child_node, child_rows, np.concatenate(
+                        [share[takes], share[spread] * fractions[child]])))
+        rows, nodes, shares = (np.concatenate(parts) for parts in zip(*found))
+        return rows, nodes, shares
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""

@@ -15,12 +15,14 @@ from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import available_cores, map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
-from ._tree import FLAG_KIND_MASK, FLAG_SUBSET
+from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
+from ._c45 import grow_multiway_tree
+from ._structure import Tree
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_loss_matrix, predicted_classes,
+                   check_loss_matrix, check_split_options, predicted_classes,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
                    resolve_tree_limits)
 
@@ -78,6 +80,8 @@ def out_of_bag_values(tree, X, counts):
     Runs the nogil kernel on the calling thread (forest workers call it).
     """
     rows = np.flatnonzero(counts == 0)
+    if tree.fractional:
+        return rows, tree.predict_values(np.ascontiguousarray(X[rows]))
     leaves = np.empty(rows.shape[0], dtype=np.intp)
     apply_rows(*tree.walk_tests, np.ascontiguousarray(X[rows]), leaves)
     return rows, tree.node_values[leaves]
@@ -93,17 +97,30 @@ def same_encoding(encoding, fitted):
 
 
 def forest_tests(walk, starts, trees):
-    """The walk flags and category sets of trees whose walks ``forest_walk``
-    put back to back into ``walk``: the sets one after another, the set
-    starts in ``walk`` moved to match (in place)."""
+    """The walk flags, category sets and node positions of trees whose walks
+    ``forest_walk`` put back to back into ``walk``: the sets one after
+    another, the set starts in ``walk`` moved to match (in place); each
+    tree's node positions count from its first walk node (None when no tree
+    has multiway nodes)."""
     flags = np.concatenate([tree.walk_tests[1] for tree in trees])
     category_bits = np.concatenate([tree.category_bits for tree in trees])
     bit_starts = np.cumsum([0] + [tree.category_bits.size for tree in trees[:-1]])
-    subset = (flags & FLAG_KIND_MASK) == FLAG_SUBSET
-    if subset.any():
+    kind = flags & FLAG_KIND_MASK
+    tables = (kind == FLAG_SUBSET) | (kind == FLAG_MULTIWAY)
+    if tables.any():
         sides = walk["threshold"].view(np.int32)
-        sides[subset] += np.repeat(bit_starts, np.diff(starts))[subset].astype(np.int32)
-    return flags, category_bits
+        sides[tables] += np.repeat(bit_starts, np.diff(starts))[tables].astype(np.int32)
+    node_position = None
+    if (kind == FLAG_MULTIWAY).any():
+        node_position = np.concatenate([tree.node_position for tree in trees])
+    return flags, category_bits, node_position
+
+
+def dense_leaf_rows(indptr, index, data, n_columns):
+    """Sparse leaf rows (indptr, index, data) as a dense array."""
+    dense = np.zeros((indptr.shape[0] - 1, n_columns))
+    dense[np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)), index] = data
+    return dense
 
 
 class OutOfBagSums:
@@ -228,6 +245,7 @@ class BaseForest(BaseEstimator):
         n_draws, n_threads = self._check_forest_parameters(n_samples)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["categories"] = None if encoding is None else encoding.counts
+        check_split_options(self)
 
         fitted = self.warm_start and hasattr(self, "estimators_")
         if fitted and self.n_features_in_ != n_features:
@@ -321,6 +339,9 @@ class BaseForest(BaseEstimator):
         """
         indices = list(indices)
         n_samples = sample_weight.shape[0]
+        multiway = check_split_options(self)
+        categories = (np.zeros(X.shape[1], np.intp) if limits.get("categories") is None
+                      else limits["categories"])
         progress = {"done": 0, "start": time.perf_counter()}
         lock = threading.Lock()
 
@@ -331,9 +352,18 @@ class BaseForest(BaseEstimator):
                 counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
             # Without a bootstrap the "subsample" is every row.
             weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
-            criterion = self._make_criterion(targets, weight)
-            offset = self._value_offset(targets, weight)
-            tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
+            if multiway:
+                tree = Tree(X.shape[1], len(targets["classes"]), grow_multiway_tree(
+                    X, ranked, targets["class_index"], weight, len(targets["classes"]),
+                    categories, criterion=self.criterion,
+                    fractional=self.missing == "fractional", max_depth=limits["max_depth"],
+                    min_samples_split=limits["min_samples_split"],
+                    min_weight_leaf=limits["min_weight_fraction_leaf"] * weight.sum(),
+                    max_features=limits["max_features"], seed=feature_seed), trusted=True)
+            else:
+                criterion = self._make_criterion(targets, weight)
+                offset = self._value_offset(targets, weight)
+                tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
             compact = tree.compacted()
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             result = (compact, tree.compute_feature_importances(), oob_part)
@@ -378,9 +408,10 @@ class BaseForest(BaseEstimator):
         if getattr(self, "_ensemble", None) is None:
             walk, starts, output_starts = forest_walk([tree.walk for tree in self._trees],
                                                       [tree.nodes for tree in self._trees])
-            flags, category_bits = forest_tests(walk, starts, self._trees)
+            flags, category_bits, node_position = forest_tests(walk, starts, self._trees)
             self._ensemble = {"walk": walk, "flags": flags, "category_bits": category_bits,
-                              "starts": starts, "output_starts": output_starts}
+                              "node_position": node_position, "starts": starts,
+                              "output_starts": output_starts}
             if self._sparse_leaf_values:
                 self._ensemble["rows"] = concatenated_rows(
                     [tree.leaf_value_rows for tree in self._trees])
@@ -402,12 +433,34 @@ class BaseForest(BaseEstimator):
 
     def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
+        if any(tree.fractional for tree in self._trees):
+            return self._mixed_outputs(X, leaf_output, out, per_tree)
         if map_rows(tree_outputs, X, out, arrays["walk"], arrays["flags"],
-                    arrays["category_bits"], arrays["starts"],
+                    arrays["category_bits"], arrays["node_position"], arrays["starts"],
                     arrays["output_starts"], leaf_output,
                     n_threads=resolve_n_jobs(self.n_jobs), n_trees=len(self._trees),
                     per_tree=per_tree):
             raise non_finite_error(X, allow_nan=True)
+        return out
+
+    def _mixed_outputs(self, X, leaf_output, out, per_tree):
+        """``_tree_outputs`` of trees with fractional missing values: every
+        tree's leaf outputs mixed by its ``leaf_mixture``."""
+        if np.isinf(np.asarray(X, dtype=np.float32)).any():
+            raise non_finite_error(X, allow_nan=True)
+        X = np.asarray(X, dtype=np.float32)
+        arrays = self._ensemble_arrays()
+        if isinstance(leaf_output, tuple):
+            leaf_output = dense_leaf_rows(*leaf_output, out.shape[1])
+        out[:] = 0.0
+        for index, tree in enumerate(self._trees):
+            rows, nodes, shares = tree.leaf_mixture(X)
+            leaf_number = np.cumsum(tree.nodes["left_child"] == -1) - 1
+            outputs = leaf_output[arrays["output_starts"][index] + leaf_number[nodes]]
+            if per_tree:
+                np.add.at(out[:, index], rows, shares * outputs[:, 0])
+            else:
+                np.add.at(out, rows, shares[:, None] * outputs)
         return out
 
     @property
@@ -595,7 +648,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         each batch.
     """
 
-    _criteria = CLASSIFICATION_CRITERIA
+    # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
+    _criteria = {**CLASSIFICATION_CRITERIA, "gain_ratio": None}
     _tree_class = DecisionTreeClassifier
     _sparse_leaf_values = True
 
@@ -605,7 +659,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 loss_matrix=None, categorical_features="from_dtype"):
+                 loss_matrix=None, categorical_features="from_dtype",
+                 categorical_split="binary", missing="learn"):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -623,6 +678,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.random_state = random_state
         self.verbose = verbose
         self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
+        self.missing = missing
         self.warm_start = warm_start
         self.class_weight = class_weight
         self.voting = voting

@@ -99,7 +99,7 @@ def predicted_classes(scores, loss=None):
 # What a multiway (C4.5-style) tree grows by, and the parameters it leaves
 # at their defaults.
 MULTIWAY_CRITERIA = ("entropy", "gain_ratio")
-MULTIWAY_DEFAULTS = {"max_features": None, "max_leaf_nodes": None, "min_samples_leaf": 1,
+MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
                      "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
 
 
@@ -124,7 +124,7 @@ def check_split_options(params):
         raise ValueError(f"categorical_split='multiway' grows by 'entropy' (ID3) or "
                          f"'gain_ratio' (C4.5); got criterion={params.criterion!r}")
     for name, default in MULTIWAY_DEFAULTS.items():
-        value = getattr(params, name)
+        value = getattr(params, name, default)
         if not (value is default or (default is not None and value == default)):
             raise ValueError(f"{name}={value!r} is not supported with "
                              "categorical_split='multiway' (leave it at its default)")
@@ -560,7 +560,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                 np.zeros(X.shape[1], np.intp) if encoding is None else encoding.counts,
                 criterion=self.criterion, fractional=self.missing == "fractional",
                 max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
-                min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum())
+                min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum(),
+                max_features=limits["max_features"],
+                seed=check_random_state(self.random_state))
             tree = Tree(X.shape[1], len(classes), arrays, trusted=True)
         else:
             if loss is None:
