@@ -88,7 +88,10 @@ cdef class Splitter:
     cdef uint64_t* scratch            # second sort buffer for the radix passes
     cdef Histogram histogram          # bins of the feature being swept by counting
     # Categorical features (subset splits over their ranks, which are codes).
+    cdef uint32_t* missing_ranks      # per feature, the rank of its missing values,
+                                      # or NO_MISSING
     cdef const intp_t* n_categories   # per feature, its number of codes; 0 if numeric
+    cdef bint any_categorical         # some feature is categorical
     cdef intp_t* category_bin         # the node's known categories: their bins,
     cdef uint32_t* category_rank      # and ranks, ascending
     cdef KeyedBin* category_order     # one ordering of them
@@ -141,6 +144,10 @@ cdef class Splitter:
     # constant in the node, else 1.
     cdef int sweep_categories(self, const uint32_t* node_samples, intp_t n_node,
                               intp_t feature, BestCandidate* best) noexcept nogil
+    # Marks in goes_left the node positions the best subset split sends left;
+    # returns their number.
+    cdef intp_t subset_goes_left(self, BinSource source, intp_t n_node, intp_t feature,
+                                 bint missing_left) noexcept nogil
     # Sorts the node's known categories by one ordering's keys into category_order.
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil
     # Notes the best candidate's categories going left (the first n_left of
@@ -152,6 +159,10 @@ cdef class Splitter:
     # The rank of the feature's missing values (its last: NaN is ranked as
     # +inf), or NO_MISSING when it has none.
     cdef uint32_t missing_rank(self, intp_t feature) noexcept nogil
+    # The second histogram sweep of a node with missing values: those on the left.
+    cdef void sweep_bins_missing_left(self, intp_t n_node, intp_t feature, intp_t first_bin,
+                                      intp_t last_bin, uint32_t first_rank,
+                                      BestCandidate* best) noexcept nogil
     # Scores the criterion's current left/right children as a split of
     # feature; returns STOP when no later position of the sweep can be valid.
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,

@@ -29,7 +29,7 @@ cdef int compare_keyed(const void* first, const void* second) noexcept nogil:
     return -1 if a.index < b.index else (1 if a.index > b.index else 0)
 
 
-cdef bint holds_one_value(BinSource source, intp_t n_node) noexcept nogil:
+cdef inline bint holds_one_value(BinSource source, intp_t n_node) noexcept nogil:
     """Whether every node position has the bin of the first."""
     cdef intp_t i
     cdef intp_t first = bin_of(source, 0)
@@ -109,9 +109,12 @@ cdef class Splitter:
             raise ValueError("categories needs a count >= 0 per feature")
         cdef const intp_t[::1] category_counts = categories
         self.n_categories = &category_counts[0] if self.n_features else NULL
+        self.any_categorical = bool((categories > 0).any())
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
                             ranked.narrow_ranks, categories)
-        cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets).max(initial=1)))
+        # The subset sweeps' buffers serve the categorical features only.
+        cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets)[categories > 0]
+                                           .max(initial=1)))
         cdef intp_t max_words = 1 + (int(categories.max(initial=0)) + 31) // 32
         self.category_bin = <intp_t*> malloc(max_ranks * sizeof(intp_t))
         self.category_rank = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
@@ -136,8 +139,18 @@ cdef class Splitter:
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
+        # A feature's missing values rank last, as +inf (see rank_features).
+        self.missing_ranks = <uint32_t*> malloc(max(self.n_features, 1) * sizeof(uint32_t))
+        if not self.missing_ranks:
+            raise MemoryError()
+        for f in range(self.n_features):
+            self.missing_ranks[f] = NO_MISSING
+            if (value_offsets[f + 1] > value_offsets[f]
+                    and values[value_offsets[f + 1] - 1] == INFINITY):
+                self.missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
 
     def __dealloc__(self):
+        free(self.missing_ranks)
         free(self.category_bin)
         free(self.category_rank)
         free(self.category_order)
@@ -182,7 +195,7 @@ cdef class Splitter:
             feature = self.features[pick]
             n_distinct = self.value_offsets[feature + 1] - self.value_offsets[feature]
 
-            if self.n_categories[feature] > 0:
+            if self.any_categorical and self.n_categories[feature] > 0:
                 status = self.sweep_categories(node_samples, n_node, feature, &best)
                 if status < 0:
                     return -1
@@ -279,19 +292,8 @@ cdef class Splitter:
         n_left = 0
         source = self.feature_ranks_at(feature, node_samples)
         if best.is_subset:
-            # Partition through a table of the ranks going left.
             record.threshold = 0.0
-            for i in range(self.n_best_left):
-                self.rank_goes_left[self.best_left_ranks[i]] = 1
-            if best.missing_left:
-                self.rank_goes_left[self.missing_rank(feature)] = 1
-            for i in range(n_node):
-                self.goes_left[i] = self.rank_goes_left[bin_of(source, i)]
-                n_left += self.goes_left[i]
-            for i in range(self.n_best_left):
-                self.rank_goes_left[self.best_left_ranks[i]] = 0
-            if best.missing_left:
-                self.rank_goes_left[self.missing_rank(feature)] = 0
+            n_left = self.subset_goes_left(source, n_node, feature, best.missing_left)
         elif best.right_rank == self.missing_rank(feature):
             # Every known value left, the missing ones right.
             record.threshold = INFINITY
@@ -304,12 +306,17 @@ cdef class Splitter:
             # Partition by rank, exactly the rule the sweep evaluated, and
             # stably: every node keeps its samples in ascending order, so the
             # reads of ranks walk memory forwards.
-            missing_left_rank = (self.missing_rank(feature) if best.missing_left
-                                 else NO_MISSING)
-            for i in range(n_node):
-                rank = <uint32_t> bin_of(source, i)
-                self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
-                n_left += self.goes_left[i]
+            if best.missing_left:
+                missing_left_rank = self.missing_rank(feature)
+                for i in range(n_node):
+                    rank = <uint32_t> bin_of(source, i)
+                    self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
+                    n_left += self.goes_left[i]
+            else:
+                # Missing values (ranked last) go right with the larger values.
+                for i in range(n_node):
+                    self.goes_left[i] = bin_of(source, i) <= <intp_t> best.left_rank
+                    n_left += self.goes_left[i]
         self.criterion.partition(samples, start, end, self.goes_left, left_state,
                                  right_state)
         record.position = start + n_left
@@ -328,6 +335,23 @@ cdef class Splitter:
             self.write_category_set(feature, record.missing_left)
             record.category_set = self.category_set
         return 0
+
+    cdef intp_t subset_goes_left(self, BinSource source, intp_t n_node, intp_t feature,
+                                 bint missing_left) noexcept nogil:
+        # Partition through a table of the ranks going left, cleared after.
+        cdef intp_t i, n_left = 0
+        for i in range(self.n_best_left):
+            self.rank_goes_left[self.best_left_ranks[i]] = 1
+        if missing_left:
+            self.rank_goes_left[self.missing_rank(feature)] = 1
+        for i in range(n_node):
+            self.goes_left[i] = self.rank_goes_left[bin_of(source, i)]
+            n_left += self.goes_left[i]
+        for i in range(self.n_best_left):
+            self.rank_goes_left[self.best_left_ranks[i]] = 0
+        if missing_left:
+            self.rank_goes_left[self.missing_rank(feature)] = 0
+        return n_left
 
     cdef int sweep_categories(self, const uint32_t* node_samples, intp_t n_node,
                               intp_t feature, BestCandidate* best) noexcept nogil:
@@ -597,49 +621,71 @@ cdef class Splitter:
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil:
-        cdef intp_t b, next_bin, n_left = 0, end_bin = last_bin
+        cdef intp_t b, next_bin, n_left = 0
         cdef intp_t* counts = self.histogram.counts
         cdef int outcome
+        # The missing values, if the node has some, are the last bin: first
+        # they stay right (the last threshold sends every known value left).
         cdef bint has_missing = last_bin + first_rank == self.missing_rank(feature)
-        cdef bint missing_left
-        # First with the missing values (the last bin, if any) on the right,
-        # then, if the node has some, on the left: moved there first, and the
-        # last known bin left out, since every known value right was the
-        # first sweep's every known value left.
-        for missing_left in range(1 + has_missing):
-            self.criterion.reset()
-            n_left = 0
-            if missing_left:
-                self.criterion.move_bin_left(histogram_bin(&self.histogram, last_bin))
-                n_left = counts[last_bin]
-                end_bin = last_bin - 1
-                while counts[end_bin] == 0:
-                    end_bin -= 1
-            # No threshold after the last bin: it holds the node's largest value.
-            for b in range(first_bin, end_bin):
-                if counts[b] == 0:
-                    continue
-                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-                n_left += counts[b]
-                outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
-                if outcome == STOP:
-                    break
-                if outcome == IMPROVED:
-                    next_bin = b + 1
-                    while counts[next_bin] == 0:
-                        next_bin += 1
-                    best.right_rank = next_bin + first_rank
-                    best.min_rank = first_bin + first_rank
-                    best.max_rank = last_bin + first_rank
-                    best.has_missing = has_missing
-                    best.missing_left = missing_left
-                    best.is_subset = False
+        self.criterion.reset()
+        # No threshold after the last bin: it holds the node's largest value.
+        for b in range(first_bin, last_bin):
+            if counts[b] == 0:
+                continue
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+            n_left += counts[b]
+            outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
+            if outcome == STOP:
+                break
+            if outcome == IMPROVED:
+                next_bin = b + 1
+                while counts[next_bin] == 0:
+                    next_bin += 1
+                best.right_rank = next_bin + first_rank
+                best.min_rank = first_bin + first_rank
+                best.max_rank = last_bin + first_rank
+                best.has_missing = has_missing
+                best.missing_left = False
+                best.is_subset = False
+        if has_missing:
+            self.sweep_bins_missing_left(n_node, feature, first_bin, last_bin, first_rank,
+                                         best)
+
+    cdef void sweep_bins_missing_left(self, intp_t n_node, intp_t feature, intp_t first_bin,
+                                      intp_t last_bin, uint32_t first_rank,
+                                      BestCandidate* best) noexcept nogil:
+        # The bins again with the missing values (the last bin) on the left
+        # from the start; the last known bin is left out, since every known
+        # value right was the first sweep's every known value left.
+        cdef intp_t b, next_bin, end_bin = last_bin - 1
+        cdef intp_t* counts = self.histogram.counts
+        cdef intp_t n_left = counts[last_bin]
+        cdef int outcome
+        while counts[end_bin] == 0:
+            end_bin -= 1
+        self.criterion.reset()
+        self.criterion.move_bin_left(histogram_bin(&self.histogram, last_bin))
+        for b in range(first_bin, end_bin):
+            if counts[b] == 0:
+                continue
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+            n_left += counts[b]
+            outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
+            if outcome == STOP:
+                break
+            if outcome == IMPROVED:
+                next_bin = b + 1
+                while counts[next_bin] == 0:
+                    next_bin += 1
+                best.right_rank = next_bin + first_rank
+                best.min_rank = first_bin + first_rank
+                best.max_rank = last_bin + first_rank
+                best.has_missing = True
+                best.missing_left = True
+                best.is_subset = False
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
-        cdef intp_t end = self.value_offsets[feature + 1]
-        if end > self.value_offsets[feature] and self.values[end - 1] == INFINITY:
-            return <uint32_t> (end - 1 - self.value_offsets[feature])
-        return NO_MISSING
+        return self.missing_ranks[feature]
 
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
                    intp_t feature, uint32_t left_rank) noexcept nogil:
