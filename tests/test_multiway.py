@@ -288,3 +288,19 @@ def test_multiway_forests_predict_the_mean_of_their_trees_on_any_threads(missing
     np.testing.assert_array_equal(threaded.predict_proba(frame), forest.predict_proba(frame))
     restored = pickle.loads(pickle.dumps(forest))
     np.testing.assert_array_equal(restored.predict_proba(frame), forest.predict_proba(frame))
+
+
+def test_bagging_and_adaboost_take_multiway_members():
+    from fasttree import AdaBoostClassifier, BaggingClassifier
+
+    frame = pd.read_csv(DATA / "congressional_votes.csv")
+    y = frame.pop("Class")
+    member = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
+                                    max_depth=1)
+    boosted = AdaBoostClassifier(member, n_estimators=10, random_state=0).fit(frame, y)
+    assert all(stump.tree_.is_multiway[0] for stump in boosted.estimators_)
+    assert boosted.score(frame, y) > 0.9
+    bagged = BaggingClassifier(member.set_params(max_depth=None), n_estimators=5,
+                               random_state=0).fit(frame, y)
+    assert all(tree.tree_.is_multiway.any() for tree in bagged.estimators_)
+    assert bagged.score(frame, y) > 0.9

@@ -23,7 +23,8 @@ __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 FAST_STUMP_DEFAULTS = {"max_depth": 1, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
                        "max_features": None, "max_leaf_nodes": None,
                        "min_impurity_decrease": 0.0, "class_weight": None, "ccp_alpha": 0.0,
-                       "loss_matrix": None}
+                       "loss_matrix": None, "categorical_split": "binary",
+                       "missing": "learn"}
 PURE_IMPURITY = np.finfo(np.float64).eps
 
 
