@@ -304,3 +304,55 @@ def test_bagging_and_adaboost_take_multiway_members():
                                random_state=0).fit(frame, y)
     assert all(tree.tree_.is_multiway.any() for tree in bagged.estimators_)
     assert bagged.score(frame, y) > 0.9
+
+
+@pytest.mark.parametrize("missing", ["learn", "fractional"])
+def test_pessimistic_pruning_of_a_multiway_tree_collapses_as_c45s_rule_says(missing):
+    from fasttree._error_pruning import binomial_upper_limit
+
+    frame = pd.read_csv(DATA / "congressional_votes.csv")
+    y = frame.pop("Class")
+    estimator = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
+                                       missing=missing).fit(frame, y)
+    tree = estimator.tree_
+    # C4.5's rule, bottom-up over the children lists, written out here.
+    weight = tree.weighted_n_node_samples
+    errors = np.clip(weight * (1.0 - tree.value[:, 0].max(axis=1)), 0.0, weight)
+    estimate = weight * binomial_upper_limit(errors, weight, 0.25)
+    subtree = estimate.copy()
+    collapsed = np.zeros(tree.node_count, dtype=bool)
+    for node in range(tree.node_count - 1, -1, -1):
+        children = tree.children(node)
+        if children.size:
+            below = subtree[children].sum()
+            collapsed[node] = estimate[node] <= below
+            subtree[node] = estimate[node] if collapsed[node] else below
+    pruned = estimator.prune_pessimistic()
+    kept = [node for node in range(tree.node_count)
+            if not any(collapsed[ancestor] for ancestor in ancestors(tree, node))]
+    assert pruned.tree_.node_count == len(kept) < tree.node_count
+    assert_rounding_close(pruned.tree_.weighted_n_node_samples, weight[kept],
+                          scale=weight[0])
+    restored = pickle.loads(pickle.dumps(pruned))
+    np.testing.assert_array_equal(restored.predict_proba(frame), pruned.predict_proba(frame))
+    assert estimator.tree_.node_count == tree.node_count  # the original is untouched
+
+
+def ancestors(tree, node):
+    """The proper ancestors of a node."""
+    parent = {child: inner for inner in range(tree.node_count)
+              for child in tree.children(inner)}
+    while node in parent:
+        node = parent[node]
+        yield node
+
+
+def test_reduced_error_pruning_of_a_multiway_tree_never_raises_the_validation_error():
+    frame = pd.read_csv(DATA / "congressional_votes.csv")
+    y = frame.pop("Class").to_numpy()
+    half = len(y) // 2
+    estimator = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway")
+    estimator.fit(frame[:half], y[:half])
+    pruned = estimator.prune_reduced_error(frame[half:], y[half:])
+    assert pruned.tree_.node_count < estimator.tree_.node_count
+    assert pruned.score(frame[half:], y[half:]) >= estimator.score(frame[half:], y[half:])

@@ -43,7 +43,7 @@ def reduced_error_collapse(tree, X, loss_of):
     rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
     nodes = nodes.astype(np.intp)
     leaf_loss = np.bincount(nodes, weights=loss_of(rows, nodes), minlength=tree.node_count)
-    return collapse_bottom_up(tree.nodes, leaf_loss)
+    return collapse_bottom_up(*tree.children_lists(), leaf_loss)
 
 
 _log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])
@@ -180,4 +180,4 @@ def pessimistic_collapse(tree, confidence):
     errors = weight * (1.0 - tree.node_values.max(axis=1))
     errors = np.clip(errors, 0.0, weight)
     estimate = weight * binomial_upper_limit(errors, weight, confidence)
-    return collapse_bottom_up(tree.nodes, estimate)
+    return collapse_bottom_up(*tree.children_lists(), estimate)

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Pruning of a fitted tree: cost-complexity (weakest-link) pruning, the
-bottom-up collapse of error-based pruning, and the subtree pruning leaves."""
+bottom-up collapse of error-based pruning (any number of children per
+node), and the binary subtree pruning leaves."""
 
 import numpy as np
 cimport numpy as cnp
@@ -146,7 +147,9 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
     return alphas_array[:n_steps].copy(), risks_array[:n_steps].copy(), collapsed_array
 
 
-def collapse_bottom_up(object nodes, const double[::1] leaf_loss not None):
+def collapse_bottom_up(const intp_t[::1] child_indptr not None,
+                       const intp_t[::1] child_index not None,
+                       const double[::1] leaf_loss not None):
     """The inner nodes whose loss as a leaf is at most their subtree's.
 
     Bottom-up, a subtree's loss is the sum over its leaves as pruned so far:
@@ -154,8 +157,9 @@ def collapse_bottom_up(object nodes, const double[::1] leaf_loss not None):
 
     Parameters
     ----------
-    nodes : ndarray of NODE_DTYPE
-        Every child numbered after its parent.
+    child_indptr, child_index : ndarray of intp
+        Node i's children are ``child_index[child_indptr[i]:child_indptr[i + 1]]``
+        (none at a leaf), every child numbered after its parent.
     leaf_loss : ndarray of float64, one per node
         The loss of each node were it a leaf.
 
@@ -163,10 +167,16 @@ def collapse_bottom_up(object nodes, const double[::1] leaf_loss not None):
     -------
     ndarray of bool, one per node
     """
-    cdef const Node* tree = linked_nodes(nodes)
-    cdef intp_t n_nodes = nodes.shape[0], node
-    if leaf_loss.shape[0] != n_nodes:
-        raise ValueError("leaf_loss needs one value per node")
+    cdef intp_t n_nodes = leaf_loss.shape[0], node, entry, child
+    if child_indptr.shape[0] != n_nodes + 1 or child_indptr[0] != 0 or (
+            child_indptr[n_nodes] != child_index.shape[0]):
+        raise ValueError("the children lists do not match the nodes")
+    for node in range(n_nodes):
+        if child_indptr[node + 1] < child_indptr[node]:
+            raise ValueError("the children lists do not match the nodes")
+        for entry in range(child_indptr[node], child_indptr[node + 1]):
+            if not node < child_index[entry] < n_nodes:
+                raise ValueError("nodes must number every child after its parent")
     collapsed_array = np.zeros(n_nodes, dtype=bool)
     cdef cnp.npy_bool[::1] collapsed = collapsed_array
     cdef double[::1] subtree_loss = np.array(leaf_loss, dtype=np.float64)
@@ -174,9 +184,11 @@ def collapse_bottom_up(object nodes, const double[::1] leaf_loss not None):
     with nogil:
         # A backward pass meets every node after its children.
         for node in range(n_nodes - 1, -1, -1):
-            if tree[node].left_child == LEAF_CHILD:
+            if child_indptr[node + 1] == child_indptr[node]:
                 continue
-            below = subtree_loss[tree[node].left_child] + subtree_loss[tree[node].right_child]
+            below = 0.0
+            for entry in range(child_indptr[node], child_indptr[node + 1]):
+                below += subtree_loss[child_index[entry]]
             if leaf_loss[node] <= below:
                 collapsed[node] = True
             else:

@@ -205,6 +205,21 @@ class Tree:
         table = self._branch_table(node)
         return table[3:3 + int(table[1])].astype(np.intp)
 
+    def children_lists(self):
+        """Every node's children as CSR parts (indptr, index): node i's are
+        ``index[indptr[i]:indptr[i + 1]]``, in branch order."""
+        if not self.is_multiway.any():
+            inner = self._nodes["left_child"] != -1
+            counts = np.where(inner, 2, 0)
+            index = np.column_stack([self._nodes["left_child"][inner],
+                                     self._nodes["right_child"][inner]]).ravel()
+        else:
+            lists = [self.children(node) for node in range(self.node_count)]
+            counts = np.array([children.size for children in lists])
+            index = np.concatenate(lists)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+        return indptr, np.ascontiguousarray(index, dtype=np.intp)
+
     def branches(self, node):
         """A multiway node's branches: per child, the category codes that go
         to it (ascending); and the position of the child that missing values
@@ -522,7 +537,8 @@ class Tree:
         (their subtrees dropped), renumbered depth-first; this one is unchanged."""
         if self.compact:
             raise ValueError("a compact tree has no inner-node values to prune to")
-        self._check_binary("pruning")
+        if self.is_multiway.any() or self._fractions is not None:
+            return self._pruned_in_python(np.asarray(collapsed, dtype=bool))
         nodes, kept, max_depth = subtree_nodes(
             self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
         flags = np.where(nodes["left_child"] == -1, 0, self._flags[kept]).astype(np.uint8)
@@ -538,11 +554,63 @@ class Tree:
             arrays["value"] = self.node_values[kept]
         return Tree(self.n_features, self.n_values, arrays, trusted=True)
 
+    def _pruned_in_python(self, collapsed):
+        """``pruned`` for trees of multiway nodes or fractional missing values:
+        the kept nodes renumbered in preorder, their branch tables and
+        fractions rewritten."""
+        order, depth_of = [], {}
+        pending = [(0, 0)]
+        while pending:
+            node, depth = pending.pop()
+            order.append(node)
+            depth_of[node] = depth
+            if not collapsed[node]:
+                pending.extend((child, depth + 1) for child in self.children(node)[::-1])
+        kept = np.array(order, dtype=np.intp)
+        new_id = np.full(self.node_count, -1, dtype=np.intp)
+        new_id[kept] = np.arange(kept.size)
+        nodes = self._nodes[kept].copy()
+        flags = self._flags[kept].copy()
+        words, fractions, offsets = [], [], [0]
+        for position, node in enumerate(kept):
+            children = [] if collapsed[node] else self.children(node)
+            if len(children) == 0:
+                nodes[position] = (-1, -1, -2, -2.0)
+                flags[position] = 0
+            else:
+                nodes["left_child"][position] = new_id[children[0]]
+                nodes["right_child"][position] = new_id[children[-1]]
+                if self.is_categorical[node] and not self.is_multiway[node]:
+                    side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
+                    n_words = 1 + (int(self._category_bits[side]) + 31) // 32
+                    nodes["threshold"][position:position + 1].view(np.int32)[0] = len(words)
+                    words += self._category_bits[side:side + n_words].tolist()
+                if self.is_multiway[node]:
+                    table = self._branch_table(node)
+                    n_children, n_codes = int(table[1]), int(table[0])
+                    nodes["threshold"][position:position + 1].view(np.int32)[0] = len(words)
+                    words += [n_codes, n_children, int(table[2]),
+                              *new_id[children].tolist(),
+                              *table[3 + n_children:3 + n_children + n_codes].tolist()]
+                if self._fractions is not None:
+                    fractions.extend(self.branch_fractions(node).tolist())
+            offsets.append(offsets[-1] + len(children))
+        arrays = {"nodes": nodes, "flags": flags,
+                  "category_bits": np.array(words, dtype=np.uint32),
+                  "max_depth": max(depth_of.values()),
+                  "impurity": self.impurity[kept], "n_node_samples": self.n_node_samples[kept],
+                  "weighted_n_node_samples": self.weighted_n_node_samples[kept],
+                  "value": self.node_values[kept]}
+        if self._fractions is not None:
+            arrays["branch_fractions"] = np.array(fractions, dtype=np.float64)
+            arrays["fraction_offsets"] = np.array(offsets, dtype=np.int64)
+        return Tree(self.n_features, self.n_values, arrays)
+
     def _check_binary(self, what):
         if self.is_multiway.any() or self._fractions is not None:
             raise ValueError(f"{what} of multiway (C4.5-style) trees is not supported; "
-                             "grow the tree with max_depth or min_weight_fraction_leaf "
-                             "instead")
+                             "use prune_pessimistic or prune_reduced_error, or grow the "
+                             "tree with max_depth or min_weight_fraction_leaf")
 
     def __getstate__(self):
         state = {
