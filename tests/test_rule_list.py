@@ -115,6 +115,32 @@ def test_bad_settings_and_inputs_are_refused():
     with pytest.raises(ValueError, match="X has 2 features"):
         model.predict(X[:, :2])
     bad = X.copy()
-    bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
         model.predict(bad)
+
+
+def test_a_rule_list_reads_categories_and_missing_values_as_they_are():
+    import pandas as pd
+    from pathlib import Path
+
+    frame = pd.read_csv(Path(__file__).parent / "data" / "congressional_votes.csv")
+    y = frame.pop("Class")
+    model = RuleListClassifier(random_state=0).fit(frame, y)
+    assert model.is_categorical_.all()
+    text = str(model)
+    assert "physician-fee-freeze = " in text or "physician-fee-freeze != " in text
+    for rule in model.rules_:
+        for condition in rule.conditions:
+            assert set(condition.categories) <= {"y", "n"}
+    # The rules read the fit's codes: every row is classified by its first rule.
+    codes = model._encoded(frame)
+    chosen = model.decision_rule(frame)
+    for position, rule in enumerate(model.rules_):
+        first = chosen == position
+        assert rule.covers(codes)[first].all()
+    assert model.score(frame, y) > 0.9
+    # A category absent from the tree's rows still has its own code in the rules.
+    fresh = frame.copy()
+    fresh.iloc[0, 0] = "maybe"  # unseen: missing
+    assert model.predict(fresh).shape == (len(fresh),)

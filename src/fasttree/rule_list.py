@@ -2,6 +2,7 @@
 post-pruned as C4.5 does (Quinlan 1993, chapter 5), against held-out rows."""
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 
@@ -20,6 +21,21 @@ def laplace_accuracy(correct, covered, n_classes):
     """(correct + 1) / (covered + n_classes): a rule's accuracy, pulled towards
     chance while it covers little (1 / n_classes when it covers nothing)."""
     return (correct + 1.0) / (covered + n_classes)
+
+
+def _in_fit_codes(condition, tree, encoding):
+    """A condition of the rule list's tree, whose category codes count among
+    the categories of its own rows, restated in the codes of the rule list's
+    fit (a tree grown on fewer rows may know fewer categories), with their names."""
+    if not condition.is_categorical:
+        return condition
+    position = int(np.flatnonzero(tree.is_categorical_).tolist().index(condition.feature))
+    fit_codes = tree.categories_[position]  # the fit's codes the tree saw, ascending
+    codes = frozenset(int(fit_codes[code]) for code in condition.codes)
+    names = encoding.levels[int(np.flatnonzero(encoding.mask).tolist().index(
+        condition.feature))]
+    return replace(condition, codes=codes,
+                   categories=tuple(names[code] for code in sorted(codes)))
 
 
 def _condition_masks(conditions, X):
@@ -103,10 +119,12 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
 
     _fitted_attribute = "rules_"
 
-    def __init__(self, estimator=None, *, validation_fraction=1 / 3, random_state=None):
+    def __init__(self, estimator=None, *, validation_fraction=1 / 3, random_state=None,
+                 categorical_features="from_dtype"):
         self.estimator = estimator
         self.validation_fraction = validation_fraction
         self.random_state = random_state
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree, read its rules and prune them.
@@ -132,7 +150,8 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"estimator must be a fasttree DecisionTreeClassifier or None; "
                              f"got {type(template).__name__}")
         names = feature_names_of(X)
-        X = check_array_2d(X, estimator=name)
+        X, encoding = self._categories_for_fit(X, names)
+        X = check_array_2d(X, estimator=name, allow_nan=True)
         classes, class_index = encode_labels(y, X.shape[0], name)
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         n_classes = len(classes)
@@ -146,6 +165,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         tree = clone_estimator(template)
         if tree.random_state is None:
             tree.random_state = int(rng.integers(0, 2**31 - 1))
+        tree.categorical_features = None if encoding is None else encoding.mask
         grow = ~held_out
         tree.fit(X[grow], class_index[grow], sample_weight=weight[grow])
         # Column-major: the rules' conditions read whole columns.
@@ -154,6 +174,8 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
 
         rules = {}
         for rule in tree_rules(tree, feature_names=None if names is None else list(names)):
+            rule = replace(rule, conditions=tuple(_in_fit_codes(condition, tree, encoding)
+                                                  for condition in rule.conditions))
             target = int(rule.prediction)
             conditions, _ = generalise_rule(rule.conditions, target, X_val, y_val, w_val,
                                             n_classes)
@@ -188,6 +210,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_ = tree
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
+        self._set_encoding(encoding)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -248,7 +271,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         """
         # (-1 also picks the default from the end of the class list predict uses.)
         X = np.asfortranarray(self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__)))
+            X, estimator=type(self).__name__, allow_nan=True)))
         chosen = np.full(X.shape[0], -1, dtype=np.intp)
         for position in range(len(self.rules_) - 1, -1, -1):
             chosen[self.rules_[position].covers(X)] = position

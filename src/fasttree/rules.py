@@ -54,7 +54,7 @@ class Condition:
     def holds(self, X):
         """Boolean mask of the rows of X (numbers, categories as codes, NaN
         for missing values) that pass the test."""
-        values = np.asarray(X, dtype=np.float64)[:, self.feature]
+        values = np.asarray(np.asarray(X)[:, self.feature], dtype=np.float64)
         missing = np.isnan(values)
         if self.is_categorical:
             codes = np.where(missing, -1, values)
