@@ -22,15 +22,16 @@ on the new rows (for the small tables: the mean over five 70/30 splits).
 
 ``--textbook``: the textbooks' small forests on the categorical tables (50
 trees of 100 drawn rows each, depth 5, half the rows held out; the mean
-accuracy over 10 splits): fasttree's multiway (C4.5 gain ratio) forest, with
-missing values learnt or fractional, and its binary-subset forest, against
+accuracy over ``--splits`` splits): fasttree's multiway forest (C4.5's gain
+ratio, or ID3's information gain), with missing values learnt or fractional,
+and its binary-subset forest, against
 scikit-learn's forest on one-hot and on ordinal codes.
 
 Data: ``synthetic`` (``--rows`` training rows and as many new ones: eight
 numeric columns and six string columns of 3 to 5,000 categories, 10% of
 every column missing, a target that depends on sets of categories and on
-numbers); the German credit and Titanic tables of ``tests/data`` (see its
-README for their origin).
+numbers); the German credit, Titanic and congressional votes tables of
+``tests/data`` (see its README for their origin).
 """
 
 import argparse
@@ -190,6 +191,9 @@ def compare_textbook_forests(n_splits=10):
                 "fasttree multiway (gain ratio)": fasttree.RandomForestClassifier(
                     criterion="gain_ratio", categorical_split="multiway", random_state=split,
                     **shape),
+                "fasttree multiway (entropy)": fasttree.RandomForestClassifier(
+                    criterion="entropy", categorical_split="multiway", random_state=split,
+                    **shape),
                 "fasttree multiway, fractional": fasttree.RandomForestClassifier(
                     criterion="gain_ratio", categorical_split="multiway",
                     missing="fractional", random_state=split, **shape),
@@ -216,11 +220,12 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--textbook", action="store_true",
                         help="only the small multiway forests on the categorical tables")
+    parser.add_argument("--splits", type=int, default=10, help="splits for --textbook")
     args = parser.parse_args()
     if args.textbook:
-        compare_textbook_forests()
+        compare_textbook_forests(args.splits)
         return
-    for name in ("german_credit", "titanic_passengers"):
+    for name in ("german_credit", "titanic_passengers", "congressional_votes"):
         compare_small(name, args.repeats, args.n_jobs)
     if args.quick:
         return
