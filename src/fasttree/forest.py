@@ -20,7 +20,7 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
 from ._c45 import grow_multiway_tree
-from ._structure import Tree
+from ._structure import Tree, dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_loss_matrix, check_split_options, predicted_classes,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
@@ -115,12 +115,6 @@ def forest_tests(walk, starts, trees):
         node_position = np.concatenate([tree.node_position for tree in trees])
     return flags, category_bits, node_position
 
-
-def dense_leaf_rows(indptr, index, data, n_columns):
-    """Sparse leaf rows (indptr, index, data) as a dense array."""
-    dense = np.zeros((indptr.shape[0] - 1, n_columns))
-    dense[np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)), index] = data
-    return dense
 
 
 class OutOfBagSums:
@@ -451,7 +445,7 @@ class BaseForest(BaseEstimator):
         X = np.asarray(X, dtype=np.float32)
         arrays = self._ensemble_arrays()
         if isinstance(leaf_output, tuple):
-            leaf_output = dense_leaf_rows(*leaf_output, out.shape[1])
+            leaf_output = dense_rows(*leaf_output, out.shape[1])
         out[:] = 0.0
         for index, tree in enumerate(self._trees):
             rows, nodes, shares = tree.leaf_mixture(X)
