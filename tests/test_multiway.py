@@ -356,3 +356,24 @@ def test_reduced_error_pruning_of_a_multiway_tree_never_raises_the_validation_er
     pruned = estimator.prune_reduced_error(frame[half:], y[half:])
     assert pruned.tree_.node_count < estimator.tree_.node_count
     assert pruned.score(frame[half:], y[half:]) >= estimator.score(frame[half:], y[half:])
+
+
+def test_a_multiway_tree_draws_one_edge_per_branch_labelled_with_its_categories():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fasttree import export_graphviz, plot_tree
+
+    frame = table("party.csv")
+    estimator = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway")
+    estimator.fit(frame.drop(columns="activity"), frame["activity"])
+    dot = export_graphviz(estimator)
+    edges = [line for line in dot.splitlines() if "->" in line]
+    assert len(edges) == estimator.tree_.node_count - 1
+    assert '0 -> 1 [label="= No"]' in dot and 'label="= Urgent"' in dot
+    figure, axes = plt.subplots()
+    boxes = plot_tree(estimator, ax=axes)
+    assert len(boxes) == estimator.tree_.node_count
+    plt.close(figure)

@@ -445,7 +445,7 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
         if view.tree.is_multiway[node]:
             # Every edge of a multiway node is labelled with its categories.
             for child, condition in view.branches(node):
-                label = condition.format(decimals).split(" ", 2)[-1]
+                label = condition.format(decimals)[len(condition.name) + 1:]
                 lines.append(f"{node} -> {child} [label={_dot_string(label)}];")
             continue
         for child, label in ((view.left[node], "true"), (view.right[node], "false")):
