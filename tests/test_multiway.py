@@ -377,3 +377,14 @@ def test_a_multiway_tree_draws_one_edge_per_branch_labelled_with_its_categories(
     boxes = plot_tree(estimator, ax=axes)
     assert len(boxes) == estimator.tree_.node_count
     plt.close(figure)
+
+
+def test_the_leaf_mixture_of_a_tree_without_fractions_is_its_walk():
+    X, y = random_data(8, 300, 0.2)
+    for estimator in (DecisionTreeClassifier(categorical_features=[0, 1]).fit(X, y),
+                      fitted_pair(X, y, np.ones(y.size), "entropy", "learn")[0]):
+        rows, nodes, shares = estimator.tree_.leaf_mixture(X.astype(np.float32))
+        np.testing.assert_array_equal(shares, 1.0)
+        leaves = np.empty(X.shape[0], dtype=np.intp)
+        leaves[rows] = nodes
+        np.testing.assert_array_equal(leaves, estimator.apply(X))

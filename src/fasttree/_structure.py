@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._c45 import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
@@ -202,7 +203,7 @@ class Tree:
         if not self.is_multiway[node]:
             return np.array([self._nodes["left_child"][node],
                              self._nodes["right_child"][node]], dtype=np.intp)
-        table = self._branch_table(node)
+        table = self.branch_table(node)
         return table[3:3 + int(table[1])].astype(np.intp)
 
     def children_lists(self):
@@ -224,17 +225,19 @@ class Tree:
         """A multiway node's branches: per child, the category codes that go
         to it (ascending); and the position of the child that missing values
         (and codes absent at the node) go to."""
-        table = self._branch_table(node)
+        table = self.branch_table(node)
         n_codes, n_children = int(table[0]), int(table[1])
         position = table[3 + n_children:3 + n_children + n_codes]
         return ([np.flatnonzero(position == child) for child in range(n_children)],
                 int(table[2]))
 
-    def _branch_table(self, node):
+    def branch_table(self, node):
+        """A multiway node's branch table (the kernel's layout, see ``_tree.pxd``)."""
         if not self.is_multiway[node]:
             raise ValueError(f"node {node} is not a multiway node")
         side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
-        return self._category_bits[side:]
+        table = self._category_bits[side:]
+        return table[:3 + int(table[1]) + int(table[0])]
 
     def branch_fractions(self, node):
         """The children's shares of the node's known training weight (how a
@@ -419,53 +422,9 @@ class Tree:
         return out
 
     def leaf_mixture(self, X):
-        """The leaves each row reaches and their weights: a row follows every
-        branch where its value is missing (or is a category absent from the
-        node) with the branch's share of the node's training weight
-        (``fractional`` trees), else the branch its value takes.
-
-        Parameters
-        ----------
-        X : ndarray of float32, shape (n_rows, n_features)
-
-        Returns
-        -------
-        rows, nodes : ndarray of intp
-        shares : ndarray of float64
-            Row ``rows[i]`` reaches leaf ``nodes[i]`` with weight ``shares[i]``
-            (a row's weights sum to 1).
-        """
-        X = np.asarray(X, dtype=np.float32)
-        found = []
-        pending = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
-        while pending:
-            node, rows, share = pending.pop()
-            children = self.children(node)
-            if children.size == 0:
-                found.append((rows, np.full(rows.size, node), share))
-                continue
-            column = X[rows, self._nodes["feature"][node]]
-            missing = np.isnan(column)
-            if self.is_multiway[node]:
-                codes, missing_child = self.branches(node)
-                position = np.full(rows.size, -1)
-                for child, child_codes in enumerate(codes):
-                    position[np.isin(column, child_codes.astype(np.float32))] = child
-                missing |= position < 0
-            else:
-                position = np.where(column <= self._nodes["threshold"][node], 0, 1)
-                missing_child = 0 if self._flags[node] & FLAG_MISSING_LEFT else 1
-            fractions = (self.branch_fractions(node) if self._fractions is not None
-                         else np.eye(children.size)[missing_child])
-            for child, child_node in enumerate(children):
-                takes = (position == child) & ~missing
-                spread = missing & (fractions[child] > 0)
-                child_rows = np.concatenate([rows[takes], rows[spread]])
-                if child_rows.size:
-                    pending.append((child_node, child_rows, np.concatenate(
-                        [share[takes], share[spread] * fractions[child]])))
-        rows, nodes, shares = (np.concatenate(parts) for parts in zip(*found))
-        return rows, nodes, shares
+        """The leaves each row reaches and their weights (see
+        ``fasttree._c45.leaf_mixture``): ``rows``, ``nodes``, ``shares``."""
+        return leaf_mixture(self, X)
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
@@ -538,7 +497,8 @@ class Tree:
         if self.compact:
             raise ValueError("a compact tree has no inner-node values to prune to")
         if self.is_multiway.any() or self._fractions is not None:
-            return self._pruned_in_python(np.asarray(collapsed, dtype=bool))
+            return Tree(self.n_features, self.n_values,
+                        rebuilt_arrays(self, np.asarray(collapsed, dtype=bool)))
         nodes, kept, max_depth = subtree_nodes(
             self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
         flags = np.where(nodes["left_child"] == -1, 0, self._flags[kept]).astype(np.uint8)
@@ -553,58 +513,6 @@ class Tree:
         else:
             arrays["value"] = self.node_values[kept]
         return Tree(self.n_features, self.n_values, arrays, trusted=True)
-
-    def _pruned_in_python(self, collapsed):
-        """``pruned`` for trees of multiway nodes or fractional missing values:
-        the kept nodes renumbered in preorder, their branch tables and
-        fractions rewritten."""
-        order, depth_of = [], {}
-        pending = [(0, 0)]
-        while pending:
-            node, depth = pending.pop()
-            order.append(node)
-            depth_of[node] = depth
-            if not collapsed[node]:
-                pending.extend((child, depth + 1) for child in self.children(node)[::-1])
-        kept = np.array(order, dtype=np.intp)
-        new_id = np.full(self.node_count, -1, dtype=np.intp)
-        new_id[kept] = np.arange(kept.size)
-        nodes = self._nodes[kept].copy()
-        flags = self._flags[kept].copy()
-        words, fractions, offsets = [], [], [0]
-        for position, node in enumerate(kept):
-            children = [] if collapsed[node] else self.children(node)
-            if len(children) == 0:
-                nodes[position] = (-1, -1, -2, -2.0)
-                flags[position] = 0
-            else:
-                nodes["left_child"][position] = new_id[children[0]]
-                nodes["right_child"][position] = new_id[children[-1]]
-                if self.is_categorical[node] and not self.is_multiway[node]:
-                    side = int(self._nodes["threshold"][node:node + 1].view(np.int32)[0])
-                    n_words = 1 + (int(self._category_bits[side]) + 31) // 32
-                    nodes["threshold"][position:position + 1].view(np.int32)[0] = len(words)
-                    words += self._category_bits[side:side + n_words].tolist()
-                if self.is_multiway[node]:
-                    table = self._branch_table(node)
-                    n_children, n_codes = int(table[1]), int(table[0])
-                    nodes["threshold"][position:position + 1].view(np.int32)[0] = len(words)
-                    words += [n_codes, n_children, int(table[2]),
-                              *new_id[children].tolist(),
-                              *table[3 + n_children:3 + n_children + n_codes].tolist()]
-                if self._fractions is not None:
-                    fractions.extend(self.branch_fractions(node).tolist())
-            offsets.append(offsets[-1] + len(children))
-        arrays = {"nodes": nodes, "flags": flags,
-                  "category_bits": np.array(words, dtype=np.uint32),
-                  "max_depth": max(depth_of.values()),
-                  "impurity": self.impurity[kept], "n_node_samples": self.n_node_samples[kept],
-                  "weighted_n_node_samples": self.weighted_n_node_samples[kept],
-                  "value": self.node_values[kept]}
-        if self._fractions is not None:
-            arrays["branch_fractions"] = np.array(fractions, dtype=np.float64)
-            arrays["fraction_offsets"] = np.array(offsets, dtype=np.int64)
-        return Tree(self.n_features, self.n_values, arrays)
 
     def _check_binary(self, what):
         if self.is_multiway.any() or self._fractions is not None:
