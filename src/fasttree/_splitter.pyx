@@ -424,11 +424,14 @@ cdef class Splitter:
                 self.category_bin[n_present] = b
                 self.category_rank[n_present] = rank
                 n_present += 1
-        if n_present < 2:
-            return 1  # one category (and missing values): no subset to split off
         n_orderings = self.criterion.category_orderings(self.ordering_slots, &singles)
+        if n_present < 2:
+            n_orderings = 0  # one category: only the missing values to split off
+            singles = False
         # All orderings (and single categories) with the missing values
-        # right, then, if the node has some, all again with them left.
+        # right, then every known category left and the missing values
+        # right; then, if the node has missing values, the orderings and
+        # single categories again with them left.
         for missing_left in range(1 + (missing_bin >= 0)):
             for o in range(n_orderings):
                 self.order_categories(n_present, self.ordering_slots[o])
@@ -452,10 +455,8 @@ cdef class Splitter:
                     best.has_missing = missing_bin >= 0
                     best.missing_left = missing_left
                     self.keep_categories(n_present, improved_at, -1)
-            if not singles:
-                continue
             improved_at = -1
-            for j in range(n_present):
+            for j in range(n_present if singles else 0):
                 self.criterion.reset()
                 n_left = 0
                 if missing_left:
@@ -471,6 +472,20 @@ cdef class Splitter:
                 best.has_missing = missing_bin >= 0
                 best.missing_left = missing_left
                 self.keep_categories(n_present, 1, improved_at)
+            if missing_left or missing_bin < 0:
+                continue
+            self.order_categories(n_present, -1)
+            self.criterion.reset()
+            n_left = 0
+            for j in range(n_present):
+                b = self.category_bin[j]
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
+                n_left += counts[b]
+            if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
+                best.is_subset = True
+                best.has_missing = True
+                best.missing_left = False
+                self.keep_categories(n_present, n_present, -1)
         return 1
 
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil:

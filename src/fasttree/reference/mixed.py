@@ -23,8 +23,8 @@ the earlier feature, then to the earlier candidate):
 
 With missing values at the node, every candidate is tried twice: first with
 the missing rows on the right (plus the split "every known row left, the
-missing ones right"), then with them on the left, as scikit-learn's splitter
-does. Without missing values at the node, missing values later go to the
+missing ones right", on numeric and categorical features alike), then with
+them on the left, as scikit-learn's splitter does. Without missing values at the node, missing values later go to the
 child with more training weight (the right one on a tie). A category that
 none of the node's known rows has goes where missing values go.
 """
@@ -37,6 +37,9 @@ from .criteria import _as_weights, impurity
 from .split import REGRESSION_CRITERIA, midpoint
 
 __all__ = ["MixedNode", "MixedSplit", "MixedTree", "best_mixed_split", "build_mixed_tree"]
+
+# The left set "every category present at the node" (the missing values right).
+EVERY_KNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -176,15 +179,19 @@ def best_mixed_split(X, y, sample_weight=None, *, categorical, criterion, n_clas
         passes = (False, True) if missing.any() else (None,)
         candidates = list(_candidates(column, y, weights, known, categorical[feature],
                                       n_classes))
-        if missing.any() and not categorical[feature] and known.any():
+        if missing.any() and known.any():
             # Every known row left, the missing rows right: first pass only.
-            candidates.append((np.float32(np.inf), None, known.copy()))
+            candidates.append((np.float32(np.inf), None, known.copy()) if not categorical[feature]
+                              else (None, EVERY_KNOWN, known.copy()))
         present = (frozenset(np.where(known, column, -1).astype(np.int64)[known].tolist())
                    if categorical[feature] else None)
         for missing_left in passes:
             for threshold, left_set, known_left in candidates:
-                if missing_left and threshold is not None and np.isinf(threshold):
+                if missing_left and ((threshold is not None and np.isinf(threshold))
+                                     or left_set is EVERY_KNOWN):
                     continue
+                if left_set is EVERY_KNOWN:
+                    left_set = present
                 goes_left = known_left | (missing & bool(missing_left))
                 n_left = int(goes_left.sum())
                 if n_left < min_samples_leaf or n_samples - n_left < min_samples_leaf:
