@@ -14,21 +14,23 @@ cdef enum:
 # node is the node that follows it, so only the right child needs a link.
 cdef struct WalkNode:
     int32_t column      # byte offset of the tested feature in a row
-    float threshold     # x > threshold goes right; -inf at a leaf
+    float threshold     # x > threshold goes right; -inf at a leaf; at a subset or
+                        # multiway node, its entry in the category bits (as Node)
     int32_t right_jump  # bytes from the following node to the right child;
-                        # -sizeof(WalkNode) at a leaf, which then steps to itself
+                        # -sizeof(WalkNode) at a leaf, which then steps to itself;
+                        # 0 at a multiway node (its children are in its table)
     int32_t node        # the node's index in the tree's own numbering
 
 
 # What the general walk reads beside a tree's walk nodes: the fast walk
 # tests thresholds on finite values only; rows with NaN, and trees with
-# category sets, take the general walk.
+# category sets or multiway nodes, take the general walk.
 cdef struct SplitTests:
     const uint8_t* flags           # the node flags (_tree.pxd) of every walk node
     const uint32_t* category_bits  # the tree's category sets and branch tables
     const int32_t* node_position   # the walk position of every node: where a
                                    # multiway node's children are (NULL without any)
-    bint general                   # some inner node tests a category set
+    bint general                   # some inner node tests a category set or is multiway
 
 # Fills tests from a tree's walk flags, category bits and node positions
 # (None for a tree without multiway nodes), checked to match walk, or raises.
