@@ -87,9 +87,9 @@ cdef class Splitter:
     cdef uint64_t* items              # sort buffer, n_samples items
     cdef uint64_t* scratch            # second sort buffer for the radix passes
     cdef Histogram histogram          # bins of the feature being swept by counting
-    # Categorical features (subset splits over their ranks, which are codes).
     cdef uint32_t* missing_ranks      # per feature, the rank of its missing values,
                                       # or NO_MISSING
+    # Categorical features (subset splits over their ranks, which are codes).
     cdef const intp_t* n_categories   # per feature, its number of codes; 0 if numeric
     cdef bint any_categorical         # some feature is categorical
     cdef intp_t* category_bin         # the node's known categories: their bins,
@@ -124,20 +124,31 @@ cdef class Splitter:
     cdef bint counts_node_values(self, uint32_t rank_span, intp_t n_node) noexcept nogil
     # Sorts node_ranks[0:n_node] (the least being min_rank, the largest
     # min_rank + rank_span - 1) and sweeps them, offering every threshold to
-    # best.
+    # best: with the node's missing values (the largest rank, if the feature
+    # has them) right, then left.
     cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil
-    # The second sorted sweep of a node with missing values: those on the left.
-    cdef void sweep_sorted_missing_left(self, const uint64_t* sorted_items, intp_t n_node,
-                                        intp_t feature, uint32_t min_rank,
-                                        uint32_t rank_span,
-                                        BestCandidate* best) noexcept nogil
+    # Moves the groups of equal ranks of sorted_items[0:n_sorted] left one by
+    # one (n_moved samples are left already), offering the threshold after
+    # each but the last.
+    cdef void sweep_groups(self, const uint64_t* sorted_items, intp_t n_sorted,
+                           intp_t n_moved, intp_t n_node, intp_t feature, uint32_t min_rank,
+                           uint32_t rank_span, bint has_missing, bint missing_left,
+                           BestCandidate* best) noexcept nogil
     # Sweeps the histogram's bins first_bin..last_bin (bin b holds rank
-    # b + first_rank; the last one is not empty), offering every threshold to best.
+    # b + first_rank; the last one is not empty), offering every threshold to
+    # best: with the node's missing values (the last bin, if they are there)
+    # right, then left.
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil
+    # Moves bins first_bin..end_bin - 1 left one by one (n_moved samples are
+    # left already), offering the threshold after each.
+    cdef void sweep_bin_range(self, intp_t n_node, intp_t feature, intp_t first_bin,
+                              intp_t end_bin, intp_t last_bin, uint32_t first_rank,
+                              intp_t n_moved, bint has_missing, bint missing_left,
+                              BestCandidate* best) noexcept nogil
     # The subset sweeps of a categorical feature: every ordering's prefixes
     # (and each category alone, when the criterion asks), with missing values
     # right, then left. Returns -1 when out of memory, 0 when the feature is
@@ -150,19 +161,20 @@ cdef class Splitter:
                                  bint missing_left) noexcept nogil
     # Sorts the node's known categories by one ordering's keys into category_order.
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil
-    # Notes the best candidate's categories going left (the first n_left of
-    # category_order, or the one category single) and those of the node.
-    cdef void keep_categories(self, intp_t n_present, intp_t n_left,
-                              intp_t single) noexcept nogil
+    # Makes the criterion's left child the node's missing values (the bin
+    # missing_bin) if missing_left, else empty; returns its sample count.
+    cdef intp_t start_subset(self, intp_t missing_bin, bint missing_left) noexcept nogil
+    # Notes that best is now a subset split: its categories going left (the
+    # first n_left of category_order, or the one category single), those of
+    # the node, and where its missing values are.
+    cdef void keep_categories(self, BestCandidate* best, intp_t n_present, intp_t n_left,
+                              intp_t single, bint has_missing,
+                              bint missing_left) noexcept nogil
     # Writes category_set for the best subset split of feature.
     cdef void write_category_set(self, intp_t feature, bint missing_left) noexcept nogil
     # The rank of the feature's missing values (its last: NaN is ranked as
     # +inf), or NO_MISSING when it has none.
     cdef uint32_t missing_rank(self, intp_t feature) noexcept nogil
-    # The second histogram sweep of a node with missing values: those on the left.
-    cdef void sweep_bins_missing_left(self, intp_t n_node, intp_t feature, intp_t first_bin,
-                                      intp_t last_bin, uint32_t first_rank,
-                                      BestCandidate* best) noexcept nogil
     # Scores the criterion's current left/right children as a split of
     # feature; returns STOP when no later position of the sweep can be valid.
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,

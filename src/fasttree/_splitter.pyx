@@ -435,11 +435,7 @@ cdef class Splitter:
         for missing_left in range(1 + (missing_bin >= 0)):
             for o in range(n_orderings):
                 self.order_categories(n_present, self.ordering_slots[o])
-                self.criterion.reset()
-                n_left = 0
-                if missing_left:
-                    self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
-                    n_left = counts[missing_bin]
+                n_left = self.start_subset(missing_bin, missing_left)
                 improved_at = 0
                 for j in range(n_present - 1):
                     b = self.category_bin[self.category_order[j].index]
@@ -451,42 +447,37 @@ cdef class Splitter:
                     if outcome == IMPROVED:
                         improved_at = j + 1
                 if improved_at:
-                    best.is_subset = True
-                    best.has_missing = missing_bin >= 0
-                    best.missing_left = missing_left
-                    self.keep_categories(n_present, improved_at, -1)
+                    self.keep_categories(best, n_present, improved_at, -1, missing_bin >= 0,
+                                         missing_left)
             improved_at = -1
             for j in range(n_present if singles else 0):
-                self.criterion.reset()
-                n_left = 0
-                if missing_left:
-                    self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
-                    n_left = counts[missing_bin]
+                n_left = self.start_subset(missing_bin, missing_left)
                 b = self.category_bin[j]
                 self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
                 n_left += counts[b]
                 if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
                     improved_at = j
             if improved_at >= 0:
-                best.is_subset = True
-                best.has_missing = missing_bin >= 0
-                best.missing_left = missing_left
-                self.keep_categories(n_present, 1, improved_at)
+                self.keep_categories(best, n_present, 1, improved_at, missing_bin >= 0,
+                                     missing_left)
             if missing_left or missing_bin < 0:
                 continue
             self.order_categories(n_present, -1)
-            self.criterion.reset()
-            n_left = 0
+            n_left = self.start_subset(missing_bin, False)
             for j in range(n_present):
                 b = self.category_bin[j]
                 self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
                 n_left += counts[b]
             if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
-                best.is_subset = True
-                best.has_missing = True
-                best.missing_left = False
-                self.keep_categories(n_present, n_present, -1)
+                self.keep_categories(best, n_present, n_present, -1, True, False)
         return 1
+
+    cdef intp_t start_subset(self, intp_t missing_bin, bint missing_left) noexcept nogil:
+        self.criterion.reset()
+        if not missing_left:
+            return 0
+        self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
+        return self.histogram.counts[missing_bin]
 
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil:
         cdef intp_t j
@@ -499,9 +490,13 @@ cdef class Splitter:
         if slot >= 0:
             qsort(self.category_order, n_present, sizeof(KeyedBin), compare_keyed)
 
-    cdef void keep_categories(self, intp_t n_present, intp_t n_left,
-                              intp_t single) noexcept nogil:
+    cdef void keep_categories(self, BestCandidate* best, intp_t n_present, intp_t n_left,
+                              intp_t single, bint has_missing,
+                              bint missing_left) noexcept nogil:
         cdef intp_t j
+        best.is_subset = True
+        best.has_missing = has_missing
+        best.missing_left = missing_left
         if single >= 0:
             self.best_left_ranks[0] = self.category_rank[single]
         else:
@@ -552,33 +547,55 @@ cdef class Splitter:
     cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil:
-        cdef intp_t i, group_end
-        cdef uint32_t rank
+        cdef intp_t i, first_missing
         cdef uint64_t* sorted_items
-        cdef int outcome
-        # A local copy the compiler can keep in registers through the sweep.
-        cdef BestCandidate local_best = best[0]
         cdef bint has_missing = min_rank + rank_span - 1 == self.missing_rank(feature)
         # Ranks relative to the node's least need fewer sort passes.
         for i in range(n_node):
             self.items[i] = pack_item(self.node_ranks[i] - min_rank, <uint32_t> i)
         sorted_items = sort_items(self.items, self.scratch, n_node,
                                   bit_length(rank_span - 1))
+        # The missing values, if the node has some, are the last group: first
+        # they stay right (the last threshold sends every known value left).
         self.criterion.reset()
-        i = 0
+        self.sweep_groups(sorted_items, n_node, 0, n_node, feature, min_rank, rank_span,
+                          has_missing, False, best)
+        if not has_missing:
+            return
+        # Then they go left from the start, and the known values are swept
+        # again but for their last threshold (every known value right was
+        # the first sweep's every known value left).
+        first_missing = n_node - 1
+        while first_missing > 0 and item_rank(sorted_items[first_missing - 1]) == rank_span - 1:
+            first_missing -= 1
+        self.criterion.reset()
+        self.criterion.move_left(sorted_items, first_missing, n_node)
+        self.sweep_groups(sorted_items, first_missing, n_node - first_missing, n_node, feature,
+                          min_rank, rank_span, True, True, best)
+
+    cdef void sweep_groups(self, const uint64_t* sorted_items, intp_t n_sorted,
+                           intp_t n_moved, intp_t n_node, intp_t feature, uint32_t min_rank,
+                           uint32_t rank_span, bint has_missing, bint missing_left,
+                           BestCandidate* best) noexcept nogil:
+        cdef intp_t i = 0, group_end
+        cdef uint32_t rank
+        cdef int outcome
+        # A local copy the compiler can keep in registers through the sweep.
+        cdef BestCandidate local_best = best[0]
         while True:
             rank = item_rank(sorted_items[i])
             group_end = i + 1
-            while group_end < n_node and item_rank(sorted_items[group_end]) == rank:
+            while group_end < n_sorted and item_rank(sorted_items[group_end]) == rank:
                 group_end += 1
-            if group_end >= n_node:
+            if group_end >= n_sorted:
                 break
             if group_end - i == 1:
                 self.criterion.move_position_left(item_position(sorted_items[i]))
             else:
                 self.criterion.move_left(sorted_items, i, group_end)
             i = group_end
-            outcome = self.offer(&local_best, group_end, n_node, feature, rank + min_rank)
+            outcome = self.offer(&local_best, group_end + n_moved, n_node, feature,
+                                 rank + min_rank)
             if outcome == STOP:
                 break
             if outcome == IMPROVED:
@@ -586,72 +603,48 @@ cdef class Splitter:
                 local_best.min_rank = min_rank
                 local_best.max_rank = min_rank + rank_span - 1
                 local_best.has_missing = has_missing
-                local_best.missing_left = False
+                local_best.missing_left = missing_left
                 local_best.is_subset = False
-        if has_missing:
-            self.sweep_sorted_missing_left(sorted_items, n_node, feature, min_rank,
-                                           rank_span, &local_best)
         best[0] = local_best
-
-    cdef void sweep_sorted_missing_left(self, const uint64_t* sorted_items, intp_t n_node,
-                                        intp_t feature, uint32_t min_rank,
-                                        uint32_t rank_span,
-                                        BestCandidate* best) noexcept nogil:
-        # The sorted sweep again with the missing values (the last group)
-        # on the left from the start; its last threshold, every known value
-        # right, was the first sweep's every known value left.
-        cdef intp_t i, group_end
-        cdef intp_t first_missing = n_node - 1
-        cdef uint32_t rank, missing = rank_span - 1
-        cdef int outcome
-        while first_missing > 0 and item_rank(sorted_items[first_missing - 1]) == missing:
-            first_missing -= 1
-        self.criterion.reset()
-        self.criterion.move_left(sorted_items, first_missing, n_node)
-        i = 0
-        while True:
-            rank = item_rank(sorted_items[i])
-            group_end = i + 1
-            while group_end < first_missing and item_rank(sorted_items[group_end]) == rank:
-                group_end += 1
-            if group_end >= first_missing:
-                break
-            if group_end - i == 1:
-                self.criterion.move_position_left(item_position(sorted_items[i]))
-            else:
-                self.criterion.move_left(sorted_items, i, group_end)
-            i = group_end
-            outcome = self.offer(best, group_end + n_node - first_missing, n_node, feature,
-                                 rank + min_rank)
-            if outcome == STOP:
-                break
-            if outcome == IMPROVED:
-                best.right_rank = item_rank(sorted_items[group_end]) + min_rank
-                best.min_rank = min_rank
-                best.max_rank = min_rank + rank_span - 1
-                best.has_missing = True
-                best.missing_left = True
-                best.is_subset = False
 
     cdef void sweep_bins(self, intp_t n_node, intp_t feature, intp_t first_bin,
                          intp_t last_bin, uint32_t first_rank,
                          BestCandidate* best) noexcept nogil:
-        cdef intp_t b, next_bin, n_left = 0
         cdef intp_t* counts = self.histogram.counts
-        cdef int outcome
+        cdef intp_t end_bin = last_bin - 1
         # The missing values, if the node has some, are the last bin: first
         # they stay right (the last threshold sends every known value left).
         cdef bint has_missing = last_bin + first_rank == self.missing_rank(feature)
         self.criterion.reset()
-        # No threshold after the last bin: it holds the node's largest value.
-        for b in range(first_bin, last_bin):
+        self.sweep_bin_range(n_node, feature, first_bin, last_bin, last_bin, first_rank, 0,
+                             has_missing, False, best)
+        if not has_missing:
+            return
+        # Then they go left from the start, and the last known bin is left
+        # out: every known value right was the first sweep's every known
+        # value left.
+        while counts[end_bin] == 0:
+            end_bin -= 1
+        self.criterion.reset()
+        self.criterion.move_bin_left(histogram_bin(&self.histogram, last_bin))
+        self.sweep_bin_range(n_node, feature, first_bin, end_bin, last_bin, first_rank,
+                             counts[last_bin], True, True, best)
+
+    cdef void sweep_bin_range(self, intp_t n_node, intp_t feature, intp_t first_bin,
+                              intp_t end_bin, intp_t last_bin, uint32_t first_rank,
+                              intp_t n_moved, bint has_missing, bint missing_left,
+                              BestCandidate* best) noexcept nogil:
+        cdef intp_t b, next_bin, n_left = n_moved
+        cdef intp_t* counts = self.histogram.counts
+        cdef int outcome
+        for b in range(first_bin, end_bin):
             if counts[b] == 0:
                 continue
             self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
             n_left += counts[b]
             outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
             if outcome == STOP:
-                break
+                return
             if outcome == IMPROVED:
                 next_bin = b + 1
                 while counts[next_bin] == 0:
@@ -660,43 +653,7 @@ cdef class Splitter:
                 best.min_rank = first_bin + first_rank
                 best.max_rank = last_bin + first_rank
                 best.has_missing = has_missing
-                best.missing_left = False
-                best.is_subset = False
-        if has_missing:
-            self.sweep_bins_missing_left(n_node, feature, first_bin, last_bin, first_rank,
-                                         best)
-
-    cdef void sweep_bins_missing_left(self, intp_t n_node, intp_t feature, intp_t first_bin,
-                                      intp_t last_bin, uint32_t first_rank,
-                                      BestCandidate* best) noexcept nogil:
-        # The bins again with the missing values (the last bin) on the left
-        # from the start; the last known bin is left out, since every known
-        # value right was the first sweep's every known value left.
-        cdef intp_t b, next_bin, end_bin = last_bin - 1
-        cdef intp_t* counts = self.histogram.counts
-        cdef intp_t n_left = counts[last_bin]
-        cdef int outcome
-        while counts[end_bin] == 0:
-            end_bin -= 1
-        self.criterion.reset()
-        self.criterion.move_bin_left(histogram_bin(&self.histogram, last_bin))
-        for b in range(first_bin, end_bin):
-            if counts[b] == 0:
-                continue
-            self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-            n_left += counts[b]
-            outcome = self.offer(best, n_left, n_node, feature, b + first_rank)
-            if outcome == STOP:
-                break
-            if outcome == IMPROVED:
-                next_bin = b + 1
-                while counts[next_bin] == 0:
-                    next_bin += 1
-                best.right_rank = next_bin + first_rank
-                best.min_rank = first_bin + first_rank
-                best.max_rank = last_bin + first_rank
-                best.has_missing = True
-                best.missing_left = True
+                best.missing_left = missing_left
                 best.is_subset = False
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
