@@ -9,8 +9,9 @@ from libc.stdlib cimport free, malloc
 
 from ._predict import WALK_DTYPE
 from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, any_infinite,
-                       any_non_finite, interleave_source, padded_block, row_source,
-                       split_tests, walk_block, walk_general, walk_interleaved)
+                       any_non_finite, block_values, interleave_source, padded_block,
+                       row_source, split_tests, walk_block, walk_general_block,
+                       walk_interleaved)
 from ._utils cimport intp_t
 
 cnp.import_array()
@@ -116,8 +117,9 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
     cdef RowSource source
     cdef SplitTests tests, tree_tests
     split_tests(walk, walk_flags, category_bits, node_position, &tests)
-    # Rows with NaN, and forests with category sets, take the general walk.
-    cdef bint general = tests.general
+    # Rows with NaN, and forests with category sets, take the general walk:
+    # all rows (general) or those of one part (part_general).
+    cdef bint general = tests.general, part_general
     row_source(X, &source)
     cdef intp_t n_rows = source.n_rows
     cdef intp_t n_features = source.n_features
@@ -181,12 +183,10 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                                               n_rows * n_features):
             general = True
             status = any_infinite(<const float*> source.data, n_rows * n_features)
-        if status != 0:
-            pass
-        elif interleaved:
+        if status == 0 and interleaved:
             buffer = <float*> malloc(part_capacity * n_features * sizeof(float))
             status = -1 if buffer == NULL else 0
-        elif n_full_rows < n_rows:
+        elif status == 0 and n_full_rows < n_rows:
             buffer = padded_block(<const float*> (source.data
                                                   + n_full_rows * source.row_stride),
                                   n_rows - n_full_rows, n_features)
@@ -194,10 +194,10 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
         part_start = 0
         while part_start < n_rows and status == 0:
             part_rows = min(part_capacity, n_rows - part_start)
+            part_general = general
             if interleaved and interleave_source(&source, part_start, part_rows, buffer):
-                general = True
-                if any_infinite(buffer, (part_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK
-                                * n_features):
+                part_general = True
+                if any_infinite(buffer, block_values(part_rows, n_features)):
                     status = 1
                     break
             group_start = 0
@@ -218,25 +218,18 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                         # Rows count from the part's first row.
                         row = chunk_start
                         while row < chunk_end:
-                            if general and interleaved:
-                                walk_general(tree_nodes, &tree_tests,
-                                             <const char*> (buffer + row * n_features),
-                                             sizeof(float), ROW_BLOCK, ROW_BLOCK,
-                                             leaves + row - chunk_start)
-                            elif general:
-                                rows = buffer if part_start + row == n_full_rows else (
-                                    <const float*> (source.data
-                                                    + (part_start + row) * source.row_stride))
-                                walk_general(tree_nodes, &tree_tests, <const char*> rows,
-                                             n_features * sizeof(float), 1, ROW_BLOCK,
-                                             leaves + row - chunk_start)
-                            elif interleaved:
-                                walk_interleaved(tree_nodes, buffer + row * n_features,
-                                                 leaves + row - chunk_start)
+                            if interleaved:
+                                rows = buffer + row * n_features
                             else:
                                 rows = buffer if part_start + row == n_full_rows else (
                                     <const float*> (source.data
                                                     + (part_start + row) * source.row_stride))
+                            if part_general:
+                                walk_general_block(tree_nodes, &tree_tests, rows, n_features,
+                                                   interleaved, leaves + row - chunk_start)
+                            elif interleaved:
+                                walk_interleaved(tree_nodes, rows, leaves + row - chunk_start)
+                            else:
                                 walk_block(tree_nodes, rows, n_features,
                                            leaves + row - chunk_start)
                             row += ROW_BLOCK

@@ -53,6 +53,26 @@ cdef void walk_general(const WalkNode* tree, const SplitTests* tests, const char
                        intp_t lane_stride, intp_t column_scale, intp_t n_lanes,
                        intp_t* leaves) noexcept nogil
 
+# walk_general for one block of ROW_BLOCK rows: row-major rows of n_features
+# values, or one block of interleave_source's output.
+cdef inline void walk_general_block(const WalkNode* tree, const SplitTests* tests,
+                                    const float* block, intp_t n_features,
+                                    bint interleaved, intp_t* leaves) noexcept nogil:
+    if interleaved:
+        # A row's values are a float apart, a feature's ROW_BLOCK floats.
+        walk_general(tree, tests, <const char*> block, sizeof(float), ROW_BLOCK, ROW_BLOCK,
+                     leaves)
+    else:
+        walk_general(tree, tests, <const char*> block, n_features * sizeof(float), 1,
+                     ROW_BLOCK, leaves)
+
+
+# The floats that n_rows rows fill in blocks of ROW_BLOCK rows (the last
+# block padded).
+cdef inline intp_t block_values(intp_t n_rows, intp_t n_features) noexcept nogil:
+    return (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK * n_features
+
+
 # Walks ROW_BLOCK consecutive rows of the row-major X (finite values only)
 # through a tree and writes the index of the leaf each row reaches.
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,

@@ -571,8 +571,7 @@ cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_r
     # Checked after the conversion, so that a float64 value beyond the
     # float32 range counts as infinite, as it does in fit. The last block's
     # rows are spread over its whole length (padded with zeros).
-    return any_non_finite(blocks, (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK
-                          * source.n_features)
+    return any_non_finite(blocks, block_values(n_rows, source.n_features))
 
 
 cdef inline bint copies_rows(const RowSource* source) noexcept nogil:
@@ -622,17 +621,15 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
             general = tests.general or any_non_finite(buffer, n_chunk * n_features)
         else:
             general = interleave_source(source, start, n_chunk, buffer) or tests.general
-        if general and any_infinite(buffer, (n_chunk + ROW_BLOCK - 1) // ROW_BLOCK
-                                    * ROW_BLOCK * n_features):
+        if general and any_infinite(buffer, block_values(n_chunk, n_features)):
             return 1
         row = 0
         while row < n_chunk:
             # A last, partial block walks the rows after it too: zeros, or
             # rows copied before, finite either way; their leaves are dropped.
             if general:
-                walk_general(tree, tests, <const char*> (buffer + row * n_features),
-                             n_features * sizeof(float) if by_rows else sizeof(float),
-                             1 if by_rows else ROW_BLOCK, ROW_BLOCK, reached)
+                walk_general_block(tree, tests, buffer + row * n_features, n_features,
+                                   not by_rows, reached)
             elif by_rows:
                 walk_block(tree, buffer + row * n_features, n_features, reached)
             else:
