@@ -281,6 +281,8 @@ def test_multiway_forests_predict_the_mean_of_their_trees_on_any_threads(missing
                   categorical_split="multiway", missing=missing, random_state=0)
     forest = RandomForestClassifier(**params, oob_score=True).fit(frame, y)
     assert all(member.tree_.is_multiway.any() for member in forest.estimators_)
+    assert all(member.tree_.fractional == (missing == "fractional")
+               for member in forest.estimators_)
     members = np.mean([member.predict_proba(frame) for member in forest.estimators_], axis=0)
     assert_rounding_close(forest.predict_proba(frame), members)
     assert forest.oob_score_ > 0.85

@@ -109,11 +109,7 @@ class Tree:
                                      self.n_features)
             self._walk_flags = np.ascontiguousarray(self._flags[self._walk["node"]])
         # Where each node lies in the walk: multiway nodes find their children so.
-        self._node_position = None
-        if self.is_multiway.any():
-            self._node_position = np.empty(self.node_count, dtype=np.int32)
-            self._node_position[self._walk["node"]] = np.arange(self.node_count,
-                                                                dtype=np.int32)
+        self._node_position = self.node_position if self.is_multiway.any() else None
         # C4.5's fractional missing values: each inner node's children's
         # shares of its known training weight, in child order.
         self._fractions = None
@@ -135,6 +131,8 @@ class Tree:
         arrays = {"nodes": self._nodes, "max_depth": self.max_depth, "walk": self._walk,
                   "walk_flags": self._walk_flags, "flags": self._flags,
                   "category_bits": self._category_bits}
+        if self._fractions is not None:
+            arrays["branch_fractions"], arrays["fraction_offsets"] = self._fractions
         if self.n_values == 1:
             arrays["leaf_value"] = self.leaf_values
         else:
@@ -185,11 +183,9 @@ class Tree:
     @property
     def node_position(self):
         """Where each node lies in ``walk`` (int32)."""
-        if self._node_position is None:
-            position = np.empty(self.node_count, dtype=np.int32)
-            position[self._walk["node"]] = np.arange(self.node_count, dtype=np.int32)
-            return position
-        return self._node_position
+        position = np.empty(self.node_count, dtype=np.int32)
+        position[self._walk["node"]] = np.arange(self.node_count, dtype=np.int32)
+        return position
 
     @property
     def fractional(self):
