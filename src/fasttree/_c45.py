@@ -2,7 +2,7 @@
 thresholds on numeric ones, information gain or gain ratio, and missing
 values sent to one learnt child or spread fractionally over all children.
 
-Each node's candidates come from the compiled ``_multiway.node_candidates``;
+Each node's candidates come from the compiled ``_multiway.CandidateSearch``;
 this module chooses among them by C4.5's rules (those of
 ``fasttree.reference.c45``), splits the node's rows and weights, and lays
 the tree out in the node store's arrays (multiway nodes with branch tables,
@@ -12,7 +12,7 @@ are missing (fractional prediction) and rebuilds such a tree after pruning.
 
 import numpy as np
 
-from ._multiway import node_candidates
+from ._multiway import CandidateSearch
 from ._tree import (FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY, FLAG_THRESHOLD,
                     NODE_DTYPE)
 
@@ -95,6 +95,8 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
     all_features = np.arange(n_features, dtype=np.intp)
     draw = max_features is not None and max_features < n_features
     rng = np.random.default_rng(seed)
+    search = CandidateSearch(ranked, np.ascontiguousarray(categories, dtype=np.intp),
+                             class_index, n_classes, fractional)
     nodes = []
     present = np.flatnonzero(sample_weight > 0)
     stack = [(present, sample_weight[present], 0, used_none, -1, 0)]
@@ -112,10 +114,9 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
             continue
         features = (np.sort(rng.choice(n_features, max_features, replace=False))
                     .astype(np.intp) if draw else all_features)
-        best = choose(node_candidates(ranked, categories, used, class_index,
-                                      np.ascontiguousarray(rows, dtype=np.intp),
-                                      np.ascontiguousarray(weights, dtype=np.float64),
-                                      n_classes, fractional, features),
+        best = choose(search.candidates(used, np.ascontiguousarray(rows, dtype=np.intp),
+                                        np.ascontiguousarray(weights, dtype=np.float64),
+                                        features),
                       criterion, min_weight_leaf)
         if best is None:
             continue

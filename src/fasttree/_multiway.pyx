@@ -106,11 +106,10 @@ cdef Scores partition_scores(const double* child_classes, intp_t n_children,
     return scores
 
 
-def node_candidates(object ranked, const intp_t[::1] n_categories not None,
-                    const char[::1] used not None, const int32_t[::1] class_index not None,
-                    const intp_t[::1] rows not None, const double[::1] weights not None,
-                    intp_t n_classes, bint fractional, const intp_t[::1] features not None):
-    """Every split candidate of a node, in the order C4.5's rules try them.
+cdef class CandidateSearch:
+    """The split candidates of the nodes of one tree, in the order C4.5's
+    rules try them; the training data and the work space are set up once
+    per tree.
 
     Parameters
     ----------
@@ -119,162 +118,215 @@ def node_candidates(object ranked, const intp_t[::1] n_categories not None,
         codes; missing values rank last, as +inf).
     n_categories : ndarray of intp
         Per feature its number of codes, 0 for a numeric feature.
-    used : ndarray of int8
-        1 for the categorical features already split on along the path.
     class_index : ndarray of int32
         Class of every training row.
-    rows, weights : ndarray
-        The node's rows and their weights here (> 0).
     n_classes : int
     fractional : bool
         Missing values spread over every child (else they join one child).
-    features : ndarray of intp
-        The features to try, ascending.
-
-    Returns
-    -------
-    list of tuple
-        ``(feature, threshold, missing_child, gain, information, least_child)``
-        per candidate: ``threshold`` None for a categorical split (one child
-        per code present among the known rows, in code order), else the
-        float32 threshold of a numeric one (child 0: values <= threshold);
-        ``missing_child`` the child the unknown rows join, or None.
     """
-    cdef const uint32_t[:, ::1] ranks = ranked.ranks
-    cdef const float[::1] values = ranked.values
-    cdef const intp_t[::1] offsets = ranked.value_offsets
-    cdef intp_t n_features = ranks.shape[0], n_rows = rows.shape[0]
-    # Per-rank tables serve the categorical features only.
-    widths = np.diff(ranked.value_offsets)
-    cdef intp_t max_ranks = max(1, int(widths[np.asarray(n_categories) > 0].max(initial=1)))
-    cdef double node_weight = 0.0
-    cdef intp_t i
-    for i in range(n_rows):
-        node_weight += weights[i]
-    # Work space: per-rank class weights, two children, the missing rows'.
-    table_array = np.zeros(max_ranks * n_classes, dtype=np.float64)
-    cdef double[::1] table = table_array
-    cdef double[::1] children = np.zeros(2 * n_classes, dtype=np.float64)
-    cdef double[::1] missing = np.zeros(n_classes, dtype=np.float64)
-    cdef double[::1] scratch = np.zeros(2 * n_classes, dtype=np.float64)
-    cdef intp_t[::1] present = np.zeros(max_ranks, dtype=np.intp)
-    cdef uint64_t[::1] items = np.zeros(max(n_rows, 1), dtype=np.uint64)
-    cdef uint64_t[::1] sort_scratch = np.zeros(max(n_rows, 1), dtype=np.uint64)
-    cdef intp_t[::1] counts = np.zeros(max_ranks, dtype=np.intp)
-    candidates = []
-    cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known
-    cdef intp_t best_position, position, row, k, label, option, n_options
-    cdef double best_gain, gain
-    cdef bint has_missing
-    cdef Scores scores, best_scores
-    cdef uint64_t* sorted_items
-    cdef float threshold
-    for feature in features:
-        if not 0 <= feature < n_features:
-            raise ValueError("a feature to try is out of range")
-        n_values = offsets[feature + 1] - offsets[feature]
-        missing_rank = n_values - 1 if n_values and values[offsets[feature + 1] - 1] == np.inf \
-            else -1
-        missing[:] = 0.0
-        has_missing = False
-        if n_categories[feature] > 0:
-            if used[feature]:
+
+    cdef const uint32_t[:, ::1] ranks
+    cdef const float[::1] values
+    cdef const intp_t[::1] offsets
+    cdef const intp_t[::1] n_categories
+    cdef const int32_t[::1] class_index
+    cdef intp_t n_classes
+    cdef bint fractional
+    # Work space: per-rank class weights of a categorical feature, the two
+    # children of a threshold, the missing rows', and sort buffers.
+    cdef double[::1] table
+    cdef double[::1] children
+    cdef double[::1] missing
+    cdef double[::1] scratch
+    cdef intp_t[::1] present
+    cdef intp_t[::1] counts
+    cdef uint64_t[::1] items
+    cdef uint64_t[::1] sort_scratch
+
+    def __cinit__(self, object ranked, const intp_t[::1] n_categories not None,
+                  const int32_t[::1] class_index not None, intp_t n_classes,
+                  bint fractional):
+        self.ranks = ranked.ranks
+        self.values = ranked.values
+        self.offsets = ranked.value_offsets
+        self.n_categories = n_categories
+        self.class_index = class_index
+        self.n_classes = n_classes
+        self.fractional = fractional
+        if n_categories.shape[0] != self.ranks.shape[0]:
+            raise ValueError("n_categories needs one count per feature")
+        # Per-rank tables serve the categorical features only.
+        widths = np.diff(ranked.value_offsets)
+        cdef intp_t max_ranks = max(1, int(widths[np.asarray(n_categories) > 0]
+                                           .max(initial=1)))
+        cdef intp_t n_samples = max(1, self.ranks.shape[1])
+        self.table = np.zeros(max_ranks * n_classes, dtype=np.float64)
+        self.children = np.zeros(2 * n_classes, dtype=np.float64)
+        self.missing = np.zeros(n_classes, dtype=np.float64)
+        self.scratch = np.zeros(2 * n_classes, dtype=np.float64)
+        self.present = np.zeros(max_ranks, dtype=np.intp)
+        self.counts = np.zeros(max_ranks, dtype=np.intp)
+        self.items = np.zeros(n_samples, dtype=np.uint64)
+        self.sort_scratch = np.zeros(n_samples, dtype=np.uint64)
+
+    def candidates(self, const char[::1] used not None, const intp_t[::1] rows not None,
+                   const double[::1] weights not None, const intp_t[::1] features not None):
+        """Every split candidate of a node.
+
+        Parameters
+        ----------
+        used : ndarray of int8
+            1 for the categorical features already split on along the path.
+        rows, weights : ndarray
+            The node's rows and their weights here (> 0).
+        features : ndarray of intp
+            The features to try, ascending.
+
+        Returns
+        -------
+        list of tuple
+            ``(feature, threshold, missing_child, gain, information, least_child)``
+            per candidate: ``threshold`` None for a categorical split (one child
+            per code present among the known rows, in code order), else the
+            float32 threshold of a numeric one (child 0: values <= threshold);
+            ``missing_child`` the child the unknown rows join, or None.
+        """
+        cdef const uint32_t[:, ::1] ranks = self.ranks
+        cdef const float[::1] values = self.values
+        cdef const intp_t[::1] offsets = self.offsets
+        cdef const intp_t[::1] n_categories = self.n_categories
+        cdef const int32_t[::1] class_index = self.class_index
+        cdef intp_t n_classes = self.n_classes
+        cdef bint fractional = self.fractional
+        cdef double[::1] table = self.table
+        cdef double[::1] children = self.children
+        cdef double[::1] missing = self.missing
+        cdef double[::1] scratch = self.scratch
+        cdef intp_t[::1] present = self.present
+        cdef intp_t[::1] counts = self.counts
+        cdef uint64_t[::1] items = self.items
+        cdef uint64_t[::1] sort_scratch = self.sort_scratch
+        cdef intp_t n_features = ranks.shape[0], n_rows = rows.shape[0]
+        cdef double node_weight = 0.0
+        cdef intp_t i
+        if weights.shape[0] != n_rows or n_rows > items.shape[0]:
+            raise ValueError("rows and weights must match, within the training rows")
+        for i in range(n_rows):
+            node_weight += weights[i]
+        candidates = []
+        cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known
+        cdef intp_t best_position, position, row, k, label, option, n_options
+        cdef double best_gain, gain
+        cdef bint has_missing
+        cdef Scores scores
+        cdef uint64_t* sorted_items
+        cdef float threshold
+        for feature in features:
+            if not 0 <= feature < n_features:
+                raise ValueError("a feature to try is out of range")
+            n_values = offsets[feature + 1] - offsets[feature]
+            missing_rank = n_values - 1 if n_values and values[offsets[feature + 1] - 1] == np.inf \
+                else -1
+            missing[:] = 0.0
+            has_missing = False
+            if n_categories[feature] > 0:
+                if used[feature]:
+                    continue
+                with nogil:
+                    memset(&table[0], 0, n_values * n_classes * sizeof(double))
+                    memset(&counts[0], 0, n_values * sizeof(intp_t))
+                    for i in range(n_rows):
+                        row = rows[i]
+                        rank = ranks[feature, row]
+                        label = class_index[row]
+                        if rank == missing_rank:
+                            missing[label] += weights[i]
+                            has_missing = True
+                        else:
+                            table[rank * n_classes + label] += weights[i]
+                            counts[rank] += 1
+                    n_present = 0
+                    for rank in range(n_values):
+                        if counts[rank] > 0:
+                            present[n_present] = rank
+                            n_present += 1
+                    # The children's class weights, in code order, side by side.
+                    for c in range(n_present):
+                        if c != present[c]:
+                            for k in range(n_classes):
+                                table[c * n_classes + k] = table[present[c] * n_classes + k]
+                if n_present < 2:
+                    continue
+                n_options = n_present if has_missing and not fractional else 1
+                for option in range(n_options):
+                    scores = partition_scores(&table[0], n_present, &missing[0],
+                                              option if has_missing and not fractional else -1,
+                                              n_classes, node_weight, &scratch[0])
+                    candidates.append((feature, None,
+                                       option if has_missing and not fractional else None,
+                                       scores.gain, scores.information, scores.least_child))
                 continue
+            # A numeric feature: its known rows in value order, every threshold
+            # between distinct values swept; the best by gain (the first on ties),
+            # its gain the better of the unknown rows' two children.
             with nogil:
-                memset(&table[0], 0, n_values * n_classes * sizeof(double))
-                memset(&counts[0], 0, n_values * sizeof(intp_t))
+                n_known = 0
                 for i in range(n_rows):
                     row = rows[i]
                     rank = ranks[feature, row]
-                    label = class_index[row]
                     if rank == missing_rank:
-                        missing[label] += weights[i]
+                        missing[class_index[row]] += weights[i]
                         has_missing = True
                     else:
-                        table[rank * n_classes + label] += weights[i]
-                        counts[rank] += 1
-                n_present = 0
-                for rank in range(n_values):
-                    if counts[rank] > 0:
-                        present[n_present] = rank
-                        n_present += 1
-                # The children's class weights, in code order, side by side.
-                for c in range(n_present):
-                    if c != present[c]:
-                        for k in range(n_classes):
-                            table[c * n_classes + k] = table[present[c] * n_classes + k]
-            if n_present < 2:
+                        items[n_known] = pack_item(<uint32_t> rank, <uint32_t> i)
+                        n_known += 1
+            if n_known < 2:
                 continue
-            n_options = n_present if has_missing and not fractional else 1
-            for option in range(n_options):
-                scores = partition_scores(&table[0], n_present, &missing[0],
-                                          option if has_missing and not fractional else -1,
-                                          n_classes, node_weight, &scratch[0])
-                candidates.append((feature, None,
-                                   option if has_missing and not fractional else None,
-                                   scores.gain, scores.information, scores.least_child))
-            continue
-        # A numeric feature: its known rows in value order, every threshold
-        # between distinct values swept; the best by gain (the first on ties),
-        # its gain the better of the unknown rows' two children.
-        with nogil:
-            n_known = 0
-            for i in range(n_rows):
-                row = rows[i]
-                rank = ranks[feature, row]
-                if rank == missing_rank:
-                    missing[class_index[row]] += weights[i]
-                    has_missing = True
-                else:
-                    items[n_known] = pack_item(<uint32_t> rank, <uint32_t> i)
-                    n_known += 1
-        if n_known < 2:
-            continue
-        with nogil:
-            sorted_items = sort_items(&items[0], &sort_scratch[0], n_known, 32)
-            # children[0:K] the left child, children[K:2K] the right one.
-            memset(&children[0], 0, 2 * n_classes * sizeof(double))
+            with nogil:
+                sorted_items = sort_items(&items[0], &sort_scratch[0], n_known, 32)
+                # children[0:K] the left child, children[K:2K] the right one.
+                memset(&children[0], 0, 2 * n_classes * sizeof(double))
+                for i in range(n_known):
+                    position = item_position(sorted_items[i])
+                    children[n_classes + class_index[rows[position]]] += weights[position]
+                best_position = -1
+                best_gain = 0.0
+                for i in range(n_known - 1):
+                    position = item_position(sorted_items[i])
+                    label = class_index[rows[position]]
+                    children[label] += weights[position]
+                    children[n_classes + label] -= weights[position]
+                    if item_rank(sorted_items[i + 1]) == item_rank(sorted_items[i]):
+                        continue
+                    if has_missing and not fractional:
+                        gain = partition_scores(&children[0], 2, &missing[0], 0, n_classes,
+                                                node_weight, &scratch[0]).gain
+                        scores = partition_scores(&children[0], 2, &missing[0], 1, n_classes,
+                                                  node_weight, &scratch[0])
+                        gain = scores.gain if scores.gain > gain else gain
+                    else:
+                        gain = partition_scores(&children[0], 2, &missing[0], -1, n_classes,
+                                                node_weight, &scratch[0]).gain
+                    if best_position < 0 or gain > best_gain:
+                        best_position = i
+                        best_gain = gain
+            if best_position < 0:
+                continue
+            threshold = midpoint(
+                values[offsets[feature] + item_rank(sorted_items[best_position])],
+                values[offsets[feature] + item_rank(sorted_items[best_position + 1])])
+            # The children of that threshold, summed again in value order.
+            children[:] = 0.0
             for i in range(n_known):
                 position = item_position(sorted_items[i])
-                children[n_classes + class_index[rows[position]]] += weights[position]
-            best_position = -1
-            best_gain = 0.0
-            for i in range(n_known - 1):
-                position = item_position(sorted_items[i])
-                label = class_index[rows[position]]
-                children[label] += weights[position]
-                children[n_classes + label] -= weights[position]
-                if item_rank(sorted_items[i + 1]) == item_rank(sorted_items[i]):
-                    continue
-                if has_missing and not fractional:
-                    gain = partition_scores(&children[0], 2, &missing[0], 0, n_classes,
-                                            node_weight, &scratch[0]).gain
-                    scores = partition_scores(&children[0], 2, &missing[0], 1, n_classes,
-                                              node_weight, &scratch[0])
-                    gain = scores.gain if scores.gain > gain else gain
-                else:
-                    gain = partition_scores(&children[0], 2, &missing[0], -1, n_classes,
-                                            node_weight, &scratch[0]).gain
-                if best_position < 0 or gain > best_gain:
-                    best_position = i
-                    best_gain = gain
-        if best_position < 0:
-            continue
-        threshold = midpoint(
-            values[offsets[feature] + item_rank(sorted_items[best_position])],
-            values[offsets[feature] + item_rank(sorted_items[best_position + 1])])
-        # The children of that threshold, summed again in value order.
-        children[:] = 0.0
-        for i in range(n_known):
-            position = item_position(sorted_items[i])
-            children[(n_classes if i > best_position else 0)
-                     + class_index[rows[position]]] += weights[position]
-        n_options = 2 if has_missing and not fractional else 1
-        for option in range(n_options):
-            scores = partition_scores(&children[0], 2, &missing[0],
-                                      option if has_missing and not fractional else -1,
-                                      n_classes, node_weight, &scratch[0])
-            candidates.append((feature, np.float32(threshold),
-                               option if has_missing and not fractional else None,
-                               scores.gain, scores.information, scores.least_child))
-    return candidates
+                children[(n_classes if i > best_position else 0)
+                         + class_index[rows[position]]] += weights[position]
+            n_options = 2 if has_missing and not fractional else 1
+            for option in range(n_options):
+                scores = partition_scores(&children[0], 2, &missing[0],
+                                          option if has_missing and not fractional else -1,
+                                          n_classes, node_weight, &scratch[0])
+                candidates.append((feature, np.float32(threshold),
+                                   option if has_missing and not fractional else None,
+                                   scores.gain, scores.information, scores.least_child))
+        return candidates
