@@ -69,8 +69,8 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
     class_index : ndarray of int32
     sample_weight : ndarray of float64
     n_classes : int
-    categories : ndarray of intp
-        Per feature its number of codes (0: numeric).
+    categories : ndarray of intp or None
+        Per feature its number of codes (0: numeric); None when all are numeric.
     criterion : {'entropy', 'gain_ratio'}
     fractional : bool
         C4.5's fractional missing values (else each split's missing values
@@ -95,6 +95,8 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
     all_features = np.arange(n_features, dtype=np.intp)
     draw = max_features is not None and max_features < n_features
     rng = np.random.default_rng(seed)
+    if categories is None:
+        categories = np.zeros(n_features, dtype=np.intp)
     search = CandidateSearch(ranked, np.ascontiguousarray(categories, dtype=np.intp),
                              class_index, n_classes, fractional)
     nodes = []

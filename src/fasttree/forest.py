@@ -19,11 +19,10 @@ from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
-from ._c45 import grow_multiway_tree
-from ._structure import Tree, dense_rows
+from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_loss_matrix, check_split_options, predicted_classes,
-                   DecisionTreeClassifier, DecisionTreeRegressor, grow_tree,
+                   DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -239,7 +238,7 @@ class BaseForest(BaseEstimator):
         n_draws, n_threads = self._check_forest_parameters(n_samples)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["categories"] = None if encoding is None else encoding.counts
-        check_split_options(self)
+        limits["multiway"] = check_split_options(self)
 
         fitted = self.warm_start and hasattr(self, "estimators_")
         if fitted and self.n_features_in_ != n_features:
@@ -333,9 +332,6 @@ class BaseForest(BaseEstimator):
         """
         indices = list(indices)
         n_samples = sample_weight.shape[0]
-        multiway = check_split_options(self)
-        categories = (np.zeros(X.shape[1], np.intp) if limits.get("categories") is None
-                      else limits["categories"])
         progress = {"done": 0, "start": time.perf_counter()}
         lock = threading.Lock()
 
@@ -346,14 +342,9 @@ class BaseForest(BaseEstimator):
                 counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
             # Without a bootstrap the "subsample" is every row.
             weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
-            if multiway:
-                tree = Tree(X.shape[1], len(targets["classes"]), grow_multiway_tree(
-                    X, ranked, targets["class_index"], weight, len(targets["classes"]),
-                    categories, criterion=self.criterion,
-                    fractional=self.missing == "fractional", max_depth=limits["max_depth"],
-                    min_samples_split=limits["min_samples_split"],
-                    min_weight_leaf=limits["min_weight_fraction_leaf"] * weight.sum(),
-                    max_features=limits["max_features"], seed=feature_seed), trusted=True)
+            if limits["multiway"]:
+                tree = grow_c45_tree(X, ranked, targets["class_index"], weight,
+                                     len(targets["classes"]), self, limits, feature_seed)
             else:
                 criterion = self._make_criterion(targets, weight)
                 offset = self._value_offset(targets, weight)
@@ -766,10 +757,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             if loss is None:
                 arrays["votes"] = majority_votes(*arrays["rows"])
             else:
-                indptr, index, data = arrays["rows"]
-                n_leaves = indptr.shape[0] - 1
-                values = np.zeros((n_leaves, len(self.classes_)))
-                values[np.repeat(np.arange(n_leaves), np.diff(indptr)), index] = data
+                values = dense_rows(*arrays["rows"], len(self.classes_))
+                n_leaves = values.shape[0]
                 arrays["votes"] = (np.arange(n_leaves + 1, dtype=np.intp),
                                    predicted_classes(values, loss).astype(np.int32),
                                    np.ones(n_leaves))

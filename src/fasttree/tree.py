@@ -235,6 +235,40 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     return tree
 
 
+def grow_c45_tree(X, ranked_features, class_index, sample_weight, n_classes, params, limits,
+                  seed):
+    """Grow one multiway (C4.5-style) tree.
+
+    Parameters
+    ----------
+    X : ndarray of float32
+        The training matrix (category codes, NaN for missing values).
+    ranked_features : tuple
+        ``rank_features(X)``.
+    class_index : ndarray
+    sample_weight : ndarray of float64
+        Rows of zero weight take no part.
+    n_classes : int
+    params : object
+        Holds ``criterion`` and ``missing``.
+    limits : dict
+        From :func:`resolve_tree_limits`, with ``categories``.
+    seed : int
+        Seed of the per-node feature draws.
+
+    Returns
+    -------
+    Tree
+    """
+    arrays = grow_multiway_tree(
+        X, ranked_features, class_index, sample_weight, n_classes, limits.get("categories"),
+        criterion=params.criterion, fractional=params.missing == "fractional",
+        max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
+        min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum(),
+        max_features=limits["max_features"], seed=seed)
+    return Tree(X.shape[1], n_classes, arrays, trusted=True)
+
+
 class PruningPath(dict):
     """The result of ``cost_complexity_pruning_path``: a dict whose keys
     ``ccp_alphas`` and ``impurities`` are also attributes."""
@@ -554,16 +588,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         multiway = check_split_options(self)
         loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
         if multiway:
-            arrays = grow_multiway_tree(
-                X, rank_features(X) if ranked is None else ranked, class_index,
-                sample_weight, len(classes),
-                np.zeros(X.shape[1], np.intp) if encoding is None else encoding.counts,
-                criterion=self.criterion, fractional=self.missing == "fractional",
-                max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
-                min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum(),
-                max_features=limits["max_features"],
-                seed=check_random_state(self.random_state))
-            tree = Tree(X.shape[1], len(classes), arrays, trusted=True)
+            tree = grow_c45_tree(X, rank_features(X) if ranked is None else ranked,
+                                 class_index, sample_weight, len(classes), self, limits,
+                                 check_random_state(self.random_state))
         else:
             if loss is None:
                 criterion = self._criteria[self.criterion](class_index, sample_weight,
