@@ -52,6 +52,14 @@ class BaseEstimator:
             self.is_categorical_ = encoding.mask
             self.categories_ = encoding.levels
 
+    def _has_encoding(self, encoding):
+        """Whether a fit's category encoding (or None) is the published one."""
+        mask = getattr(self, "is_categorical_", None)
+        if encoding is None or mask is None:
+            return encoding is None and mask is None
+        return np.array_equal(encoding.mask, mask) and all(
+            np.array_equal(new, old) for new, old in zip(encoding.levels, self.categories_))
+
     def _encoded(self, X):
         """X for prediction, its categorical columns as codes (unseen
         categories as missing values); X itself without categorical columns."""

@@ -601,7 +601,7 @@ def checked_fractions(fractions, offsets, tree):
         offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     except (TypeError, ValueError):
         raise ValueError("corrupt fasttree model: the branch fractions are not numeric") from None
-    n_children = np.array([tree.children(node).size for node in range(tree.node_count)])
+    n_children = np.diff(tree.children_lists()[0])
     if (offsets.shape != (tree.node_count + 1,) or offsets[0] != 0
             or not np.array_equal(np.diff(offsets), n_children)
             or fractions.shape != (offsets[-1],)):

@@ -15,7 +15,7 @@ from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
-from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws, same_encoding,
+from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws,
                      resolve_n_jobs, tree_seeds)
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -189,7 +189,7 @@ class BaseBagging(BaseEstimator):
                 raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
                                  f"was fitted on {self._n_samples}; pass the same data")
             self._check_warm_targets(targets)
-            if not same_encoding(encoding, self):
+            if not self._has_encoding(encoding):
                 raise ValueError("warm_start: X's categorical features or their categories "
                                  "differ from those the ensemble was fitted with")
             if self.n_estimators < len(self.estimators_):

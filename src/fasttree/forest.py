@@ -86,15 +86,6 @@ def out_of_bag_values(tree, X, counts):
     return rows, tree.node_values[leaves]
 
 
-def same_encoding(encoding, fitted):
-    """Whether a fit's category encoding (or None) is the one ``fitted`` has."""
-    mask = getattr(fitted, "is_categorical_", None)
-    if encoding is None or mask is None:
-        return encoding is None and mask is None
-    return np.array_equal(encoding.mask, mask) and all(
-        np.array_equal(new, old) for new, old in zip(encoding.levels, fitted.categories_))
-
-
 def forest_tests(walk, starts, trees):
     """The walk flags, category sets and node positions of trees whose walks
     ``forest_walk`` put back to back into ``walk``: the sets one after
@@ -244,7 +235,7 @@ class BaseForest(BaseEstimator):
         if fitted and self.n_features_in_ != n_features:
             raise ValueError(f"warm_start: X has {n_features} features, but the forest "
                              f"was fitted with {self.n_features_in_}")
-        if fitted and not same_encoding(encoding, self):
+        if fitted and not self._has_encoding(encoding):
             raise ValueError("warm_start: X's categorical features or their categories "
                              "differ from those the forest was fitted with")
         trees = list(self._trees) if fitted else []
