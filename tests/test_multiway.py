@@ -222,6 +222,41 @@ def test_a_categorical_feature_splits_once_per_path_and_numbers_take_thresholds(
     assert not tree.is_multiway[tree.feature >= 2].any()
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_a_feature_draw_counts_only_features_that_can_split_the_node(seed):
+    # y = a and b: after the root's split the node needs the other feature;
+    # the one already split on (and the constant column) must not use up the
+    # single draw, else half the trees would stop short.
+    a, b = np.meshgrid([0, 1], [0, 1])
+    X = np.column_stack([a.ravel(), b.ravel(), np.zeros(4)]).repeat(5, axis=0)
+    y = (X[:, 0] * X[:, 1]).astype(int)
+    tree = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                  categorical_features=[0, 1], max_features=1,
+                                  random_state=seed).fit(X, y)
+    np.testing.assert_array_equal(tree.predict(X), y)
+    assert tree.get_depth() == 2
+
+
+def test_candidates_stop_after_max_features_features_that_split():
+    from fasttree._multiway import CandidateSearch
+    from fasttree._features import rank_features
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 3, 60), np.zeros(60), rng.normal(size=60),
+                         rng.normal(size=60)]).astype(np.float32)
+    y = rng.integers(0, 2, 60).astype(np.int32)
+    search = CandidateSearch(rank_features(X), np.array([3, 0, 0, 0], dtype=np.intp), y, 2,
+                             False)
+    used = np.array([1, 0, 0, 0], dtype=np.int8)
+    rows, weights = np.arange(60, dtype=np.intp), np.ones(60)
+    order = np.array([0, 1, 3, 2], dtype=np.intp)
+    assert {c[0] for c in search.candidates(used, rows, weights, order, 1)} == {3}
+    assert {c[0] for c in search.candidates(used, rows, weights, order, 2)} == {2, 3}
+    assert {c[0] for c in search.candidates(used, rows, weights, order)} == {2, 3}
+    used[0] = 0
+    assert {c[0] for c in search.candidates(used, rows, weights, order, 1)} == {0}
+
+
 def descendants(tree, node):
     pending = list(tree.children(node))
     while pending:

@@ -78,7 +78,8 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
     max_depth, min_samples_split : int
     min_weight_leaf : float
     max_features : int or None
-        Features drawn at random at each node (all when None or all of them).
+        Features drawn at random at each node (all when None or all of them),
+        counting only those that can split it.
     seed : int
         Seed of those draws.
 
@@ -114,12 +115,17 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
         if (np.count_nonzero(value) <= 1 or depth >= max_depth
                 or rows.size < min_samples_split):
             continue
-        features = (np.sort(rng.choice(n_features, max_features, replace=False))
-                    .astype(np.intp) if draw else all_features)
-        best = choose(search.candidates(used, np.ascontiguousarray(rows, dtype=np.intp),
-                                        np.ascontiguousarray(weights, dtype=np.float64),
-                                        features),
-                      criterion, min_weight_leaf)
+        # A forest's features are drawn in random order until max_features of
+        # them can split the node (as the binary splitter draws); their
+        # candidates then compete in feature order, as without a draw.
+        candidates = search.candidates(
+            used, np.ascontiguousarray(rows, dtype=np.intp),
+            np.ascontiguousarray(weights, dtype=np.float64),
+            rng.permutation(n_features).astype(np.intp) if draw else all_features,
+            max_features if draw else -1)
+        if draw:
+            candidates.sort(key=lambda candidate: candidate[0])
+        best = choose(candidates, criterion, min_weight_leaf)
         if best is None:
             continue
         feature, threshold, missing_child = best[0], best[1], best[2]

@@ -170,8 +170,9 @@ cdef class CandidateSearch:
         self.sort_scratch = np.zeros(n_samples, dtype=np.uint64)
 
     def candidates(self, const char[::1] used not None, const intp_t[::1] rows not None,
-                   const double[::1] weights not None, const intp_t[::1] features not None):
-        """Every split candidate of a node.
+                   const double[::1] weights not None, const intp_t[::1] features not None,
+                   intp_t max_features=-1):
+        """The split candidates of a node.
 
         Parameters
         ----------
@@ -180,13 +181,18 @@ cdef class CandidateSearch:
         rows, weights : ndarray
             The node's rows and their weights here (> 0).
         features : ndarray of intp
-            The features to try, ascending.
+            The features to try, in the order they are tried.
+        max_features : int
+            Stop once this many features gave candidates (all when negative):
+            a categorical feature already split on, or a feature with one
+            known value at the node, gives none and does not count, so a
+            forest's random draw is not wasted on them.
 
         Returns
         -------
         list of tuple
             ``(feature, threshold, missing_child, gain, information, least_child)``
-            per candidate: ``threshold`` None for a categorical split (one child
+            per candidate, grouped by feature in the order tried: ``threshold`` None for a categorical split (one child
             per code present among the known rows, in code order), else the
             float32 threshold of a numeric one (child 0: values <= threshold);
             ``missing_child`` the child the unknown rows join, or None.
@@ -216,12 +222,15 @@ cdef class CandidateSearch:
         candidates = []
         cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known
         cdef intp_t best_position, position, row, k, label, option, n_options
+        cdef intp_t n_evaluated = 0
         cdef double best_gain, gain
         cdef bint has_missing
         cdef Scores scores
         cdef uint64_t* sorted_items
         cdef float threshold
         for feature in features:
+            if n_evaluated == max_features:
+                break
             if not 0 <= feature < n_features:
                 raise ValueError("a feature to try is out of range")
             n_values = offsets[feature + 1] - offsets[feature]
@@ -265,6 +274,7 @@ cdef class CandidateSearch:
                     candidates.append((feature, None,
                                        option if has_missing and not fractional else None,
                                        scores.gain, scores.information, scores.least_child))
+                n_evaluated += 1
                 continue
             # A numeric feature: its known rows in value order, every threshold
             # between distinct values swept; the best by gain (the first on ties),
@@ -329,4 +339,5 @@ cdef class CandidateSearch:
                 candidates.append((feature, np.float32(threshold),
                                    option if has_missing and not fractional else None,
                                    scores.gain, scores.information, scores.least_child))
+            n_evaluated += 1
         return candidates
