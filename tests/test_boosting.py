@@ -204,6 +204,32 @@ def test_adaboost_r2_stops_on_a_perfect_estimator():
     assert boosted.estimator_weights_.tolist() == [1.0]
 
 
+class ZeroRegressor:
+    """Predicts 0; its fit returns None, as some estimators' fits do."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        return None
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_adaboost_r2_keeps_a_poor_first_estimator_alone_as_scikit_learn_does():
+    # Every row's loss is at least a quarter of the largest: Lbar >= 0.5 at once.
+    X = np.arange(8, dtype=np.float64).reshape(-1, 1)
+    y = 4.0 + X[:, 0] % 2
+    boosted = AdaBoostRegressor(ZeroRegressor(), n_estimators=5, random_state=0).fit(X, y)
+    assert len(boosted.estimators_) == 1
+    assert boosted.estimator_errors_[0] >= 0.5
+    np.testing.assert_array_equal(boosted.predict(X), np.zeros(8))
+
+
 def test_adaboost_r2_refuses_an_unknown_loss():
     X, y = noisy_steps(50)
     with pytest.raises(ValueError, match="loss"):

@@ -87,10 +87,13 @@ def fit_on_draws(member, X, y, weight, rng, ranked=None):
     if ranked is not None and isinstance(member, BaseDecisionTree):
         return fit_member(member, X, y, counts.astype(np.float64), ranked)
     rows = np.flatnonzero(counts)
+    # The member itself, whatever its fit returns (not every estimator returns self).
     if "sample_weight" in inspect.signature(member.fit).parameters:
-        return member.fit(X[rows], y[rows], sample_weight=counts[rows])
+        member.fit(X[rows], y[rows], sample_weight=counts[rows])
+        return member
     rows = np.repeat(rows, counts[rows])
-    return member.fit(X[rows], y[rows])
+    member.fit(X[rows], y[rows])
+    return member
 
 
 class PresortedStumps:
@@ -437,7 +440,8 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     ``learning_rate * log(1 / beta)`` and each row's weight is multiplied by
     ``beta ** ((1 - L_i) * learning_rate)``. A perfect estimator is kept
     (weight 1) and boosting stops; one with Lbar >= 0.5 is discarded and
-    boosting stops. The prediction is the weighted median of the estimators'.
+    boosting stops (the first estimator is kept alone, weight 1, since there
+    is nothing else to predict with). The prediction is the weighted median of the estimators'.
 
     Parameters
     ----------
@@ -516,8 +520,11 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
                 break
             if mean_loss >= 0.5:
                 if not estimators:
-                    raise ValueError(f"{name}: the first estimator's mean loss "
-                                     f"{mean_loss:.3f} is >= 0.5; boosting cannot start")
+                    # Nothing better to predict with: the first estimator stays,
+                    # alone, as in scikit-learn.
+                    estimators.append(member)
+                    weights.append(1.0)
+                    errors.append(mean_loss)
                 break
             beta = mean_loss / (1.0 - mean_loss)
             estimators.append(member)
