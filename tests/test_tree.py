@@ -410,3 +410,23 @@ def test_a_loss_matrix_needs_the_gini_criterion():
     X, y = classification_data(60, 3, n_classes=2, seed=7)
     with pytest.raises(ValueError, match="needs criterion='gini'"):
         DecisionTreeClassifier(criterion="entropy", loss_matrix=[[0, 1], [1, 0]]).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda criterion: DecisionTreeClassifier(criterion=criterion, random_state=0),
+    lambda criterion: DecisionTreeClassifier(criterion=criterion, max_depth=1),
+    lambda criterion: DecisionTreeClassifier(criterion=criterion, categorical_split="multiway",
+                                             categorical_features=[0]),
+])
+def test_log_loss_is_scikit_learns_name_for_the_entropy_criterion(make):
+    from fasttree import AdaBoostClassifier, RandomForestClassifier
+
+    X, y = classification_data(seed=3)
+    X[:, 0] = np.round(X[:, 0])
+    assert_same_tree(make("log_loss").fit(X, y), make("entropy").fit(X, y))
+    forests = [RandomForestClassifier(n_estimators=3, criterion=criterion, random_state=0)
+               .fit(X, y) for criterion in ("log_loss", "entropy")]
+    np.testing.assert_array_equal(forests[0].predict_proba(X), forests[1].predict_proba(X))
+    boosted = [AdaBoostClassifier(make(criterion), n_estimators=4, random_state=0).fit(X, y)
+               for criterion in ("log_loss", "entropy")]
+    np.testing.assert_array_equal(boosted[0].predict_proba(X), boosted[1].predict_proba(X))

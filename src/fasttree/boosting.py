@@ -15,7 +15,7 @@ from ._tree import NODE_DTYPE
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
                           feature_names_of)
 from .forest import check_n_estimators
-from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 
@@ -33,7 +33,7 @@ def uses_fast_stump(estimator):
     if type(estimator) is not DecisionTreeClassifier:
         return False
     params = estimator.get_params(deep=False)
-    return (params["criterion"] in ("gini", "entropy")
+    return (params["criterion"] in ("gini", *ENTROPY_NAMES)
             and isinstance(params["min_samples_leaf"], (numbers.Integral, np.integer))
             and all(params[name] is None if value is None else params[name] == value
                     for name, value in FAST_STUMP_DEFAULTS.items()))
@@ -145,7 +145,7 @@ class PresortedStumps:
             return best_stump(self.order[start:stop], self.sorted_ranks[start:stop],
                               self.sorted_classes[start:stop], values, offsets, weight,
                               self.n_classes, self.template.min_samples_leaf,
-                              self.template.criterion == "entropy", start)
+                              self.template.criterion in ENTROPY_NAMES, start)
 
         found = [split for split in map_blocks(search, self.blocks) if split is not None]
         if not found:

@@ -565,7 +565,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     Parameters
     ----------
     n_estimators : int, default=100
-    criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, ccp_alpha
         As for :class:`fasttree.DecisionTreeClassifier`; ``ccp_alpha`` prunes

@@ -22,8 +22,10 @@ from ._validation import (check_array_2d, check_int_or_fraction,
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
-CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy,
+# 'log_loss' is scikit-learn's name for the entropy criterion.
+CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy,
                            "misclassification": Misclassification}
+ENTROPY_NAMES = ("entropy", "log_loss")
 REGRESSION_CRITERIA = {"squared_error": SquaredError}
 
 # The kernel packs a sample index into 32 bits.
@@ -98,7 +100,7 @@ def predicted_classes(scores, loss=None):
 
 # What a multiway (C4.5-style) tree grows by, and the parameters it leaves
 # at their defaults.
-MULTIWAY_CRITERIA = ("entropy", "gain_ratio")
+MULTIWAY_CRITERIA = (*ENTROPY_NAMES, "gain_ratio")
 MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
                      "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
 
@@ -262,7 +264,8 @@ def grow_c45_tree(X, ranked_features, class_index, sample_weight, n_classes, par
     """
     arrays = grow_multiway_tree(
         X, ranked_features, class_index, sample_weight, n_classes, limits.get("categories"),
-        criterion=params.criterion, fractional=params.missing == "fractional",
+        criterion="entropy" if params.criterion in ENTROPY_NAMES else params.criterion,
+        fractional=params.missing == "fractional",
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
         min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum(),
         max_features=limits["max_features"], seed=seed)
@@ -478,9 +481,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
         Impurity measure: Gini impurity, Shannon entropy in bits (the split
-        maximises information gain) or the misclassification rate 1 - max p.
+        maximises information gain; 'log_loss' is scikit-learn's name for it)
+        or the misclassification rate 1 - max p.
         Misclassification only sees splits that change a child's majority
         class; elsewhere all thresholds tie and the lowest wins, so grown
         without ``max_depth`` or ``min_impurity_decrease`` its trees get deep.
