@@ -3,20 +3,18 @@ random subset of the features, their predictions averaged or voted."""
 
 import copy
 import inspect
-import numbers
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
+from ._base import ClassifierMixin, RegressorMixin, r2_score
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+                        check_verbose, draw_counts, map_members, member_seeds,
+                        resolve_n_draws, resolve_n_jobs)
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of,
                           non_finite_error)
-from .forest import (BaseForest, check_n_estimators, draw_counts, resolve_n_draws,
-                     resolve_n_jobs, tree_seeds)
+from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
@@ -66,15 +64,10 @@ def accepts_sample_weight(estimator):
         return False
 
 
-def _is_bool(value):
-    return isinstance(value, (bool, np.bool_))
-
-
-class BaseBagging(BaseEstimator):
+class BaseBagging(BaseEnsemble):
     """Drawing, fitting, out-of-bag estimates and importances shared by both baggers."""
 
     _default_estimator = None
-    _fitted_attribute = "estimators_"
 
     # ------------------------------------------------------------ checks
 
@@ -99,11 +92,8 @@ class BaseBagging(BaseEstimator):
         """Validate the bagging parameters; return (draws per member, features per member)."""
         check_n_estimators(self.n_estimators)
         for name in ("bootstrap", "bootstrap_features", "oob_score", "warm_start"):
-            if not _is_bool(getattr(self, name)):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
-        if (not isinstance(self.verbose, (numbers.Integral, np.integer))
-                or isinstance(self.verbose, bool) or self.verbose < 0):
-            raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
+            check_flag(getattr(self, name), name)
+        check_verbose(self.verbose)
         n_draws = resolve_n_draws(self.max_samples, n_samples)
         max_features = check_int_or_fraction(self.max_features, "max_features",
                                              minimum_int=1)
@@ -180,22 +170,13 @@ class BaseBagging(BaseEstimator):
         n_draws, n_chosen = self._check_parameters(n_samples, n_features)
         n_threads = resolve_n_jobs(self.n_jobs)
 
-        fitted = self.warm_start and hasattr(self, "estimators_")
+        fitted = self._warm_start_from(n_features, encoding,
+                                       len(getattr(self, "estimators_", ())))
         if fitted:
-            if n_features != self.n_features_in_:
-                raise ValueError(f"warm_start: X has {n_features} features, but the "
-                                 f"ensemble was fitted with {self.n_features_in_}")
             if n_samples != self._n_samples:
                 raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
                                  f"was fitted on {self._n_samples}; pass the same data")
             self._check_warm_targets(targets)
-            if not self._has_encoding(encoding):
-                raise ValueError("warm_start: X's categorical features or their categories "
-                                 "differ from those the ensemble was fitted with")
-            if self.n_estimators < len(self.estimators_):
-                raise ValueError(f"n_estimators={self.n_estimators} is below the "
-                                 f"{len(self.estimators_)} estimators already fitted with "
-                                 "warm_start=True")
         members = list(self.estimators_) if fitted else []
         features = list(self.estimators_features_) if fitted else []
         draws = list(self._member_draws) if fitted else []
@@ -218,13 +199,8 @@ class BaseBagging(BaseEstimator):
         self._base_seed = base_seed
         self._n_samples = n_samples
         self._float32 = use_float32
-        self.n_features_in_ = n_features
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self._set_input_attributes(n_features, feature_names, encoding)
         self._set_target_attributes(targets)
-        self._set_encoding(encoding)
         for attribute in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
             if hasattr(self, attribute):
                 delattr(self, attribute)
@@ -239,15 +215,12 @@ class BaseBagging(BaseEstimator):
         ``is_categorical``: the features X holds as category codes, for
         members that take ``categorical_features``.
         """
-        indices = list(indices)
         n_samples, n_features = X.shape
-        progress = {"done": 0, "start": time.perf_counter()}
-        lock = threading.Lock()
         seeded = sorted(key for key in template.get_params(deep=True)
                         if key == "random_state" or key.endswith("__random_state"))
 
         def fit_one(index):
-            row_seed, feature_seed = tree_seeds(base_seed, index)
+            row_seed, feature_seed = member_seeds(base_seed, index)
             counts = draw_counts(n_samples, n_draws, row_seed, replace=self.bootstrap)
             rng = np.random.default_rng(feature_seed)
             features = rng.choice(n_features, n_chosen,
@@ -269,23 +242,15 @@ class BaseBagging(BaseEstimator):
             else:
                 rows = np.repeat(np.arange(n_samples), counts)
                 member.fit(X[np.ix_(rows, features)], y[rows])
-            if self.verbose:
-                with lock:
-                    progress["done"] += 1
-                    elapsed = time.perf_counter() - progress["start"]
-                    print(f"{type(self).__name__}: {progress['done']}/{len(indices)} "
-                          f"estimators fitted, {elapsed:.1f} s", flush=True)
             return member, features
 
-        if n_threads == 1 or len(indices) <= 1:
-            return [fit_one(index) for index in indices]
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            return list(pool.map(fit_one, indices))
+        return map_members(fit_one, indices, n_threads,
+                           self.verbose and (type(self).__name__, "estimators fitted"))
 
     def _member_counts(self, index):
         """How often member ``index`` drew each training row (drawn again from its seed)."""
         n_draws, replace = self._member_draws[index]
-        row_seed, _ = tree_seeds(self._base_seed, index)
+        row_seed, _ = member_seeds(self._base_seed, index)
         return draw_counts(self._n_samples, n_draws, row_seed, replace=replace)
 
     @property
@@ -315,12 +280,7 @@ class BaseBagging(BaseEstimator):
             return function(index, self.estimators_[index],
                             X if identity else X[:, features])
 
-        members = list(members)
-        n_threads = resolve_n_jobs(self.n_jobs)
-        if n_threads == 1 or len(members) <= 1:
-            return [run(index) for index in members]
-        with ThreadPoolExecutor(max_workers=min(n_threads, len(members))) as pool:
-            return list(pool.map(run, members))
+        return map_members(run, members, resolve_n_jobs(self.n_jobs))
 
     def _mean_output(self, function, X):
         """Mean over members of ``function``'s output, summed in member order."""
@@ -341,22 +301,14 @@ class BaseBagging(BaseEstimator):
                 return rows, None
             return rows, output(index, member, X_member[rows])
 
-        totals = None
-        n_members = np.zeros(n_samples, dtype=np.int64)
+        oob = OutOfBagSums(n_samples)
         for rows, values in self._map_members(out_of_bag, X):
-            if values is None:
-                continue
-            if totals is None:
-                totals = np.zeros((n_samples, values.shape[1]))
-            totals[rows] += values
-            n_members[rows] += 1
-        has_oob = n_members > 0
-        if not has_oob.any():
+            if values is not None:
+                oob.add(rows, values)
+        if not oob.counts.any():
             raise ValueError("no training row was left out by any member: too few "
                              "estimators for an out-of-bag estimate")
-        averages = np.full_like(totals, np.nan)
-        averages[has_oob] = totals[has_oob] / n_members[has_oob, None]
-        self._set_oob_attributes(averages, has_oob, targets)
+        self._set_oob_attributes(oob.averages(), oob.counts > 0, targets)
 
     @property
     def feature_importances_(self):

@@ -5,8 +5,9 @@ import numbers
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._base import ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
+from ._ensemble import BaseEnsemble, check_n_estimators
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
@@ -14,7 +15,6 @@ from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
                           feature_names_of)
-from .forest import check_n_estimators
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -195,10 +195,8 @@ class PresortedStumps:
         return stump
 
 
-class BaseBoosting(BaseEstimator):
+class BaseBoosting(BaseEnsemble):
     """What both AdaBoost estimators share once fitted."""
-
-    _fitted_attribute = "estimators_"
 
     def _checked_fit_input(self, X, estimator):
         """Validated float32 X (categorical columns as codes, NaN for missing

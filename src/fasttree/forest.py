@@ -2,18 +2,19 @@
 trees trained on threads without the GIL."""
 
 import numbers
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, r2_score
+from ._base import ClassifierMixin, RegressorMixin, r2_score
 from ._criterion import CostSensitiveGini
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+                        check_verbose, draw_counts, map_members, member_seeds,
+                        resolve_n_draws, resolve_n_jobs)
 from ._features import rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_labels
-from ._threads import available_cores, map_rows, start_threads
+from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (check_array_2d, check_int_or_fraction,
@@ -28,49 +29,10 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
-def resolve_n_jobs(n_jobs):
-    """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) \
-            or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
-    if n_jobs < 0:
-        return max(1, available_cores() + 1 + int(n_jobs))
-    return int(n_jobs)
-
-
-def check_n_estimators(n_estimators):
-    """Raise unless ``n_estimators`` is an int >= 1."""
-    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
-            or isinstance(n_estimators, bool) or n_estimators < 1):
-        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
-
-
-def resolve_n_draws(max_samples, n_samples):
-    """Rows drawn per member: a fraction of n_samples (rounded) or a count <= n_samples."""
-    value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1)
-    if isinstance(value, float):
-        return max(1, int(round(value * n_samples)))
-    if value > n_samples:
-        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples})")
-    return value
-
-
-def tree_seeds(base_seed, tree_index):
-    """Seeds of tree ``tree_index``'s bootstrap and feature draws.
-
-    They depend only on the forest's seed and the tree's position, so the
-    forest is the same whatever the number of threads, and a warm start
-    grows the same trees as one long fit.
-    """
-    state = np.random.SeedSequence([base_seed, tree_index]).generate_state(2, np.uint64)
-    return int(state[0]), int(state[1])
-
-
 def in_bag_counts(base_seed, tree_index, n_samples, n_draws):
     """The bootstrap counts of tree ``tree_index`` (drawn again from its seed)."""
-    return draw_counts(n_samples, n_draws, tree_seeds(base_seed, tree_index)[0], replace=True)
+    return draw_counts(n_samples, n_draws, member_seeds(base_seed, tree_index)[0],
+                       replace=True)
 
 
 def out_of_bag_values(tree, X, counts):
@@ -107,23 +69,6 @@ def forest_tests(walk, starts, trees):
 
 
 
-class OutOfBagSums:
-    """Running per-row sums of the out-of-bag trees' values."""
-
-    def __init__(self, n_samples, n_values):
-        self.sums = np.zeros((n_samples, n_values))
-        self.counts = np.zeros(n_samples, dtype=np.int64)
-
-    def add(self, rows, values):
-        self.sums[rows] += values
-        self.counts[rows] += 1
-
-    def averages(self):
-        """Per row, the mean over its out-of-bag trees (NaN without any)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return self.sums / self.counts[:, None]
-
-
 def concatenated_rows(parts):
     """Sparse rows (indptr, index, data) of several trees, one after another,
     as the forest kernel reads them (intp offsets, int32 columns)."""
@@ -153,29 +98,18 @@ def majority_votes(indptr, index, data):
     return vote_indptr, np.ascontiguousarray(index[first]), np.ones(voting.size)
 
 
-def draw_counts(n_samples, n_draws, seed, replace):
-    """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
-    rng = np.random.default_rng(seed)
-    if replace:
-        return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
-    counts = np.zeros(n_samples, dtype=np.int64)
-    counts[rng.choice(n_samples, n_draws, replace=False)] = 1
-    return counts
-
-
-class BaseForest(BaseEstimator):
+class BaseForest(BaseEnsemble):
     """Fitting, out-of-bag estimates and prediction shared by the forests."""
 
     _criteria = {}
     _tree_class = None
-    _fitted_attribute = "estimators_"
     # Class probabilities are summed from sparse leaf rows, means from dense ones.
     _sparse_leaf_values = False
 
     def _check_forest_parameters(self, n_samples):
         check_n_estimators(self.n_estimators)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False; got {self.bootstrap!r}")
+        check_flag(self.bootstrap, "bootstrap")
+        check_verbose(self.verbose)
         if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
             raise ValueError("out-of-bag estimates (oob_score, oob_batch_size) need "
                              "bootstrap=True: without a bootstrap no row is out of bag")
@@ -196,8 +130,6 @@ class BaseForest(BaseEstimator):
                 raise ValueError("max_samples applies to bootstrap samples; set "
                                  "bootstrap=True or leave max_samples=None")
             n_draws = resolve_n_draws(self.max_samples, n_samples)
-        if not isinstance(self.verbose, (numbers.Integral, np.integer)) or self.verbose < 0:
-            raise ValueError(f"verbose must be an int >= 0; got {self.verbose!r}")
         return n_draws, resolve_n_jobs(self.n_jobs)
 
     def fit(self, X, y, sample_weight=None):
@@ -231,19 +163,11 @@ class BaseForest(BaseEstimator):
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
 
-        fitted = self.warm_start and hasattr(self, "estimators_")
-        if fitted and self.n_features_in_ != n_features:
-            raise ValueError(f"warm_start: X has {n_features} features, but the forest "
-                             f"was fitted with {self.n_features_in_}")
-        if fitted and not self._has_encoding(encoding):
-            raise ValueError("warm_start: X's categorical features or their categories "
-                             "differ from those the forest was fitted with")
+        fitted = self._warm_start_from(n_features, encoding,
+                                       len(getattr(self, "_trees", ())))
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         base_seed = self._base_seed if fitted else check_random_state(self.random_state)
-        if self.n_estimators < len(trees):
-            raise ValueError(f"n_estimators={self.n_estimators} is below the "
-                             f"{len(trees)} trees already fitted with warm_start=True")
 
         track_oob = self.oob_score or self.oob_batch_size is not None
         oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
@@ -273,15 +197,10 @@ class BaseForest(BaseEstimator):
         self._base_seed = base_seed
         self._n_draws = n_draws
         self._n_samples = n_samples
-        self.n_features_in_ = n_features
         self.n_outputs_ = 1
         self.max_features_ = limits["max_features"]
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self._set_input_attributes(n_features, feature_names, encoding)
         self._set_target_attributes(targets)
-        self._set_encoding(encoding)
         # Every prediction reads the trees laid out back to back: laid out
         # here, the first call after fit costs what later calls cost.
         self._ensemble = None
@@ -321,13 +240,10 @@ class BaseForest(BaseEstimator):
         Returns, in index order, (compact tree, its importances, its out-of-bag
         rows and values or None).
         """
-        indices = list(indices)
         n_samples = sample_weight.shape[0]
-        progress = {"done": 0, "start": time.perf_counter()}
-        lock = threading.Lock()
 
         def grow(index):
-            bootstrap_seed, feature_seed = tree_seeds(base_seed, index)
+            bootstrap_seed, feature_seed = member_seeds(base_seed, index)
             counts = np.ones(n_samples, dtype=np.int64)
             if self.bootstrap:
                 counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
@@ -340,21 +256,11 @@ class BaseForest(BaseEstimator):
                 criterion = self._make_criterion(targets, weight)
                 offset = self._value_offset(targets, weight)
                 tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
-            compact = tree.compacted()
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
-            result = (compact, tree.compute_feature_importances(), oob_part)
-            if self.verbose:
-                with lock:
-                    progress["done"] += 1
-                    elapsed = time.perf_counter() - progress["start"]
-                    print(f"{type(self).__name__}: {progress['done']}/{len(indices)} trees "
-                          f"built, {elapsed:.1f} s", flush=True)
-            return result
+            return tree.compacted(), tree.compute_feature_importances(), oob_part
 
-        if n_threads == 1 or len(indices) == 1:
-            return [grow(index) for index in indices]
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            return list(pool.map(grow, indices))
+        return map_members(grow, indices, n_threads,
+                           self.verbose and (type(self).__name__, "trees built"))
 
     @property
     def estimators_samples_(self):

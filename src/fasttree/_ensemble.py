@@ -1,0 +1,177 @@
+"""What every ensemble shares: the checks of its parameters, each member's
+seeds and row draws, fitting members on threads, out-of-bag sums, warm-start
+checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
+
+import numbers
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._base import BaseEstimator
+from ._threads import available_cores
+from ._validation import check_int_or_fraction
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, available_cores() + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def check_n_estimators(n_estimators):
+    """Raise unless ``n_estimators`` is an int >= 1."""
+    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
+            or isinstance(n_estimators, bool) or n_estimators < 1):
+        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
+
+
+def check_flag(value, name):
+    """Raise unless ``value`` is True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+
+
+def check_verbose(verbose):
+    """Raise unless ``verbose`` is an int >= 0."""
+    if (not isinstance(verbose, (numbers.Integral, np.integer)) or isinstance(verbose, bool)
+            or verbose < 0):
+        raise ValueError(f"verbose must be an int >= 0; got {verbose!r}")
+
+
+def resolve_n_draws(max_samples, n_samples):
+    """Rows drawn per member: a fraction of n_samples (rounded) or a count <= n_samples."""
+    value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1)
+    if isinstance(value, float):
+        return max(1, int(round(value * n_samples)))
+    if value > n_samples:
+        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples})")
+    return value
+
+
+def member_seeds(base_seed, index):
+    """Seeds of member ``index``'s row draw and of its other draws (features).
+
+    They depend only on the ensemble's seed and the member's position, so the
+    ensemble is the same whatever the number of threads, and a warm start
+    fits the same members as one long fit.
+    """
+    state = np.random.SeedSequence([base_seed, index]).generate_state(2, np.uint64)
+    return int(state[0]), int(state[1])
+
+
+def draw_counts(n_samples, n_draws, seed, replace):
+    """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
+    rng = np.random.default_rng(seed)
+    if replace:
+        return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
+    counts = np.zeros(n_samples, dtype=np.int64)
+    counts[rng.choice(n_samples, n_draws, replace=False)] = 1
+    return counts
+
+
+def map_members(function, indices, n_threads, progress=None):
+    """``[function(index) for index in indices]``, on ``n_threads`` threads.
+
+    The results come back in index order whatever the threads. With
+    ``progress``, an ``(estimator name, what a member's fit is)`` pair such
+    as ``("RandomForestClassifier", "trees built")``, a line reports each
+    member done and the time so far.
+    """
+    indices = list(indices)
+    start = time.perf_counter()
+    done = [0]
+    lock = threading.Lock()
+
+    def run(index):
+        result = function(index)
+        if progress:
+            with lock:
+                done[0] += 1
+                print(f"{progress[0]}: {done[0]}/{len(indices)} {progress[1]}, "
+                      f"{time.perf_counter() - start:.1f} s", flush=True)
+        return result
+
+    if n_threads == 1 or len(indices) <= 1:
+        return [run(index) for index in indices]
+    with ThreadPoolExecutor(max_workers=min(n_threads, len(indices))) as pool:
+        return list(pool.map(run, indices))
+
+
+class OutOfBagSums:
+    """Running per-row sums of the values of the members that left the row out."""
+
+    def __init__(self, n_samples, n_values=None):
+        self.n_samples = n_samples
+        self.sums = None if n_values is None else np.zeros((n_samples, n_values))
+        self.counts = np.zeros(n_samples, dtype=np.int64)
+
+    def add(self, rows, values):
+        """Add one member's ``values`` (n_rows, n_values) at its out-of-bag ``rows``."""
+        if self.sums is None:
+            self.sums = np.zeros((self.n_samples, values.shape[1]))
+        self.sums[rows] += values
+        self.counts[rows] += 1
+
+    def averages(self):
+        """Per row, the mean over its out-of-bag members (NaN without any)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.sums / self.counts[:, None]
+
+
+class BaseEnsemble(BaseEstimator):
+    """The fitted members as a sequence, and the checks of a warm start."""
+
+    _fitted_attribute = "estimators_"
+
+    def __bool__(self):
+        # Not len() != 0: an unfitted ensemble is still a true value.
+        return True
+
+    def __len__(self):
+        """The number of fitted members."""
+        self._check_fitted()
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The fitted member (or, for a slice, the list of members) at ``index``."""
+        self._check_fitted()
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """The fitted members, in order."""
+        self._check_fitted()
+        return iter(self.estimators_)
+
+    def _warm_start_from(self, n_features, encoding, n_fitted):
+        """Whether this fit adds to the members already fitted (``warm_start``),
+        after checking that it can: the same features and categories, and no
+        fewer members asked for than ``n_fitted`` already there."""
+        if not (self.warm_start and hasattr(self, "estimators_")):
+            return False
+        if n_features != self.n_features_in_:
+            raise ValueError(f"warm_start: X has {n_features} features, but the ensemble "
+                             f"was fitted with {self.n_features_in_}")
+        if not self._has_encoding(encoding):
+            raise ValueError("warm_start: X's categorical features or their categories "
+                             "differ from those the ensemble was fitted with")
+        if self.n_estimators < n_fitted:
+            raise ValueError(f"n_estimators={self.n_estimators} is below the {n_fitted} "
+                             "estimators already fitted with warm_start=True")
+        return True
+
+    def _set_input_attributes(self, n_features, feature_names, encoding):
+        """``n_features_in_``, ``feature_names_in_`` and the categories of this fit."""
+        self.n_features_in_ = n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._set_encoding(encoding)

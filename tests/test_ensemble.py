@@ -1,0 +1,58 @@
+"""The machinery every ensemble shares (``fasttree._ensemble``)."""
+
+import numpy as np
+import pytest
+
+from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
+                      BaggingRegressor, RandomForestClassifier, RandomForestRegressor)
+from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
+from fasttree._validation import NotFittedError
+from synthetic import classification_data
+
+ENSEMBLES = [AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier, BaggingRegressor,
+             RandomForestClassifier, RandomForestRegressor]
+
+
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES)
+def test_a_fitted_ensemble_is_the_sequence_of_its_members(ensemble_class):
+    X, y = classification_data(n_samples=120, seed=1)
+    ensemble = ensemble_class(n_estimators=4, random_state=0).fit(X, y)
+    assert len(ensemble) == len(ensemble.estimators_) >= 1
+    assert ensemble[0] is ensemble.estimators_[0]
+    assert ensemble[-1] is ensemble.estimators_[-1]
+    assert ensemble[:2] == ensemble.estimators_[:2]
+    assert list(ensemble) == list(ensemble.estimators_)
+
+
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES)
+def test_an_unfitted_ensemble_is_true_but_has_no_members(ensemble_class):
+    ensemble = ensemble_class()
+    assert bool(ensemble)
+    with pytest.raises(NotFittedError):
+        len(ensemble)
+    with pytest.raises(NotFittedError):
+        ensemble[0]
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_members_come_back_in_order_with_one_progress_line_each(n_threads, capsys):
+    assert map_members(lambda index: index * index, range(5), n_threads) == [0, 1, 4, 9, 16]
+    assert capsys.readouterr().out == ""
+    map_members(lambda index: index, range(3), n_threads, ("Forest", "trees built"))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and lines[-1].startswith("Forest: 3/3 trees built, ")
+
+
+def test_member_seeds_depend_on_the_ensemble_seed_and_the_position_only():
+    assert member_seeds(7, 3) == member_seeds(7, 3)
+    assert len({member_seeds(7, 3), member_seeds(7, 4), member_seeds(8, 3)}) == 3
+
+
+def test_out_of_bag_sums_average_over_the_members_that_left_a_row_out():
+    sums = OutOfBagSums(4)
+    sums.add(np.array([0, 2]), np.array([[1.0, 0.0], [0.5, 0.5]]))
+    sums.add(np.array([0]), np.array([[0.0, 1.0]]))
+    averages = sums.averages()
+    np.testing.assert_array_equal(averages[[0, 2]], [[0.5, 0.5], [0.5, 0.5]])
+    assert np.isnan(averages[[1, 3]]).all()
+    np.testing.assert_array_equal(sums.counts, [2, 0, 1, 0])
