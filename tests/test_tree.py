@@ -430,3 +430,16 @@ def test_log_loss_is_scikit_learns_name_for_the_entropy_criterion(make):
     boosted = [AdaBoostClassifier(make(criterion), n_estimators=4, random_state=0).fit(X, y)
                for criterion in ("log_loss", "entropy")]
     np.testing.assert_array_equal(boosted[0].predict_proba(X), boosted[1].predict_proba(X))
+
+
+@pytest.mark.parametrize("estimator_class", ["DecisionTreeRegressor", "RandomForestRegressor"])
+def test_friedman_mse_becomes_squared_error_with_a_future_warning(estimator_class):
+    import fasttree
+
+    X, y = regression_data(seed=2)
+    make = getattr(fasttree, estimator_class)
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        renamed = make(criterion="friedman_mse", random_state=0)
+    assert renamed.get_params()["criterion"] == "squared_error"
+    plain = make(criterion="squared_error", random_state=0)
+    np.testing.assert_array_equal(renamed.fit(X, y).predict(X), plain.fit(X, y).predict(X))

@@ -192,6 +192,22 @@ def test_not_fitted_error_is_a_value_error_and_an_attribute_error():
     assert fasttree.NotFittedError is NotFittedError
 
 
+def test_not_fitted_error_is_also_scikit_learns_once_its_exceptions_are_imported(monkeypatch):
+    import sys
+
+    import sklearn.exceptions
+
+    with pytest.raises(sklearn.exceptions.NotFittedError) as raised:
+        DecisionTreeClassifier().predict(np.zeros((1, 2)))
+    assert isinstance(raised.value, NotFittedError)
+    # Without scikit-learn's exceptions imported, nothing can catch them, and
+    # fasttree's own class is raised (scikit-learn is never imported for it).
+    monkeypatch.delitem(sys.modules, "sklearn.exceptions")
+    with pytest.raises(NotFittedError) as raised:
+        DecisionTreeClassifier().predict(np.zeros((1, 2)))
+    assert type(raised.value) is NotFittedError
+
+
 CLASSIFIER_CALLS = ["predict", "predict_proba", "predict_log_proba", "apply",
                     "decision_path", "score", "get_depth", "get_n_leaves"]
 

@@ -5,7 +5,7 @@ import inspect
 import numpy as np
 
 from ._categories import CategoryEncoding, fit_categories
-from ._validation import NotFittedError, feature_names_of
+from ._validation import feature_names_of, not_fitted_error
 
 
 class BaseEstimator:
@@ -16,8 +16,10 @@ class BaseEstimator:
 
     def _check_fitted(self):
         if not hasattr(self, self._fitted_attribute):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; "
-                                 "call 'fit' with appropriate arguments first")
+            # scikit-learn's wording, which scripts and tests match on.
+            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet. "
+                                   "Call 'fit' with appropriate arguments before using this "
+                                   "estimator.")
 
     def _checked_predict_input(self, X, convert):
         """``convert(X)``, after checking that the estimator is fitted and that X

@@ -1,6 +1,7 @@
 """Input checks shared by the estimators: everything invalid stops here."""
 
 import numbers
+import sys
 
 import numpy as np
 
@@ -10,8 +11,31 @@ from ._utils import all_finite
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method that needs a fitted estimator is called before ``fit``.
 
-    It is both a ``ValueError`` and an ``AttributeError``, like scikit-learn's.
+    It is both a ``ValueError`` and an ``AttributeError``, like scikit-learn's;
+    where scikit-learn's exceptions are imported, the error raised is also an
+    instance of ``sklearn.exceptions.NotFittedError``.
     """
+
+
+_BRIDGES = {}
+
+
+def not_fitted_error(message):
+    """A :class:`NotFittedError` with ``message``, which is also scikit-learn's
+    ``NotFittedError`` when ``sklearn.exceptions`` has been imported.
+
+    Code that catches scikit-learn's class must have imported it, so the
+    check of ``sys.modules`` finds every such caller without importing
+    scikit-learn here.
+    """
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    sklearn_class = getattr(sklearn_exceptions, "NotFittedError", None)
+    if not isinstance(sklearn_class, type) or not issubclass(sklearn_class, Exception):
+        return NotFittedError(message)
+    if sklearn_class not in _BRIDGES:
+        _BRIDGES[sklearn_class] = type("NotFittedError", (NotFittedError, sklearn_class),
+                                       {"__module__": __name__, "__doc__": NotFittedError.__doc__})
+    return _BRIDGES[sklearn_class](message)
 
 
 def feature_names_of(X):

@@ -23,6 +23,7 @@ from ._validation import (check_array_2d, check_int_or_fraction,
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_loss_matrix, check_split_options, predicted_classes,
+                   renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
 
@@ -721,7 +722,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     Parameters
     ----------
     n_estimators : int, default=100
-    criterion : {'squared_error'}, default='squared_error'
+    criterion : {'squared_error', 'friedman_mse'}, default='squared_error'
+        As for :class:`fasttree.DecisionTreeRegressor`.
     max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
         1.0 (all features at every node) follows scikit-learn's default for
         regression; 1/3 of the features is the textbook choice.
@@ -756,7 +758,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  categorical_features="from_dtype"):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = renamed_regression_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

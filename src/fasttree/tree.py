@@ -3,6 +3,7 @@
 import copy
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -26,7 +27,21 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy,
                            "misclassification": Misclassification}
 ENTROPY_NAMES = ("entropy", "log_loss")
-REGRESSION_CRITERIA = {"squared_error": SquaredError}
+# 'friedman_mse' ranks a node's splits as the squared error does: Friedman's
+# improvement, w_left w_right (mean_left - mean_right)^2 / w, is the drop in
+# the sum of squared errors itself.
+REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError}
+
+
+def renamed_regression_criterion(criterion):
+    """``'squared_error'`` for ``'friedman_mse'`` (with a FutureWarning, as
+    scikit-learn 1.9 gives), else ``criterion`` unchanged."""
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn("criterion='friedman_mse' grows the same trees as 'squared_error', "
+                      "which it now stands for; scikit-learn deprecates the name, so write "
+                      "criterion='squared_error'", FutureWarning, stacklevel=3)
+        return "squared_error"
+    return criterion
 
 # The kernel packs a sample index into 32 bits.
 MAX_SAMPLES = 2**32 - 1
@@ -703,8 +718,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {'squared_error'}, default='squared_error'
-        Each split minimises the children's weighted variance.
+    criterion : {'squared_error', 'friedman_mse'}, default='squared_error'
+        Each split minimises the children's weighted variance. 'friedman_mse'
+        grows the same trees; it becomes 'squared_error', with a
+        FutureWarning, as in scikit-learn 1.9.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha,
     categorical_features
@@ -724,7 +741,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, categorical_features="from_dtype"):
-        self.criterion = criterion
+        self.criterion = renamed_regression_criterion(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
