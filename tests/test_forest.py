@@ -554,3 +554,41 @@ def test_a_forest_refuses_a_loss_matrix_of_the_wrong_shape():
     X, y = classification_data(100, 3, n_classes=2, seed=13)
     with pytest.raises(ValueError, match=r"loss_matrix must have shape \(2, 2\)"):
         RandomForestClassifier(n_estimators=2, loss_matrix=np.zeros((3, 3))).fit(X, y)
+
+
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_estimators_samples_are_each_trees_rows_as_int32(bootstrap):
+    X, y = classification_data(n_samples=90, seed=4)
+    forest = RandomForestClassifier(n_estimators=3, bootstrap=bootstrap, random_state=0,
+                                    max_samples=0.5 if bootstrap else None).fit(X, y)
+    samples = forest.estimators_samples_
+    assert len(samples) == 3 and all(rows.dtype == np.int32 for rows in samples)
+    if bootstrap:
+        assert all(rows.size == 45 and np.unique(rows).size < 45 for rows in samples)
+    else:
+        assert all(np.array_equal(rows, np.arange(90)) for rows in samples)
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+def test_a_forests_decision_path_is_its_trees_paths_side_by_side(forest_class):
+    X, y = classification_data(n_samples=80, seed=5)
+    forest = forest_class(n_estimators=4, max_depth=4, random_state=0).fit(X, y)
+    indicator, n_nodes_ptr = forest.decision_path(X[:30])
+    assert indicator.shape == (30, n_nodes_ptr[-1])
+    for tree_index, member in enumerate(forest.estimators_):
+        columns = slice(n_nodes_ptr[tree_index], n_nodes_ptr[tree_index + 1])
+        np.testing.assert_array_equal(indicator[:, columns].toarray(),
+                                      member.decision_path(X[:30]).toarray())
+    leaves = forest.apply(X[:30]) + n_nodes_ptr[:-1]
+    assert indicator.toarray()[np.arange(30)[:, None], leaves].all()
+
+
+def test_a_forests_decision_path_refuses_infinity_and_takes_nan():
+    X, y = classification_data(n_samples=60, seed=6)
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    rows = X[:2].copy()
+    rows[0, 0] = np.nan
+    assert forest.decision_path(rows)[0].shape[0] == 2
+    rows[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        forest.decision_path(rows)

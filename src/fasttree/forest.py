@@ -22,8 +22,8 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_loss_matrix, check_split_options, predicted_classes,
-                   renamed_regression_criterion,
+                   check_loss_matrix, check_split_options, path_indicator,
+                   predicted_classes, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
 
@@ -265,13 +265,14 @@ class BaseForest(BaseEnsemble):
 
     @property
     def estimators_samples_(self):
-        """Per tree, the indices of the rows drawn for it (with repeats)."""
+        """Per tree, the indices of the rows drawn for it (with repeats, in row
+        order; every row without a bootstrap), int32 as scikit-learn's."""
         self._check_fitted()
-        if not self.bootstrap:
-            raise AttributeError("estimators_samples_ exists only with bootstrap=True")
         n_samples = self._n_samples
-        return [np.repeat(np.arange(n_samples),
-                          in_bag_counts(self._base_seed, index, n_samples, self._n_draws))
+        rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
+        if not self.bootstrap:
+            return [rows.copy() for _ in self._trees]
+        return [np.repeat(rows, in_bag_counts(self._base_seed, index, n_samples, self._n_draws))
                 for index in range(len(self._trees))]
 
     def _validate_X_for_predict(self, X):
@@ -431,6 +432,31 @@ class BaseForest(BaseEnsemble):
         """Leaf index in every tree of every row: an array (n_samples, n_estimators)."""
         X = self._validate_X_for_predict(X)
         return np.column_stack([tree.apply(X) for tree in self._trees])
+
+    def decision_path(self, X):
+        """The nodes every row passes through, in every tree. Requires scipy.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes_ptr[-1])
+            Entry (i, j) is 1 when row i passes through node j, the trees'
+            nodes side by side.
+        n_nodes_ptr : ndarray of intp, shape (n_estimators + 1,)
+            Tree t's nodes are the columns ``n_nodes_ptr[t]:n_nodes_ptr[t + 1]``.
+        """
+        # Infinity is refused here: the path walk does not look for it.
+        X = self._checked_predict_input(X, lambda X: check_array_2d(
+            X, estimator=type(self).__name__, allow_nan=True))
+        paths = [path_indicator(tree, X) for tree in self._trees]
+        from scipy.sparse import hstack  # path_indicator found scipy
+
+        n_nodes_ptr = np.cumsum([0] + [tree.node_count for tree in self._trees]).astype(np.intp)
+        indicator = hstack(paths, format="csr")
+        return indicator, n_nodes_ptr
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -120,6 +120,19 @@ MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
                      "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
 
 
+def path_indicator(tree, X):
+    """scipy CSR matrix (n_samples, tree.node_count): 1 where a row of X passes
+    through a node of ``tree`` (a :class:`fasttree._structure.Tree`)."""
+    try:
+        from scipy.sparse import csr_matrix
+    except ImportError:
+        raise ImportError("decision_path returns a scipy sparse matrix; "
+                          "install scipy to use it") from None
+    indptr, indices = tree.decision_path(X)
+    return csr_matrix((np.ones(indices.shape[0], dtype=np.intp), indices, indptr),
+                      shape=(X.shape[0], tree.node_count))
+
+
 def check_split_options(params):
     """Check ``categorical_split``, ``missing`` and the criterion that goes
     with them; True for a multiway (C4.5-style) tree."""
@@ -394,14 +407,7 @@ class BaseDecisionTree(BaseEstimator):
             Entry (i, j) is 1 when sample i passes through node j.
         """
         X = self._validate_X_for_predict(X, check_finite=True)
-        try:
-            from scipy.sparse import csr_matrix
-        except ImportError:
-            raise ImportError("decision_path returns a scipy sparse matrix; "
-                              "install scipy to use it") from None
-        indptr, indices = self.tree_.decision_path(X)
-        data = np.ones(indices.shape[0], dtype=np.intp)
-        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.tree_.node_count))
+        return path_indicator(self.tree_, X)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The pruning path of minimal cost-complexity pruning (CART).
