@@ -275,3 +275,31 @@ def test_a_later_estimator_no_better_than_chance_is_discarded_and_boosting_stops
     boosted = AdaBoostClassifier(MajorityGuess(), n_estimators=10).fit(X, y)
     assert len(boosted.estimators_) == 1
     assert boosted.estimator_errors_.tolist() == [0.25]
+
+
+@pytest.mark.parametrize("path", ["presorted stumps", "generic"])
+def test_every_member_gets_its_own_random_state(path, monkeypatch):
+    if path == "generic":
+        generic_path(monkeypatch)
+    X, y = three_classes()
+    members = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X, y).estimators_
+    assert len(members) > 1
+    assert len({member.random_state for member in members}) == len(members)
+    again = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X, y).estimators_
+    assert [member.random_state for member in again] == [m.random_state for m in members]
+
+
+@pytest.mark.parametrize("boosted_class", [AdaBoostClassifier, AdaBoostRegressor])
+def test_staged_scores_end_at_the_final_score(boosted_class):
+    X, y = three_classes()
+    weights = np.linspace(0.5, 2.0, y.size)
+    boosted = boosted_class(n_estimators=6, random_state=0).fit(X, y)
+    scores = list(boosted.staged_score(X, y, sample_weight=weights))
+    assert len(scores) == len(boosted.estimators_)
+    assert scores[-1] == boosted.score(X, y, sample_weight=weights)
+    # After one round the prediction is the first estimator's.
+    from sklearn.metrics import accuracy_score, r2_score
+
+    metric = accuracy_score if boosted_class is AdaBoostClassifier else r2_score
+    first = boosted.estimators_[0].predict(X)
+    assert_rounding_close(scores[0], metric(y, first, sample_weight=weights))

@@ -162,7 +162,11 @@ class ClassifierMixin:
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of ``predict(X)`` against ``y``."""
-        return accuracy(y, self.predict(X), sample_weight)
+        return self._score_of(y, self.predict(X), sample_weight)
+
+    @staticmethod
+    def _score_of(y_true, y_pred, sample_weight=None):
+        return accuracy(y_true, y_pred, sample_weight)
 
 
 class RegressorMixin:
@@ -172,7 +176,11 @@ class RegressorMixin:
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination R^2 of ``predict(X)``."""
-        return r2_score(y, self.predict(X), sample_weight)
+        return self._score_of(y, self.predict(X), sample_weight)
+
+    @staticmethod
+    def _score_of(y_true, y_pred, sample_weight=None):
+        return r2_score(y_true, y_pred, sample_weight)
 
 
 def _same_value(value, default):

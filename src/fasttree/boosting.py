@@ -124,8 +124,8 @@ class PresortedStumps:
         goes_left = self.X[:, feature] <= tree.nodes["threshold"][0]
         return np.where(goes_left, tree.majority_class[1], tree.majority_class[2])
 
-    def fit(self, weight):
-        """A fitted DecisionTreeClassifier, as ``template`` fit with ``weight``."""
+    def fit(self, weight, stump):
+        """``stump`` (an unfitted copy of ``template``) fitted with ``weight``."""
         class_weights = np.bincount(self.class_index, weights=weight,
                                     minlength=self.n_classes)
         present = weight > 0
@@ -134,7 +134,7 @@ class PresortedStumps:
         if root_impurity > PURE_IMPURITY and present.sum() >= max(
                 2, 2 * self.template.min_samples_leaf):
             split = self._best_split(weight)
-        return self._as_tree(weight, class_weights, root_impurity, split)
+        return self._as_tree(weight, class_weights, root_impurity, split, stump)
 
     def _best_split(self, weight):
         """The best root split, features searched in blocks on the threads."""
@@ -161,7 +161,7 @@ class PresortedStumps:
         nonzero = fractions[fractions > 0]
         return float(-np.sum(nonzero * np.log2(nonzero)))
 
-    def _as_tree(self, weight, class_weights, root_impurity, split):
+    def _as_tree(self, weight, class_weights, root_impurity, split, stump):
         rows = [(weight > 0, class_weights, root_impurity)]
         nodes = np.zeros(1 if split is None else 3, dtype=NODE_DTYPE)
         nodes["left_child"] = -1
@@ -185,7 +185,6 @@ class PresortedStumps:
             "value": np.array([weights / weights.sum() for _, weights, _ in rows]),
             "max_depth": 0 if split is None else 1,
         }
-        stump = DecisionTreeClassifier(**self.template.get_params(deep=False))
         stump.tree_ = Tree(self.X.shape[1], self.n_classes, arrays)
         stump.n_features_in_ = self.X.shape[1]
         stump.n_outputs_ = 1
@@ -208,6 +207,23 @@ class BaseBoosting(BaseEnsemble):
             estimator = type(estimator)(**{**estimator.get_params(deep=False),
                                            "categorical_features": encoding.mask})
         return X, encoding, estimator
+
+    def staged_score(self, X, y, sample_weight=None):
+        """The score after each round: accuracy, or R^2 for the regressor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Yields
+        ------
+        float
+            ``score(X, y)`` of the first 1, 2, ... estimators.
+        """
+        for predicted in self.staged_predict(X):
+            yield self._score_of(y, predicted, sample_weight)
 
     @property
     def feature_importances_(self):
@@ -322,7 +338,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         estimators, weights, errors = [], [], []
         for _ in range(self.n_estimators):
             if fast:
-                member = stumps.fit(weight)
+                member = stumps.fit(weight, fresh_member(estimator, member_rng))
             else:
                 member = self._fit_member(estimator, X, class_index, weight, rng, member_rng,
                                           ranked)
