@@ -349,9 +349,9 @@ def test_verbose_reports_progress(capsys):
 @pytest.mark.parametrize("params, message", [
     (dict(n_estimators=0), "n_estimators"),
     (dict(max_samples=0.0), "max_samples"),
-    (dict(max_samples=1.5), "max_samples"),
+    (dict(max_samples=1.5, bootstrap=False), "max_samples"),
     (dict(max_samples=0), "max_samples"),
-    (dict(max_samples=41), "exceeds the number of samples"),
+    (dict(max_samples=41, bootstrap=False), "exceeds the number of samples"),
     (dict(max_features=0), "max_features"),
     (dict(max_features=1.2), "max_features"),
     (dict(max_features=N_FEATURES + 1), "exceeds the number of features"),
@@ -380,3 +380,10 @@ def test_invalid_regressor_parameters_and_unfitted_use():
         model.predict(X[:, :3])
     with pytest.raises(NotFittedError):
         BaggingClassifier().predict_proba(X)
+
+
+@pytest.mark.parametrize("max_samples, expected_draws", [(1.5, 60), (41, 41)])
+def test_a_bootstrap_may_draw_more_rows_than_there_are(max_samples, expected_draws):
+    X, y = classification_problem(40, seed=30)
+    model = BaggingClassifier(n_estimators=3, max_samples=max_samples, random_state=0).fit(X, y)
+    assert [rows.size for rows in model.estimators_samples_] == [expected_draws] * 3

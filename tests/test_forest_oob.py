@@ -119,7 +119,8 @@ def test_regressor_out_of_bag_estimates_equal_the_reference(regressor_and_refere
 # -- the draws -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("max_samples, expected_draws", [
-    (None, 300), (0.5, 150), (0.25, 75), (1.0, 300), (40, 40), (300, 300)])
+    (None, 300), (0.5, 150), (0.25, 75), (1.0, 300), (40, 40), (300, 300),
+    (1.5, 450), (301, 301)])  # a bootstrap may draw more rows than there are
 def test_max_samples_sets_the_number_of_draws_per_tree(max_samples, expected_draws):
     X, y = classification_data(n_samples=300)
     forest = RandomForestClassifier(n_estimators=6, max_samples=max_samples,
@@ -266,9 +267,9 @@ def test_balanced_subsample_without_bootstrap_equals_balanced():
 @pytest.mark.parametrize("forest_class", FORESTS)
 @pytest.mark.parametrize("params", [
     {"bootstrap": "yes"}, {"oob_score": True, "bootstrap": False}, {"max_samples": 0},
-    {"max_samples": 1.5}, {"max_samples": 301}, {"max_samples": 0.5, "bootstrap": False}],
-    ids=["bootstrap=yes", "oob-without-bootstrap", "max_samples=0", "max_samples=1.5",
-         "max_samples=n+1", "max_samples-without-bootstrap"])
+    {"max_samples": -0.5}, {"max_samples": 0.5, "bootstrap": False}],
+    ids=["bootstrap=yes", "oob-without-bootstrap", "max_samples=0", "max_samples=-0.5",
+         "max_samples-without-bootstrap"])
 def test_invalid_bootstrap_parameters_are_rejected_at_fit(forest_class, params):
     X, y = data_for_forest(forest_class, n_samples=300)
     with pytest.raises(ValueError):

@@ -46,13 +46,19 @@ def check_verbose(verbose):
         raise ValueError(f"verbose must be an int >= 0; got {verbose!r}")
 
 
-def resolve_n_draws(max_samples, n_samples):
-    """Rows drawn per member: a fraction of n_samples (rounded) or a count <= n_samples."""
-    value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1)
+def resolve_n_draws(max_samples, n_samples, replace):
+    """Rows drawn per member: a fraction of n_samples (rounded) or a count.
+
+    Drawn with replacement (a bootstrap), a member may draw more rows than
+    there are, as scikit-learn allows; without, at most all of them.
+    """
+    value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1,
+                                  fraction_max=np.inf if replace else 1.0)
     if isinstance(value, float):
         return max(1, int(round(value * n_samples)))
-    if value > n_samples:
-        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples})")
+    if value > n_samples and not replace:
+        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples}); "
+                         "only a bootstrap (with replacement) draws more rows than there are")
     return value
 
 

@@ -94,7 +94,7 @@ class BaseBagging(BaseEnsemble):
         for name in ("bootstrap", "bootstrap_features", "oob_score", "warm_start"):
             check_flag(getattr(self, name), name)
         check_verbose(self.verbose)
-        n_draws = resolve_n_draws(self.max_samples, n_samples)
+        n_draws = resolve_n_draws(self.max_samples, n_samples, replace=self.bootstrap)
         max_features = check_int_or_fraction(self.max_features, "max_features",
                                              minimum_int=1)
         if isinstance(max_features, float):
@@ -351,7 +351,8 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         Number of members.
     max_samples : int or float, default=1.0
         Rows drawn per member: a float is that fraction of n_samples
-        (rounded), an int that many.
+        (rounded), an int that many; more than n_samples only with
+        ``bootstrap=True``.
     max_features : int or float, default=1.0
         Features drawn per member: a float is that fraction of n_features
         (rounded down, at least 1), an int that many.

@@ -130,7 +130,7 @@ class BaseForest(BaseEnsemble):
             if not self.bootstrap:
                 raise ValueError("max_samples applies to bootstrap samples; set "
                                  "bootstrap=True or leave max_samples=None")
-            n_draws = resolve_n_draws(self.max_samples, n_samples)
+            n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True)
         return n_draws, resolve_n_jobs(self.n_jobs)
 
     def fit(self, X, y, sample_weight=None):
@@ -196,7 +196,7 @@ class BaseForest(BaseEnsemble):
         self._trees = trees
         self._tree_importances = importances
         self._base_seed = base_seed
-        self._n_draws = n_draws
+        self._n_samples_bootstrap = n_draws
         self._n_samples = n_samples
         self.n_outputs_ = 1
         self.max_features_ = limits["max_features"]
@@ -272,7 +272,8 @@ class BaseForest(BaseEnsemble):
         rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
         if not self.bootstrap:
             return [rows.copy() for _ in self._trees]
-        return [np.repeat(rows, in_bag_counts(self._base_seed, index, n_samples, self._n_draws))
+        n_draws = self._n_samples_bootstrap
+        return [np.repeat(rows, in_bag_counts(self._base_seed, index, n_samples, n_draws))
                 for index in range(len(self._trees))]
 
     def _validate_X_for_predict(self, X):
@@ -414,7 +415,7 @@ class BaseForest(BaseEnsemble):
                 jobs = []
                 for index in range(chunk_start, min(len(self._trees), chunk_start + n_threads)):
                     counts = in_bag_counts(self._base_seed, index, self._n_samples,
-                                           self._n_draws)
+                                           self._n_samples_bootstrap)
                     rows = np.flatnonzero(counts == 0)
                     if rows.size == 0:
                         continue
@@ -466,6 +467,9 @@ class BaseForest(BaseEnsemble):
         return state
 
     def __setstate__(self, state):
+        if "_n_draws" in state:
+            # Pickled before the attribute took scikit-learn's name.
+            state["_n_samples_bootstrap"] = state.pop("_n_draws")
         self.__dict__.update(state)
         self._ensemble = None
         if "_trees" in state:
@@ -510,7 +514,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         Grow each tree on a bootstrap sample; False grows every tree on all rows.
     max_samples : int, float or None, default=None
         Draws per bootstrap sample: None = n_samples, a float = that fraction
-        of n_samples (the ``c * n`` of the literature), an int = that many.
+        of n_samples (the ``c * n`` of the literature), an int = that many;
+        more than n_samples (a float above 1) is allowed.
     oob_score : bool, default=False
         Estimate the accuracy on the out-of-bag rows (``oob_score_``,
         ``oob_decision_function_``).
