@@ -56,3 +56,27 @@ def test_out_of_bag_sums_average_over_the_members_that_left_a_row_out():
     np.testing.assert_array_equal(averages[[0, 2]], [[0.5, 0.5], [0.5, 0.5]])
     assert np.isnan(averages[[1, 3]]).all()
     np.testing.assert_array_equal(sums.counts, [2, 0, 1, 0])
+
+
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
+def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_class):
+    X, y = classification_data(n_samples=80, seed=2)
+    ensemble = ensemble_class(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    members = list(ensemble)
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        ensemble.fit(X, y)
+    assert all(new is old for new, old in zip(ensemble, members))
+
+
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
+def test_rows_that_no_member_left_out_are_warned_of_and_left_out(ensemble_class):
+    X, y = classification_data(n_samples=80, seed=2)
+    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores"):
+        ensemble = ensemble_class(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    oob = getattr(ensemble, "oob_decision_function_", getattr(ensemble, "oob_prediction_", None))
+    assert np.isnan(oob).any() and np.isfinite(ensemble.oob_score_)
+
+
+def test_out_of_bag_sums_refuse_an_estimate_without_out_of_bag_rows():
+    with pytest.raises(ValueError, match="too few estimators"):
+        OutOfBagSums(3, 1).covered()

@@ -5,6 +5,7 @@ checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
 import numbers
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -131,6 +132,21 @@ class OutOfBagSums:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.sums / self.counts[:, None]
 
+    def covered(self):
+        """The rows that have out-of-bag values, checked once the ensemble is
+        fitted: an error when none has, a warning (scikit-learn's) when some
+        have none, whose averages are then NaN and left out of the scores."""
+        has_oob = self.counts > 0
+        if not has_oob.any():
+            raise ValueError("no training row was left out by any member: too few "
+                             "estimators for an out-of-bag estimate")
+        if not has_oob.all():
+            warnings.warn(f"Some inputs do not have OOB scores: {np.count_nonzero(~has_oob)} "
+                          "rows were drawn by every member, so the out-of-bag estimates "
+                          "leave them out; more estimators would cover them", UserWarning,
+                          stacklevel=4)
+        return has_oob
+
 
 class BaseEnsemble(BaseEstimator):
     """The fitted members as a sequence, and the checks of a warm start."""
@@ -171,6 +187,10 @@ class BaseEnsemble(BaseEstimator):
         if self.n_estimators < n_fitted:
             raise ValueError(f"n_estimators={self.n_estimators} is below the {n_fitted} "
                              "estimators already fitted with warm_start=True")
+        if self.n_estimators == n_fitted:
+            # scikit-learn's words, which scripts match on.
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
+                          "new trees.", UserWarning, stacklevel=3)
         return True
 
     def _set_input_attributes(self, n_features, feature_names, encoding):

@@ -305,10 +305,7 @@ class BaseBagging(BaseEnsemble):
         for rows, values in self._map_members(out_of_bag, X):
             if values is not None:
                 oob.add(rows, values)
-        if not oob.counts.any():
-            raise ValueError("no training row was left out by any member: too few "
-                             "estimators for an out-of-bag estimate")
-        self._set_oob_attributes(oob.averages(), oob.counts > 0, targets)
+        self._set_oob_attributes(oob.averages(), oob.covered(), targets)
 
     @property
     def feature_importances_(self):

@@ -207,12 +207,11 @@ class BaseForest(BaseEnsemble):
         self._ensemble = None
         self._ensemble_arrays()
         start_threads()
-        self.estimators_ = [self._as_estimator(tree) for tree in trees]
+        # A warm start keeps the members it had; the new trees join them.
+        kept = list(self.estimators_) if fitted else []
+        self.estimators_ = kept + [self._as_estimator(tree) for tree in trees[len(kept):]]
         if track_oob:
-            if not oob.counts.any():
-                raise ValueError("no row was left out of every bootstrap sample: too few "
-                                 "trees for an out-of-bag estimate")
-            self._set_oob_attributes(oob.averages(), oob.counts > 0, targets)
+            self._set_oob_attributes(oob.averages(), oob.covered(), targets)
         if self.oob_batch_size is not None:
             self.oob_curve_ = np.array(curve, dtype=np.float64).reshape(-1, 2)
         elif hasattr(self, "oob_curve_"):
