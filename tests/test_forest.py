@@ -592,3 +592,17 @@ def test_a_forests_decision_path_refuses_infinity_and_takes_nan():
     rows[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         forest.decision_path(rows)
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+def test_a_member_refit_on_its_own_rows_grows_its_tree_again(forest_class):
+    X, y = classification_data(n_samples=150, seed=7)
+    forest = forest_class(n_estimators=4, max_features=0.5, max_samples=0.6,
+                          random_state=3).fit(X, y)
+    states = [member.random_state for member in forest.estimators_]
+    assert len(set(states)) == 4 and all(0 <= state < 2**31 for state in states)
+    for member, rows in zip(forest.estimators_, forest.estimators_samples_):
+        refit = clone(member).fit(X[rows], y[rows])
+        np.testing.assert_array_equal(refit.apply(X), member.apply(X))
+        # Repeated rows and draw-count weights sum the leaf values in another order.
+        assert_rounding_close(refit.predict(X), member.predict(X), data_scale(y))

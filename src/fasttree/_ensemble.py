@@ -14,6 +14,9 @@ from ._base import BaseEstimator
 from ._threads import available_cores
 from ._validation import check_int_or_fraction
 
+# Members' random_state values are below this, as scikit-learn's are.
+MAX_RANDOM_STATE = 2**31 - 1
+
 
 def resolve_n_jobs(n_jobs):
     """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
@@ -64,14 +67,15 @@ def resolve_n_draws(max_samples, n_samples, replace):
 
 
 def member_seeds(base_seed, index):
-    """Seeds of member ``index``'s row draw and of its other draws (features).
+    """Member ``index``'s row-draw seed, and its ``random_state`` for its other
+    draws (an int below 2**31, as scikit-learn gives its members).
 
     They depend only on the ensemble's seed and the member's position, so the
     ensemble is the same whatever the number of threads, and a warm start
     fits the same members as one long fit.
     """
     state = np.random.SeedSequence([base_seed, index]).generate_state(2, np.uint64)
-    return int(state[0]), int(state[1])
+    return int(state[0]), int(state[1] % MAX_RANDOM_STATE)
 
 
 def draw_counts(n_samples, n_draws, seed, replace):

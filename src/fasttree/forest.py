@@ -209,7 +209,8 @@ class BaseForest(BaseEnsemble):
         start_threads()
         # A warm start keeps the members it had; the new trees join them.
         kept = list(self.estimators_) if fitted else []
-        self.estimators_ = kept + [self._as_estimator(tree) for tree in trees[len(kept):]]
+        self.estimators_ = kept + [self._as_estimator(index) for index in
+                                   range(len(kept), len(trees))]
         if track_oob:
             self._set_oob_attributes(oob.averages(), oob.covered(), targets)
         if self.oob_batch_size is not None:
@@ -243,7 +244,10 @@ class BaseForest(BaseEnsemble):
         n_samples = sample_weight.shape[0]
 
         def grow(index):
-            bootstrap_seed, feature_seed = member_seeds(base_seed, index)
+            bootstrap_seed, member_state = member_seeds(base_seed, index)
+            # The tree's draws are those of a tree fit with random_state=member_state,
+            # so a member refit on its rows grows the same tree.
+            feature_seed = check_random_state(member_state)
             counts = np.ones(n_samples, dtype=np.int64)
             if self.bootstrap:
                 counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
@@ -472,13 +476,16 @@ class BaseForest(BaseEnsemble):
         self.__dict__.update(state)
         self._ensemble = None
         if "_trees" in state:
-            self.estimators_ = [self._as_estimator(tree) for tree in self._trees]
+            self.estimators_ = [self._as_estimator(index) for index in range(len(self._trees))]
 
-    def _as_estimator(self, tree):
-        """A fitted single-tree estimator around one of the forest's trees."""
+    def _as_estimator(self, index):
+        """A fitted single-tree estimator around tree ``index``, with the
+        ``random_state`` that tree's feature draws came from."""
+        tree = self._trees[index]
         estimator = self._tree_class(**{
             name: getattr(self, name) for name in self._tree_class._parameter_names()
             if hasattr(self, name)})
+        estimator.random_state = member_seeds(self._base_seed, index)[1]
         estimator.tree_ = tree
         estimator.n_features_in_ = tree.n_features
         estimator.n_outputs_ = 1

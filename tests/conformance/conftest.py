@@ -3,7 +3,9 @@ against fasttree (see ``swap.py``); the tests known to fail are listed, each
 under a one-line reason, in ``known_failures.txt``.
 
 A listed test is expected to fail (strictly: once it passes, the run fails
-until the line is removed), so the list can only shrink.
+until the line is removed), so the list can only shrink. The exception is a
+reason that starts with "rounding:": whether such a test passes depends on
+how a machine rounds, so passing there is not an error.
 """
 
 from pathlib import Path
@@ -62,7 +64,9 @@ def pytest_collection_modifyitems(config, items):
         test_id = f"{path.name}::{item.name}"
         collected.add(test_id)
         if test_id in known:
-            item.add_marker(pytest.mark.xfail(reason=known[test_id], strict=True))
+            reason = known[test_id]
+            item.add_marker(pytest.mark.xfail(reason=reason,
+                                              strict=not reason.startswith("rounding:")))
     # A line naming no test (renamed, or mistyped) is an error, when every
     # conformance test was collected and a stale line can be told apart.
     every_file = {path.name for path in HERE.glob("test_sklearn_*.py")}
