@@ -429,12 +429,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                                       self._staged_scores(X)):
             yield _softmax(scores / weight_sum, self.n_classes_)
 
-    def staged_score(self, X, y, sample_weight=None):
-        """Accuracy after each round (a generator)."""
-        y = np.asarray(y)
-        for predicted in self.staged_predict(X):
-            yield float(np.average(predicted == y, weights=sample_weight))
-
 
 def _softmax(normalised_scores, n_classes):
     scaled = normalised_scores * (n_classes - 1)
