@@ -387,3 +387,17 @@ def test_a_bootstrap_may_draw_more_rows_than_there_are(max_samples, expected_dra
     X, y = classification_problem(40, seed=30)
     model = BaggingClassifier(n_estimators=3, max_samples=max_samples, random_state=0).fit(X, y)
     assert [rows.size for rows in model.estimators_samples_] == [expected_draws] * 3
+
+
+def test_decision_function_is_the_members_mean_where_the_estimator_has_one():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = classification_problem(120, seed=31)
+    model = BaggingClassifier(LogisticRegression(), n_estimators=4, max_features=0.5,
+                              random_state=0).fit(X, y)
+    expected = np.mean([member.decision_function(X[:, features]) for member, features in
+                        zip(model.estimators_, model.estimators_features_)], axis=0)
+    assert_rounding_close(model.decision_function(X), expected)
+    assert not hasattr(BaggingClassifier(), "decision_function")
+    assert not hasattr(BaggingClassifier().fit(X, y), "decision_function")
+    assert hasattr(BaggingClassifier(LogisticRegression()), "decision_function")

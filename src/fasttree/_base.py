@@ -1,5 +1,6 @@
 """scikit-learn's estimator conventions, without importing scikit-learn."""
 
+import functools
 import inspect
 
 import numpy as np
@@ -148,6 +149,31 @@ class BaseEstimator:
             from sklearn.utils import RegressorTags
             tags.regressor_tags = RegressorTags()
         return tags
+
+
+class available_if:
+    """Decorator: a method that exists only where ``check(instance)`` is true.
+
+    Elsewhere reading it raises AttributeError, so that ``hasattr`` says no,
+    as for scikit-learn's methods that depend on the wrapped estimator.
+    """
+
+    def __init__(self, check):
+        self.check = check
+        self.function = None
+
+    def __call__(self, function):
+        self.function = function
+        functools.update_wrapper(self, function)
+        return self
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        if not self.check(instance):
+            raise AttributeError(f"{type(instance).__name__} has no "
+                                 f"{self.function.__name__}: its estimator has none")
+        return self.function.__get__(instance, owner)
 
 
 class ClassifierMixin:

@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from ._base import ClassifierMixin, RegressorMixin, r2_score
+from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, draw_counts, map_members, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
@@ -493,6 +493,31 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         if not self._has_probabilities():
             return self._mean_output(self._member_votes, X)
         return self._mean_output(self._member_probabilities, X)
+
+    @available_if(lambda self: hasattr(
+        self.estimators_[0] if hasattr(self, "estimators_") else self._validate_estimator(),
+        "decision_function"))
+    def decision_function(self, X):
+        """Mean over members of their ``decision_function`` (when the estimator has one).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+        """
+        X = self._validate_X_for_predict(X)
+
+        def decisions(index, member, X_member):
+            # Columns are the member's classes: they must be the ensemble's.
+            if not np.array_equal(getattr(member, "classes_", self.classes_), self.classes_):
+                raise ValueError(f"member {index} was fitted on a sample without every class, "
+                                 "so its decision_function columns are not the ensemble's")
+            return np.asarray(member.decision_function(X_member), dtype=np.float64)
+
+        return self._mean_output(decisions, X)
 
     def vote_fractions(self, X):
         """Share of members predicting each class.
