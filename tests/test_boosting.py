@@ -158,9 +158,13 @@ def test_bad_parameters_are_refused(params, message):
         AdaBoostClassifier(**params).fit(X, y)
 
 
-def test_one_class_is_refused():
-    with pytest.raises(ValueError, match="two classes"):
-        AdaBoostClassifier().fit(np.zeros((5, 2)), np.zeros(5))
+def test_one_class_is_predicted_with_certainty_as_scikit_learn_does():
+    X = np.arange(10, dtype=np.float64).reshape(5, 2)
+    boosted = AdaBoostClassifier(random_state=0).fit(X, np.full(5, 7))
+    assert len(boosted.estimators_) == 1
+    np.testing.assert_array_equal(boosted.predict(X), np.full(5, 7))
+    np.testing.assert_array_equal(boosted.predict_proba(X), np.ones((5, 1)))
+    np.testing.assert_array_equal(boosted.decision_function(X), np.zeros((5, 1)))
 
 
 def noisy_steps(n_samples=300, seed=11):

@@ -324,8 +324,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         X, encoding, estimator = self._checked_fit_input(X, estimator)
         classes, class_index = encode_labels(y, X.shape[0], name)
         n_classes = len(classes)
-        if n_classes < 2:
-            raise ValueError(f"{name} needs at least two classes in y; got {n_classes}")
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
         rng, member_rng = boosting_generators(self.random_state)
@@ -408,6 +406,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         classes: the second class's score minus the first's.
         """
         scores = self._scores(X) / self.estimator_weights_.sum()
+        if self.n_classes_ == 1:
+            # One class: nothing to tell apart (scikit-learn's zeros).
+            return np.zeros_like(scores)
         return scores[:, 1] - scores[:, 0] if self.n_classes_ == 2 else scores
 
     def predict(self, X):
