@@ -71,13 +71,20 @@ def test_presorted_stumps_equal_fitting_trees(criterion, monkeypatch):
     assert_rounding_close(fast.feature_importances_, slow.feature_importances_)
 
 
-def test_estimator_weights_and_predictions_equal_scikit_learn():
-    X, y = corner_problem(800, 4, 25)
+@pytest.mark.parametrize("problem", ["two classes", "three classes"])
+def test_estimator_weights_and_predictions_equal_scikit_learn(problem):
+    X, y = corner_problem(800, 4, 25) if problem == "two classes" else three_classes()
     ours = AdaBoostClassifier(n_estimators=30).fit(X, y)
     theirs = SklearnAdaBoost(estimator=SklearnTree(max_depth=1), n_estimators=30,
                              random_state=0).fit(X, y)
     assert_rounding_close(ours.estimator_weights_, theirs.estimator_weights_)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    # The decision function and probabilities in scikit-learn's coding.
+    assert_rounding_close(ours.decision_function(X), theirs.decision_function(X))
+    assert_rounding_close(ours.predict_proba(X), theirs.predict_proba(X))
+    for mine, sklearns in zip(ours.staged_decision_function(X),
+                              theirs.staged_decision_function(X)):
+        assert_rounding_close(mine, sklearns)
 
 
 def test_an_error_free_estimator_stops_boosting():

@@ -397,27 +397,35 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         return scores
 
     def decision_function(self, X):
-        """Weighted votes: per class, the sum of the weights of the estimators
-        predicting it, divided by the total weight.
+        """The weighted votes in scikit-learn's symmetric SAMME coding.
+
+        Each estimator adds its weight to the class it predicts and minus
+        1 / (K - 1) of it to every other class; the sums are divided by the
+        total weight, so a row's scores add up to 0.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes), or (n_samples,) for two
-        classes: the second class's score minus the first's.
+        classes (the second class's score minus the first's); zeros of shape
+        (n_samples, 1) for a single class.
         """
-        scores = self._scores(X) / self.estimator_weights_.sum()
-        if self.n_classes_ == 1:
-            # One class: nothing to tell apart (scikit-learn's zeros).
-            return np.zeros_like(scores)
-        return scores[:, 1] - scores[:, 0] if self.n_classes_ == 2 else scores
+        return self._decision(self._scores(X), self.estimator_weights_.sum())
+
+    def staged_decision_function(self, X):
+        """``decision_function`` after each round (a generator)."""
+        for weight_sum, scores in zip(np.cumsum(self.estimator_weights_),
+                                      self._staged_scores(X)):
+            yield self._decision(scores, weight_sum)
 
     def predict(self, X):
         """Class with the largest weighted vote (the first class on ties)."""
         return self.classes_[np.argmax(self._scores(X), axis=1)]
 
     def predict_proba(self, X):
-        """Class probabilities: a softmax of the normalised weighted votes times K - 1."""
-        return _softmax(self._scores(X) / self.estimator_weights_.sum(), self.n_classes_)
+        """Class probabilities from the decision function, as scikit-learn
+        computes them: a softmax of the scores over K - 1 (of plus and minus
+        half the score for two classes)."""
+        return self._probabilities(self.decision_function(X))
 
     def staged_predict(self, X):
         """Predictions after each round (a generator)."""
@@ -426,16 +434,28 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def staged_predict_proba(self, X):
         """``predict_proba`` after each round (a generator)."""
-        for weight_sum, scores in zip(np.cumsum(self.estimator_weights_),
-                                      self._staged_scores(X)):
-            yield _softmax(scores / weight_sum, self.n_classes_)
+        for decision in self.staged_decision_function(X):
+            yield self._probabilities(decision)
 
+    def _decision(self, scores, weight_sum):
+        """Summed estimator weights per class (``scores``) in the symmetric coding."""
+        n_classes = self.n_classes_
+        if n_classes == 1:
+            # One class: nothing to tell apart.
+            return np.zeros((scores.shape[0], 1))
+        decision = (n_classes * (scores / weight_sum) - 1.0) / (n_classes - 1)
+        return decision[:, 1] - decision[:, 0] if n_classes == 2 else decision
 
-def _softmax(normalised_scores, n_classes):
-    scaled = normalised_scores * (n_classes - 1)
-    scaled -= scaled.max(axis=1, keepdims=True)
-    exponentials = np.exp(scaled)
-    return exponentials / exponentials.sum(axis=1, keepdims=True)
+    def _probabilities(self, decision):
+        n_classes = self.n_classes_
+        if n_classes == 1:
+            return np.ones((decision.shape[0], 1))
+        if n_classes == 2:
+            decision = np.column_stack([-decision, decision]) / 2.0
+        else:
+            decision = decision / (n_classes - 1)
+        exponentials = np.exp(decision - decision.max(axis=1, keepdims=True))
+        return exponentials / exponentials.sum(axis=1, keepdims=True)
 
 
 class AdaBoostRegressor(RegressorMixin, BaseBoosting):
