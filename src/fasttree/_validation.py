@@ -153,13 +153,15 @@ def check_sample_weight(sample_weight, n_samples, *, estimator=None):
             weights = np.asarray(sample_weight, dtype=np.float64)
         except (ValueError, TypeError):
             raise ValueError(f"{prefix}sample_weight must hold numbers") from None
+    # The messages hold scikit-learn's phrases, which scripts match on.
     if weights.ndim != 1 or weights.shape[0] != n_samples:
-        raise ValueError(f"{prefix}sample_weight has shape {weights.shape}; expected "
-                         f"({n_samples},), one weight per sample")
+        raise ValueError(f"{prefix}sample_weight.shape == {weights.shape}, expected "
+                         f"({n_samples},): one weight per sample")
     if not np.isfinite(weights).all():
         raise ValueError(f"{prefix}sample_weight contains NaN or infinity")
     if (weights < 0).any():
-        raise ValueError(f"{prefix}sample_weight contains negative values")
+        raise ValueError(f"{prefix}Negative values in data passed to `sample_weight`: "
+                         "weights must be >= 0, and negative ones are refused")
     if not weights.sum() > 0:
         raise ValueError(f"{prefix}sample_weight sums to zero; at least one sample "
                          "needs a positive weight")

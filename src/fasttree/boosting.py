@@ -301,8 +301,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
             raise ValueError(f"estimator {estimator!r} has no fit/predict")
         if self.boosting == "reweight" and "sample_weight" not in inspect.signature(
                 estimator.fit).parameters:
-            raise ValueError(f"estimator {type(estimator).__name__} does not take "
-                             "sample_weight; use boosting='resample'")
+            raise ValueError(f"{type(estimator).__name__} doesn't support sample_weight "
+                             "(its fit takes none); use boosting='resample'")
         return estimator
 
     def fit(self, X, y, sample_weight=None):
