@@ -401,3 +401,22 @@ def test_decision_function_is_the_members_mean_where_the_estimator_has_one():
     assert not hasattr(BaggingClassifier(), "decision_function")
     assert not hasattr(BaggingClassifier().fit(X, y), "decision_function")
     assert hasattr(BaggingClassifier(LogisticRegression()), "decision_function")
+
+
+def test_members_of_other_libraries_decide_on_nan_and_infinity_themselves():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    X, y = classification_problem(60, seed=32)
+    X[3, 0], X[5, 1], X[8, 0] = np.inf, -np.inf, np.nan
+    # The pipeline replaces what its tree would refuse: the members see finite rows.
+    finite = FunctionTransformer(lambda rows: np.nan_to_num(rows, posinf=9.0, neginf=-9.0))
+    model = BaggingClassifier(make_pipeline(finite, SklearnTree()), n_estimators=3,
+                              random_state=0).fit(X, y)
+    assert model.predict(X).shape == y.shape
+    # Without the replacement the member refuses, and so does the ensemble.
+    with pytest.raises(ValueError):
+        BaggingClassifier(SklearnTree(), n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="infinity"):
+        BaggingClassifier(n_estimators=2, random_state=0).fit(X, y)

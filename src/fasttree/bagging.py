@@ -12,8 +12,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
                         resolve_n_draws, resolve_n_jobs)
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
-                          check_random_state, check_sample_weight, feature_names_of,
-                          non_finite_error)
+                          check_random_state, check_sample_weight, feature_names_of)
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -112,7 +111,9 @@ class BaseBagging(BaseEnsemble):
         return n_draws, n_chosen
 
     def _as_matrix(self, X, use_float32, check_finite):
-        """X validated; float32 for fasttree members, float64 for any other estimator."""
+        """X validated: float32 for fasttree members (infinity refused when
+        ``check_finite``), float64 for any other estimator, whose own checks
+        decide on NaN and infinity (a pipeline may replace them first)."""
         name = type(self).__name__
         validated = check_array_2d(X, estimator=name, check_finite=use_float32 and check_finite,
                                    allow_nan=True)
@@ -120,11 +121,7 @@ class BaseBagging(BaseEnsemble):
             return validated
         if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
             X = X.to_numpy()
-        matrix = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-        # NaN (a missing value) is left to the members to take or refuse.
-        if check_finite and np.isinf(matrix).any():
-            raise non_finite_error(matrix, estimator=name, allow_nan=True)
-        return matrix
+        return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
 
     def _validate_X_for_predict(self, X):
         return self._checked_predict_input(
