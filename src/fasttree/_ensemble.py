@@ -88,6 +88,12 @@ def draw_counts(n_samples, n_draws, seed, replace):
     return counts
 
 
+def member_counts(base_seed, index, n_samples, n_draws, replace):
+    """How often member ``index`` draws each row: drawn from its own seed, so
+    the same counts come back whenever they are asked for again."""
+    return draw_counts(n_samples, n_draws, member_seeds(base_seed, index)[0], replace)
+
+
 def map_members(function, indices, n_threads, progress=None):
     """``[function(index) for index in indices]``, on ``n_threads`` threads.
 

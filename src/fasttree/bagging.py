@@ -8,7 +8,7 @@ import numpy as np
 
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
-                        check_verbose, draw_counts, map_members, member_seeds,
+                        check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_int_or_fraction,
@@ -71,7 +71,7 @@ class BaseBagging(BaseEnsemble):
     # ------------------------------------------------------------ checks
 
     def _validate_estimator(self):
-        estimator = self._default_estimator() if self.estimator is None else self.estimator
+        estimator = self._template()
         if isinstance(estimator, type):
             raise ValueError(f"estimator must be an estimator instance, not the class "
                              f"{estimator.__name__}; write {estimator.__name__}()")
@@ -86,6 +86,10 @@ class BaseBagging(BaseEnsemble):
             raise ValueError(f"{type(self).__name__} needs a {self._estimator_type}, but "
                              f"estimator {type(estimator).__name__} is a {kind}")
         return estimator
+
+    def _template(self):
+        """The estimator the members are copies of (unchecked)."""
+        return self._default_estimator() if self.estimator is None else self.estimator
 
     def _check_parameters(self, n_samples, n_features):
         """Validate the bagging parameters; return (draws per member, features per member)."""
@@ -217,9 +221,8 @@ class BaseBagging(BaseEnsemble):
                         if key == "random_state" or key.endswith("__random_state"))
 
         def fit_one(index):
-            row_seed, feature_seed = member_seeds(base_seed, index)
-            counts = draw_counts(n_samples, n_draws, row_seed, replace=self.bootstrap)
-            rng = np.random.default_rng(feature_seed)
+            counts = member_counts(base_seed, index, n_samples, n_draws, self.bootstrap)
+            rng = np.random.default_rng(member_seeds(base_seed, index)[1])
             features = rng.choice(n_features, n_chosen,
                                   replace=self.bootstrap_features).astype(np.intp)
             if not self.bootstrap_features:
@@ -247,8 +250,7 @@ class BaseBagging(BaseEnsemble):
     def _member_counts(self, index):
         """How often member ``index`` drew each training row (drawn again from its seed)."""
         n_draws, replace = self._member_draws[index]
-        row_seed, _ = member_seeds(self._base_seed, index)
-        return draw_counts(self._n_samples, n_draws, row_seed, replace=replace)
+        return member_counts(self._base_seed, index, self._n_samples, n_draws, replace)
 
     @property
     def estimators_samples_(self):
@@ -491,9 +493,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
             return self._mean_output(self._member_votes, X)
         return self._mean_output(self._member_probabilities, X)
 
-    @available_if(lambda self: hasattr(
-        self.estimators_[0] if hasattr(self, "estimators_") else self._validate_estimator(),
-        "decision_function"))
+    @available_if(lambda self: hasattr(self._template(), "decision_function"))
     def decision_function(self, X):
         """Mean over members of their ``decision_function`` (when the estimator has one).
 

@@ -470,7 +470,8 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     ``beta ** ((1 - L_i) * learning_rate)``. A perfect estimator is kept
     (weight 1) and boosting stops; one with Lbar >= 0.5 is discarded and
     boosting stops (the first estimator is kept alone, weight 1, since there
-    is nothing else to predict with). The prediction is the weighted median of the estimators'.
+    is nothing else to predict with). The prediction is the weighted median
+    of the estimators'.
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ import numpy as np
 from ._base import ClassifierMixin, RegressorMixin, r2_score
 from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
-                        check_verbose, draw_counts, map_members, member_seeds,
+                        check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import rank_features
 from ._forest import tree_outputs
@@ -28,12 +28,6 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    resolve_tree_limits)
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
-
-
-def in_bag_counts(base_seed, tree_index, n_samples, n_draws):
-    """The bootstrap counts of tree ``tree_index`` (drawn again from its seed)."""
-    return draw_counts(n_samples, n_draws, member_seeds(base_seed, tree_index)[0],
-                       replace=True)
 
 
 def out_of_bag_values(tree, X, counts):
@@ -174,8 +168,8 @@ class BaseForest(BaseEnsemble):
         oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
                            self._n_values(targets)) if track_oob else None
         for index, tree in enumerate(trees if track_oob else []):
-            oob.add(*out_of_bag_values(tree, X, in_bag_counts(base_seed, index, n_samples,
-                                                              n_draws)))
+            counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
+            oob.add(*out_of_bag_values(tree, X, counts))
         batch_size = self.oob_batch_size or self.n_estimators
         curve = []
         ranked = rank_features(X, n_threads)
@@ -244,13 +238,12 @@ class BaseForest(BaseEnsemble):
         n_samples = sample_weight.shape[0]
 
         def grow(index):
-            bootstrap_seed, member_state = member_seeds(base_seed, index)
-            # The tree's draws are those of a tree fit with random_state=member_state,
-            # so a member refit on its rows grows the same tree.
-            feature_seed = check_random_state(member_state)
+            # The tree's draws are those of a tree fit with its member's
+            # random_state, so a member refit on its rows grows the same tree.
+            feature_seed = check_random_state(member_seeds(base_seed, index)[1])
             counts = np.ones(n_samples, dtype=np.int64)
             if self.bootstrap:
-                counts = draw_counts(n_samples, n_draws, bootstrap_seed, replace=True)
+                counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
             # Without a bootstrap the "subsample" is every row.
             weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
             if limits["multiway"]:
@@ -276,7 +269,8 @@ class BaseForest(BaseEnsemble):
         if not self.bootstrap:
             return [rows.copy() for _ in self._trees]
         n_draws = self._n_samples_bootstrap
-        return [np.repeat(rows, in_bag_counts(self._base_seed, index, n_samples, n_draws))
+        return [np.repeat(rows, member_counts(self._base_seed, index, n_samples, n_draws,
+                                               replace=True))
                 for index in range(len(self._trees))]
 
     def _validate_X_for_predict(self, X):
@@ -417,8 +411,8 @@ class BaseForest(BaseEnsemble):
             for chunk_start in range(0, len(self._trees), n_threads):
                 jobs = []
                 for index in range(chunk_start, min(len(self._trees), chunk_start + n_threads)):
-                    counts = in_bag_counts(self._base_seed, index, self._n_samples,
-                                           self._n_samples_bootstrap)
+                    counts = member_counts(self._base_seed, index, self._n_samples,
+                                           self._n_samples_bootstrap, replace=True)
                     rows = np.flatnonzero(counts == 0)
                     if rows.size == 0:
                         continue
