@@ -16,7 +16,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestRegressor
 from synthetic import classification_data, data_for, regression_data
 from tolerances import assert_rounding_close, data_scale, rounding_equal
 
@@ -265,6 +265,20 @@ def test_regressor_tree_values_are_leaf_means():
         assert rounding_equal(tree.value[leaf, 0, 0], y[leaves == leaf].mean(), scale)
         assert rounding_equal(tree.impurity[leaf], y[leaves == leaf].var(), scale ** 2)
     np.testing.assert_array_equal(reg.predict(X), tree.value[leaves, 0, 0])
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeRegressor, RandomForestRegressor])
+@pytest.mark.parametrize("stride", [1, 3])
+def test_a_leaf_of_equal_whole_number_targets_predicts_that_number_exactly(estimator_class,
+                                                                           stride):
+    # The criterion centres the targets on an offset; a whole-number offset
+    # keeps y - offset + offset == y for whole-number targets.
+    X, y = classification_data(n_samples=300, n_features=4)
+    X, y = X[::stride], y[::stride]
+    params = {"n_estimators": 3, "bootstrap": False} if estimator_class is not \
+        DecisionTreeRegressor else {}
+    predicted = estimator_class(random_state=0, **params).fit(X, y).predict(X)
+    np.testing.assert_array_equal(predicted, y.astype(np.float64))
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import scipy.sparse
 
 import fasttree
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
@@ -58,11 +57,6 @@ def test_predict_refuses_bad_X(estimator_class, X, message):
     for method in ("predict", "apply", "decision_path"):
         with pytest.raises(ValueError, match=message):
             getattr(estimator, method)(X)
-
-
-def test_sparse_X_is_refused_with_a_hint_to_densify():
-    with pytest.raises(TypeError, match="sparse"):
-        DecisionTreeClassifier().fit(scipy.sparse.csr_matrix(X_OK), Y_OK)
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)

@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 
+from ._validation import is_sparse
+
 # The largest code float32 holds exactly (2**24): more levels than this in
 # one column are refused.
 MAX_LEVELS = 2**24
@@ -319,6 +321,8 @@ def _as_table(X):
     stay numbers), any other X as an array."""
     if _dataframe_columns(X) is not None or isinstance(X, np.ndarray):
         return X
+    if is_sparse(X):
+        return X.toarray()
     array = np.asarray(X)
     if array.dtype.kind in "US" and isinstance(X, (list, tuple)):
         return np.array(X, dtype=object)

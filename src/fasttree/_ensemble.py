@@ -12,7 +12,7 @@ import numpy as np
 
 from ._base import BaseEstimator
 from ._threads import available_cores
-from ._validation import check_int_or_fraction
+from ._validation import check_array_2d, check_int_or_fraction, is_sparse
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
@@ -28,6 +28,29 @@ def resolve_n_jobs(n_jobs):
     if n_jobs < 0:
         return max(1, available_cores() + 1 + int(n_jobs))
     return int(n_jobs)
+
+
+def member_matrix(X, *, reads_float32, estimator=None, check_finite=True):
+    """X as an ensemble hands it to its members.
+
+    fasttree members work in float32, so X is converted once for all of them
+    (NaN kept; infinity refused when ``check_finite``). Members from other
+    libraries get float64, and a sparse X stays sparse (CSR, or CSC as given)
+    for them; their own checks decide on NaN and infinity (a pipeline member
+    may replace them).
+    """
+    if reads_float32:
+        return check_array_2d(X, estimator=estimator, check_finite=check_finite,
+                              allow_nan=True)
+    if is_sparse(X):
+        if len(X.shape) != 2 or 0 in X.shape:
+            check_array_2d(X, estimator=estimator, check_finite=False)  # raises
+        stored = X if X.format in ("csr", "csc") else X.tocsr()
+        return stored.astype(np.float64)
+    if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
+        X = X.to_numpy()
+    check_array_2d(X, estimator=estimator, check_finite=False, keep_float=True)
+    return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
 
 
 def check_n_estimators(n_estimators):

@@ -39,7 +39,7 @@ def reduced_error_collapse(tree, X, loss_of):
     -------
     ndarray of bool, one per node
     """
-    indptr, nodes = tree.decision_path(X)
+    indptr, nodes = tree.path_nodes(X)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
     nodes = nodes.astype(np.intp)
     leaf_loss = np.bincount(nodes, weights=loss_of(rows, nodes), minlength=tree.node_count)

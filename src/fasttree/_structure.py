@@ -4,7 +4,7 @@ import numpy as np
 
 from ._c45 import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
-from ._validation import non_finite_error
+from ._validation import dense_from_sparse, is_sparse, non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
@@ -360,7 +360,10 @@ class Tree:
 
     def _rows(self, X):
         """X as the kernels read it: float32 or float64 as given (any order,
-        strides or writability), other real dtypes converted to float32."""
+        strides or writability), other real dtypes converted to float32, and
+        sparse X as dense float32."""
+        if is_sparse(X):
+            X = dense_from_sparse(X)
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             if X.dtype.kind not in "biuf":
@@ -434,10 +437,23 @@ class Tree:
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
                               *self.walk_tests, self.first_value)
 
-    def decision_path(self, X):
+    def path_nodes(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""
         X = np.ascontiguousarray(self._rows(X), dtype=np.float32)
         return decision_paths(self._nodes, self._flags, self._category_bits, X)
+
+    def decision_path(self, X):
+        """scipy CSR matrix (n_samples, node_count): 1 where a row of X passes
+        through a node."""
+        try:
+            from scipy.sparse import csr_matrix
+        except ImportError:
+            raise ImportError("decision_path returns a scipy sparse matrix; "
+                              "install scipy to use it") from None
+        X = self._rows(X)
+        indptr, indices = self.path_nodes(X)
+        return csr_matrix((np.ones(indices.shape[0], dtype=np.intp), indices, indptr),
+                          shape=(X.shape[0], self.node_count))
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.

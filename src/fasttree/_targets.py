@@ -76,3 +76,22 @@ def check_regression_target(y, n_samples, estimator):
     if not np.isfinite(target).all():
         raise ValueError(f"{estimator}: y contains NaN or infinity")
     return target
+
+
+def centring_offset(target, sample_weight):
+    """What regression criteria subtract from the targets: their weighted
+    mean, rounded to a multiple of a power of two no larger than 1 or their
+    spread.
+
+    Sums of squares lose precision when the mean is large against the
+    spread; centring first keeps them exact. Rounding the offset keeps
+    ``y - offset`` (and so a leaf's mean plus the offset) exact for targets
+    that are whole numbers, so a leaf of equal targets predicts exactly that
+    target.
+    """
+    mean = float(np.average(target, weights=sample_weight))
+    spread = float(np.sqrt(np.average((target - mean) ** 2, weights=sample_weight)))
+    exponent = min(0, math.floor(math.log2(spread))) if spread > 0.0 else 0
+    step = 2.0 ** max(exponent, -60)
+    rounded = round(mean / step) * step if math.isfinite(mean / step) else mean
+    return float(rounded)

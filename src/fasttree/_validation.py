@@ -80,9 +80,8 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     prefix = f"{estimator}: " if estimator else ""
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
         X = X.to_numpy()
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError(f"{prefix}{name} is a sparse matrix; fasttree needs a dense array "
-                        "(call X.toarray())")
+    if is_sparse(X):
+        X = dense_from_sparse(X, name=name, estimator=estimator)
     try:
         array = np.asarray(X)
     except (ValueError, TypeError) as error:
@@ -119,6 +118,35 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
             allow_nan and not np.isinf(converted).any()):
         raise non_finite_error(array, name=name, estimator=estimator, allow_nan=allow_nan)
     return converted
+
+
+def is_sparse(X):
+    """Whether X is a scipy.sparse matrix or array (without importing scipy:
+    a sparse X exists only once its module has been imported)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
+
+
+def dense_from_sparse(X, *, name="X", estimator=None):
+    """A sparse X as a dense float32 array, its implicit entries as zeros.
+
+    The split kernel and the tree walk read dense rows, and fit ranks every
+    feature into a dense array anyway, so densifying costs fit at most the
+    memory of one more copy of X (as float32).
+    """
+    prefix = f"{estimator}: " if estimator else ""
+    if len(X.shape) != 2:
+        raise ValueError(f"{prefix}{name} must be 2-D, got a sparse array of shape {X.shape}")
+    stored = X.tocsr() if X.format not in ("csr", "csc") else X
+    if stored.data.dtype.kind not in "biuf":
+        raise ValueError(f"{prefix}{name} has unsupported dtype {stored.data.dtype}")
+    # scikit-learn refuses NaN in sparse X (only dense X may miss values);
+    # the phrase is its own, which scripts match on.
+    if stored.data.dtype.kind == "f" and np.isnan(stored.data).any():
+        raise ValueError(f"{prefix}Input {name} contains NaN in a sparse matrix; missing "
+                         "values are supported in dense X only")
+    with np.errstate(over="ignore"):
+        return stored.astype(np.float32).toarray(order="C")
 
 
 def non_finite_error(X, *, name="X", estimator=None, allow_nan=False):

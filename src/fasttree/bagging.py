@@ -8,10 +8,10 @@ import numpy as np
 
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
-                        check_verbose, map_members, member_counts, member_seeds,
+                        check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._targets import as_1d, check_regression_target, encode_labels
-from ._validation import (check_array_2d, check_int_or_fraction,
+from ._validation import (check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -114,22 +114,10 @@ class BaseBagging(BaseEnsemble):
         self._check_combination()
         return n_draws, n_chosen
 
-    def _as_matrix(self, X, use_float32, check_finite):
-        """X validated: float32 for fasttree members (infinity refused when
-        ``check_finite``), float64 for any other estimator, whose own checks
-        decide on NaN and infinity (a pipeline may replace them first)."""
-        name = type(self).__name__
-        validated = check_array_2d(X, estimator=name, check_finite=use_float32 and check_finite,
-                                   allow_nan=True)
-        if use_float32:
-            return validated
-        if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
-            X = X.to_numpy()
-        return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-
     def _validate_X_for_predict(self, X):
         return self._checked_predict_input(
-            X, lambda X: self._as_matrix(X, self._float32, check_finite=False))
+            X, lambda X: member_matrix(X, reads_float32=self._float32,
+                                     estimator=type(self).__name__, check_finite=False))
 
     # ------------------------------------------------------------ fitting
 
@@ -160,7 +148,7 @@ class BaseBagging(BaseEnsemble):
         use_float32 = isinstance(template, (BaseDecisionTree, BaseForest))
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
-        X = self._as_matrix(X, use_float32, check_finite=True)
+        X = member_matrix(X, reads_float32=use_float32, estimator=name)
         n_samples, n_features = X.shape
         # Members that take categorical features are told which of theirs are.
         is_categorical = None

@@ -7,13 +7,14 @@ import numpy as np
 
 from ._base import ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
-from ._ensemble import BaseEnsemble, check_n_estimators
+from ._base import BaseEstimator
+from ._ensemble import BaseEnsemble, check_n_estimators, member_matrix
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
-from ._validation import (check_array_2d, check_random_state, check_sample_weight,
+from ._validation import (check_random_state, check_sample_weight,
                           feature_names_of)
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -202,11 +203,17 @@ class BaseBoosting(BaseEnsemble):
         values), its category encoding, and the estimator to boost, told
         which features are categorical when it takes ``categorical_features``."""
         X, encoding = self._categories_for_fit(X, feature_names_of(X))
-        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
+        X = member_matrix(X, reads_float32=isinstance(estimator, BaseEstimator),
+                          estimator=type(self).__name__)
         if encoding is not None and "categorical_features" in estimator.get_params(deep=False):
             estimator = type(estimator)(**{**estimator.get_params(deep=False),
                                            "categorical_features": encoding.mask})
         return X, encoding, estimator
+
+    def _member_matrix(self, X):
+        """X for the fitted members' predictions (see ``member_matrix``)."""
+        return member_matrix(X, reads_float32=isinstance(self.estimators_[0], BaseEstimator),
+                             estimator=type(self).__name__)
 
     def staged_score(self, X, y, sample_weight=None):
         """The score after each round: accuracy, or R^2 for the regressor.
@@ -382,8 +389,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         return np.asarray(member.predict(X)).astype(np.intp)
 
     def _staged_scores(self, X):
-        X = self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, allow_nan=True))
+        X = self._checked_predict_input(X, self._member_matrix)
         scores = np.zeros((X.shape[0], self.n_classes_))
         rows = np.arange(X.shape[0])
         for member, alpha in zip(self.estimators_, self.estimator_weights_):
@@ -570,8 +576,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         return self
 
     def _predictions(self, X, n_estimators=None):
-        X = self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, allow_nan=True))
+        X = self._checked_predict_input(X, self._member_matrix)
         members = self.estimators_[:n_estimators]
         return np.array([member.predict(X) for member in members])
 

@@ -13,7 +13,8 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
                         resolve_n_draws, resolve_n_jobs)
 from ._features import rank_features
 from ._forest import tree_outputs
-from ._targets import class_weight_per_sample, check_regression_target, encode_labels
+from ._targets import (centring_offset, class_weight_per_sample, check_regression_target,
+                       encode_labels)
 from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
@@ -22,7 +23,7 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_loss_matrix, check_split_options, path_indicator,
+                   check_loss_matrix, check_split_options,
                    predicted_classes, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
@@ -449,8 +450,8 @@ class BaseForest(BaseEnsemble):
         # Infinity is refused here: the path walk does not look for it.
         X = self._checked_predict_input(X, lambda X: check_array_2d(
             X, estimator=type(self).__name__, allow_nan=True))
-        paths = [path_indicator(tree, X) for tree in self._trees]
-        from scipy.sparse import hstack  # path_indicator found scipy
+        paths = [tree.decision_path(X) for tree in self._trees]
+        from scipy.sparse import hstack  # decision_path found scipy
 
         n_nodes_ptr = np.cumsum([0] + [tree.node_count for tree in self._trees]).astype(np.intp)
         indicator = hstack(paths, format="csr")
@@ -828,8 +829,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             targets, weight), weight)
 
     def _value_offset(self, targets, weight):
-        # Centring the target keeps the sums of squares precise (see the tree).
-        return float(np.average(targets["target"], weights=weight))
+        return centring_offset(targets["target"], weight)
 
     def _set_target_attributes(self, targets):
         pass

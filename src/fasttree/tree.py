@@ -14,7 +14,7 @@ from ._features import rank_features
 from ._splitter import Splitter
 from ._structure import Tree
 from ._threads import start_threads
-from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
+from ._targets import (as_1d, centring_offset, class_weight_per_sample, check_regression_target,
                        encode_labels)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
@@ -118,19 +118,6 @@ def predicted_classes(scores, loss=None):
 MULTIWAY_CRITERIA = (*ENTROPY_NAMES, "gain_ratio")
 MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
                      "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
-
-
-def path_indicator(tree, X):
-    """scipy CSR matrix (n_samples, tree.node_count): 1 where a row of X passes
-    through a node of ``tree`` (a :class:`fasttree._structure.Tree`)."""
-    try:
-        from scipy.sparse import csr_matrix
-    except ImportError:
-        raise ImportError("decision_path returns a scipy sparse matrix; "
-                          "install scipy to use it") from None
-    indptr, indices = tree.decision_path(X)
-    return csr_matrix((np.ones(indices.shape[0], dtype=np.intp), indices, indptr),
-                      shape=(X.shape[0], tree.node_count))
 
 
 def check_split_options(params):
@@ -407,7 +394,7 @@ class BaseDecisionTree(BaseEstimator):
             Entry (i, j) is 1 when sample i passes through node j.
         """
         X = self._validate_X_for_predict(X, check_finite=True)
-        return path_indicator(self.tree_, X)
+        return self.tree_.decision_path(X)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The pruning path of minimal cost-complexity pruning (CART).
@@ -781,11 +768,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         target = check_regression_target(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
-        # Sums of squares lose precision when the mean is large against the
-        # spread; centring the target first keeps the variance exact.
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
-        offset = float(np.average(target, weights=sample_weight))
+        offset = centring_offset(target, sample_weight)
         criterion = self._criteria[self.criterion](target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
                           ranked=ranked)

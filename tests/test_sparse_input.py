@@ -1,0 +1,169 @@
+"""Sparse X (scipy matrices and arrays of every format) in fit and prediction.
+
+A sparse X holds the same numbers as its dense copy, its implicit entries
+being zeros, so every estimator must fit the same model on it and predict
+the same for it, exactly. Ensembles hand a sparse X on, still sparse, to
+members from other libraries.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
+                      BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+                      RandomForestClassifier, RandomForestRegressor, RuleListClassifier)
+from synthetic import classification_data, regression_data
+
+CLASSIFIERS = [DecisionTreeClassifier, RandomForestClassifier, BaggingClassifier,
+               AdaBoostClassifier, RuleListClassifier]
+REGRESSORS = [DecisionTreeRegressor, RandomForestRegressor, BaggingRegressor,
+              AdaBoostRegressor]
+FORMATS = ["csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "lil_array",
+           "dok_matrix"]
+
+
+def sparse_data(estimator_class, seed=0):
+    """Data with about two thirds of its cells zero, and a few stored zeros."""
+    if estimator_class in CLASSIFIERS:
+        X, y = classification_data(n_samples=150, n_features=6, seed=seed)
+    else:
+        X, y = regression_data(n_samples=150, n_features=6, seed=seed)
+    X[X < 0.4] = 0.0
+    return X, y
+
+
+def as_sparse(X, format_name, explicit_zeros=False):
+    """X in a sparse format; with ``explicit_zeros``, some zero cells stored."""
+    coo = scipy.sparse.coo_matrix(X)
+    if explicit_zeros:
+        zero_rows, zero_columns = np.nonzero(X == 0.0)
+        coo = scipy.sparse.coo_matrix(
+            (np.concatenate([coo.data, np.zeros(zero_rows.shape[0] // 5)]),
+             (np.concatenate([coo.row, zero_rows[::5][:zero_rows.shape[0] // 5]]),
+              np.concatenate([coo.col, zero_columns[::5][:zero_rows.shape[0] // 5]]))),
+            shape=X.shape)
+        assert (scipy.sparse.csr_matrix(coo).data == 0.0).any()
+    return getattr(scipy.sparse, format_name)(coo)
+
+
+def fitted(estimator_class, X, y):
+    params = {"random_state": 0}
+    if estimator_class not in (DecisionTreeClassifier, DecisionTreeRegressor,
+                               RuleListClassifier):
+        params["n_estimators"] = 5
+    return estimator_class(**params).fit(X, y)
+
+
+def predictions(model, X):
+    result = {"predict": model.predict(X)}
+    for method in ("predict_proba", "apply", "decision_function"):
+        if hasattr(model, method):
+            result[method] = getattr(model, method)(X)
+    if hasattr(model, "decision_path"):
+        result["decision_path"] = model.decision_path(X)
+        if isinstance(result["decision_path"], tuple):
+            result["decision_path"] = result["decision_path"][0]
+        result["decision_path"] = result["decision_path"].toarray()
+    return result
+
+
+@pytest.mark.parametrize("estimator_class", CLASSIFIERS + REGRESSORS)
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_a_sparse_fit_predicts_exactly_as_the_dense_fit(estimator_class, format_name):
+    X, y = sparse_data(estimator_class)
+    X_new, _ = sparse_data(estimator_class, seed=1)
+    dense_model = fitted(estimator_class, X, y)
+    sparse_model = fitted(estimator_class, as_sparse(X, format_name, explicit_zeros=True), y)
+    expected = predictions(dense_model, X_new)
+    for rows in (X_new, as_sparse(X_new, format_name)):
+        got = predictions(sparse_model, rows)
+        assert got.keys() == expected.keys()
+        for method in expected:
+            np.testing.assert_array_equal(got[method], expected[method], err_msg=method)
+
+
+@pytest.mark.parametrize("tree_class", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_a_tree_grown_on_sparse_X_has_the_dense_trees_nodes(tree_class):
+    X, y = sparse_data(tree_class)
+    dense_tree = tree_class(random_state=0).fit(X, y).tree_
+    sparse_tree = tree_class(random_state=0).fit(scipy.sparse.csc_matrix(X), y).tree_
+    for name in ("children_left", "children_right", "feature", "threshold", "value",
+                 "impurity", "weighted_n_node_samples"):
+        np.testing.assert_array_equal(getattr(sparse_tree, name), getattr(dense_tree, name))
+
+
+def test_the_tree_structure_applies_and_paths_sparse_rows():
+    X, y = sparse_data(DecisionTreeClassifier)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    rows = scipy.sparse.csr_array(X.astype(np.float32))
+    np.testing.assert_array_equal(tree.apply(rows), tree.apply(X.astype(np.float32)))
+    path = tree.decision_path(rows)
+    assert scipy.sparse.issparse(path) and path.shape == (X.shape[0], tree.node_count)
+    np.testing.assert_array_equal(path.toarray(), tree.decision_path(X).toarray())
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier,
+                                             BaggingClassifier, AdaBoostClassifier])
+def test_nan_stored_in_sparse_X_is_refused(estimator_class):
+    # Missing values are supported in dense X; a sparse X holding NaN is
+    # refused, as scikit-learn refuses it.
+    X, y = sparse_data(DecisionTreeClassifier)
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        estimator_class().fit(scipy.sparse.csr_matrix(X), y)
+
+
+def test_infinity_stored_in_sparse_X_is_refused():
+    X, y = sparse_data(DecisionTreeClassifier)
+    X[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        DecisionTreeClassifier().fit(scipy.sparse.csr_matrix(X), y)
+    model = DecisionTreeClassifier().fit(np.nan_to_num(X, posinf=0.0), y)
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(scipy.sparse.csr_matrix(X))
+
+
+def test_sparse_X_with_the_wrong_number_of_features_is_refused_at_prediction():
+    X, y = sparse_data(DecisionTreeClassifier)
+    model = DecisionTreeClassifier().fit(scipy.sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(scipy.sparse.csr_matrix(X[:, :-1]))
+
+
+class FormatRecorder:
+    """A member from another library: remembers the type of X it was fitted on."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {"random_state": self.random_state}
+
+    def set_params(self, **params):
+        self.random_state = params.get("random_state", self.random_state)
+        return self
+
+    def fit(self, X, y, sample_weight=None):
+        self.fit_format_ = getattr(X, "format", "dense")
+        labels, counts = np.unique(y, return_counts=True)
+        self.majority_ = labels[np.argmax(counts)]
+        return self
+
+    def predict(self, X):
+        self.predict_format_ = getattr(X, "format", "dense")
+        return np.full(X.shape[0], self.majority_)
+
+
+@pytest.mark.parametrize("ensemble_class", [BaggingClassifier, AdaBoostClassifier])
+@pytest.mark.parametrize("format_name, expected", [("csr_matrix", "csr"), ("csc_array", "csc"),
+                                                   ("coo_matrix", "csr")])
+def test_ensembles_hand_sparse_X_to_members_of_other_libraries(ensemble_class, format_name,
+                                                                expected):
+    X, y = sparse_data(DecisionTreeClassifier)
+    X_sparse = as_sparse(X, format_name)
+    model = ensemble_class(FormatRecorder(), n_estimators=2, random_state=0).fit(X_sparse, y)
+    model.predict(X_sparse)
+    for member in model.estimators_:
+        assert member.fit_format_ == expected
+        assert member.predict_format_ == expected
