@@ -27,8 +27,8 @@ BAD_X = [
     (with_cell(with_cell(X_OK, np.nan), np.inf, row=3), "infinity"),
     (with_cell(X_OK, np.inf), "infinity"),
     (with_cell(X_OK, -np.inf), "infinity"),
-    (np.zeros((0, 3)), "0 samples"),
-    (np.zeros((30, 0)), "0 features"),
+    (np.zeros((0, 3)), r"0 sample\(s\) \(shape=\(0, 3\)\) while a minimum of 1 is required"),
+    (np.zeros((30, 0)), r"0 feature\(s\) \(shape=\(30, 0\)\) while a minimum of 1 is required"),
     (X_OK[:, 0], "2-D.*1-D"),
     (X_OK.reshape(30, 3, 1), "2-D.*3-D"),
     (X_OK + 1j, "complex"),
@@ -69,6 +69,34 @@ def test_y_of_the_wrong_length_is_refused(estimator_class):
 def test_a_two_column_y_is_refused(estimator_class):
     with pytest.raises(ValueError, match=r"1-D.*\(30, 2\)"):
         estimator_class().fit(X_OK, np.column_stack([Y_OK, Y_OK]))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_a_column_vector_y_is_read_as_1d_with_a_data_conversion_warning(estimator_class):
+    from sklearn.exceptions import DataConversionWarning as SklearnWarning
+
+    with pytest.warns(fasttree.DataConversionWarning, match="column-vector y") as caught:
+        model = estimator_class(random_state=0).fit(X_OK, Y_OK.reshape(-1, 1))
+    assert all(isinstance(warning.message, SklearnWarning) for warning in caught)
+    np.testing.assert_array_equal(model.predict(X_OK),
+                                  estimator_class(random_state=0).fit(X_OK, Y_OK).predict(X_OK))
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_y_none_is_refused_in_scikit_learns_words(estimator_class):
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        estimator_class().fit(X_OK, None)
+
+
+@pytest.mark.parametrize("labels", [np.linspace(0.0, 1.0, 30), np.r_[np.zeros(29), np.inf]])
+def test_a_classifier_refuses_real_valued_labels_as_continuous(labels):
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        DecisionTreeClassifier().fit(X_OK, labels)
+
+
+def test_whole_number_float_labels_are_classes():
+    model = DecisionTreeClassifier().fit(X_OK, Y_OK.astype(np.float64) * 2.0)
+    np.testing.assert_array_equal(model.classes_, [0.0, 2.0])
 
 
 def test_missing_class_labels_are_refused():

@@ -1,6 +1,6 @@
 """fasttree: fast, exact decision trees with a scikit-learn compatible API."""
 
-from ._validation import NotFittedError
+from ._validation import DataConversionWarning, NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
@@ -15,6 +15,7 @@ __all__ = [
     "AdaBoostRegressor",
     "BaggingClassifier",
     "BaggingRegressor",
+    "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "NotFittedError",

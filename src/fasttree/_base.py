@@ -34,8 +34,9 @@ class BaseEstimator:
                              f"got {list(names)}, expected {list(fitted_names)}")
         X = convert(self._encoded(X))
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_} features")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input (the number "
+                             "it was fitted with)")
         return X
 
     def _categories_for_fit(self, X, feature_names):
@@ -136,12 +137,16 @@ class BaseEstimator:
                 changed.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    def _allows_nan(self):
+        """Whether fit and predict take NaN as a missing value (the allow_nan tag)."""
+        return True
+
     def __sklearn_tags__(self):
         # Only scikit-learn asks for tags, so it is importable when this runs.
         from sklearn.utils import Tags, TargetTags, InputTags
         estimator_type = getattr(self, "_estimator_type", None)
         tags = Tags(estimator_type=estimator_type, target_tags=TargetTags(required=True),
-                    input_tags=InputTags())
+                    input_tags=InputTags(allow_nan=self._allows_nan(), sparse=True))
         if estimator_type == "classifier":
             from sklearn.utils import ClassifierTags
             tags.classifier_tags = ClassifierTags()
@@ -181,6 +186,7 @@ class ClassifierMixin:
 
     _estimator_type = "classifier"
 
+    @available_if(lambda instance: hasattr(type(instance), "predict_proba"))
     def predict_log_proba(self, X):
         """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
         with np.errstate(divide="ignore"):

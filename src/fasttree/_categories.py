@@ -148,7 +148,13 @@ def column_levels(values):
     seen = {}
     for value in values.tolist():
         if not is_missing(value):
-            seen.setdefault(_hashable(value), value)
+            try:
+                seen.setdefault(_hashable(value), value)
+            except TypeError:
+                raise TypeError(f"a categorical column holds a value of type "
+                                f"{type(value).__name__}, which cannot be a category: its "
+                                "argument must be a string or a number (or another hashable "
+                                "value)") from None
     levels = sorted(seen.values(), key=_sort_key)
     if len(levels) > MAX_LEVELS:
         raise ValueError(f"a categorical column has {len(levels)} distinct values; at most "
@@ -309,7 +315,8 @@ def _n_columns(X):
     if _dataframe_columns(X) is not None:
         return X.shape[1]
     try:
-        shape = np.shape(X)
+        # np.asarray, not np.shape: array-likes may refuse numpy's functions.
+        shape = getattr(X, "shape", None) or np.asarray(X).shape
     except ValueError:  # ragged rows
         return None
     return shape[1] if len(shape) == 2 else None
@@ -382,6 +389,6 @@ class CategoryEncoding:
         table = _as_table(X)
         n_features = _n_columns(table)
         if n_features is not None and n_features != self.mask.shape[0]:
-            raise ValueError(f"X has {n_features} features, but the model was fitted "
-                             f"with {self.mask.shape[0]} features")
+            raise ValueError(f"X has {n_features} features, but the model is expecting "
+                             f"{self.mask.shape[0]} features as input")
         return encode_categories(table, self.mask, self.levels)[0]

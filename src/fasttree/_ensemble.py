@@ -186,6 +186,23 @@ class BaseEnsemble(BaseEstimator):
 
     _fitted_attribute = "estimators_"
 
+    def _template(self):
+        """The estimator the members are copies of; None for forests, whose
+        members are always fasttree trees."""
+        return None
+
+    def _allows_nan(self):
+        # Members from other libraries decide by their own tag.
+        template = self._template()
+        if template is None or isinstance(template, BaseEstimator):
+            return True
+        from sklearn.utils import get_tags  # only scikit-learn asks for tags
+
+        try:
+            return bool(get_tags(template).input_tags.allow_nan)
+        except (AttributeError, TypeError, ValueError):
+            return False
+
     def __bool__(self):
         # Not len() != 0: an unfitted ensemble is still a true value.
         return True

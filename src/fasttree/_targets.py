@@ -2,16 +2,24 @@
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
+from ._validation import data_conversion_warning
+
 
 def as_1d(y, n_samples, estimator):
-    """y as a 1-D array of n_samples entries (a single column is accepted)."""
+    """y as a 1-D array of n_samples entries (a single column is accepted,
+    with scikit-learn's DataConversionWarning)."""
+    if y is None:
+        raise ValueError(f"{estimator} requires y to be passed, but the target y is None")
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                      "read as y.ravel()", data_conversion_warning(), stacklevel=4)
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"{estimator}: y must be 1-D (one target per sample); got shape "
@@ -27,6 +35,12 @@ def encode_labels(y, n_samples, estimator):
     y = as_1d(y, n_samples, estimator)
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"{estimator}: y contains NaN; every sample needs a class label")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y) & (y == np.round(y))):
+        # As in scikit-learn: float labels must be whole numbers, since real
+        # targets given to a classifier by mistake would each become a class.
+        raise ValueError(f"{estimator}: Unknown label type: continuous. y holds real values "
+                         "that are not whole numbers; a classifier needs class labels (use "
+                         "a regressor for continuous targets)")
     if y.dtype.kind == "O" and any(label is None or (isinstance(label, float)
                                    and math.isnan(label)) for label in y):
         raise ValueError(f"{estimator}: y contains missing labels (None or NaN)")

@@ -17,25 +17,45 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
+class DataConversionWarning(UserWarning):
+    """Warns that the input was converted to the form an estimator needs (a
+    column-vector y read as 1-D); also scikit-learn's ``DataConversionWarning``
+    where its exceptions are imported."""
+
+
 _BRIDGES = {}
 
 
-def not_fitted_error(message):
-    """A :class:`NotFittedError` with ``message``, which is also scikit-learn's
-    ``NotFittedError`` when ``sklearn.exceptions`` has been imported.
+def _bridged(fasttree_class, name):
+    """``fasttree_class``, or where ``sklearn.exceptions`` has been imported a
+    subclass of it that is also scikit-learn's class of that ``name``.
 
     Code that catches scikit-learn's class must have imported it, so the
     check of ``sys.modules`` finds every such caller without importing
     scikit-learn here.
     """
     sklearn_exceptions = sys.modules.get("sklearn.exceptions")
-    sklearn_class = getattr(sklearn_exceptions, "NotFittedError", None)
-    if not isinstance(sklearn_class, type) or not issubclass(sklearn_class, Exception):
-        return NotFittedError(message)
-    if sklearn_class not in _BRIDGES:
-        _BRIDGES[sklearn_class] = type("NotFittedError", (NotFittedError, sklearn_class),
-                                       {"__module__": __name__, "__doc__": NotFittedError.__doc__})
-    return _BRIDGES[sklearn_class](message)
+    sklearn_class = getattr(sklearn_exceptions, name, None)
+    kind = Warning if issubclass(fasttree_class, Warning) else Exception
+    if not isinstance(sklearn_class, type) or not issubclass(sklearn_class, kind):
+        return fasttree_class
+    key = (fasttree_class, sklearn_class)
+    if key not in _BRIDGES:
+        _BRIDGES[key] = type(name, (fasttree_class, sklearn_class),
+                             {"__module__": __name__, "__doc__": fasttree_class.__doc__})
+    return _BRIDGES[key]
+
+
+def not_fitted_error(message):
+    """A :class:`NotFittedError` with ``message``, which is also scikit-learn's
+    ``NotFittedError`` when ``sklearn.exceptions`` has been imported."""
+    return _bridged(NotFittedError, "NotFittedError")(message)
+
+
+def data_conversion_warning():
+    """The class of the warning for converted input (see
+    :class:`DataConversionWarning`)."""
+    return _bridged(DataConversionWarning, "DataConversionWarning")
 
 
 def feature_names_of(X):
@@ -96,17 +116,22 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
                 "string columns as categorical features: see categorical_features)"
             ) from None
     if array.dtype.kind == "c":
-        raise ValueError(f"{prefix}{name} holds complex numbers; only real values are supported")
+        raise ValueError(f"{prefix}{name} holds complex numbers: Complex data not supported "
+                         "(only real values)")
     if array.dtype.kind not in "biuf":
         raise ValueError(f"{prefix}{name} has unsupported dtype {array.dtype}")
     if array.ndim != 2:
-        hint = " (use X.reshape(-1, 1) for a single feature)" if array.ndim == 1 else ""
+        hint = ("; Reshape your data with X.reshape(-1, 1) for a single feature or "
+                "X.reshape(1, -1) for a single sample" if array.ndim == 1 else "")
         raise ValueError(f"{prefix}{name} must be 2-D, got {array.ndim}-D with shape "
                          f"{array.shape}{hint}")
+    # The counts are worded as scikit-learn words them, which scripts match on.
     if array.shape[0] == 0:
-        raise ValueError(f"{prefix}{name} has 0 samples; at least 1 is required")
+        raise ValueError(f"{prefix}{name} has 0 sample(s) (shape={array.shape}) while a "
+                         "minimum of 1 is required.")
     if array.shape[1] == 0:
-        raise ValueError(f"{prefix}{name} has 0 features; at least 1 is required")
+        raise ValueError(f"{prefix}{name} has 0 feature(s) (shape={array.shape}) while a "
+                         "minimum of 1 is required.")
     if keep_float and not check_finite and array.dtype in (np.float32, np.float64):
         return array
     with np.errstate(over="ignore"):

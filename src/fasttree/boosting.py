@@ -297,13 +297,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         self.random_state = random_state
         self.categorical_features = categorical_features
 
+    def _template(self):
+        """The estimator the members are copies of (unchecked)."""
+        return DecisionTreeClassifier(max_depth=1) if self.estimator is None else self.estimator
+
     def _check_parameters(self):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         if self.boosting not in ("reweight", "resample"):
             raise ValueError(f"boosting must be 'reweight' or 'resample'; "
                              f"got {self.boosting!r}")
-        estimator = (DecisionTreeClassifier(max_depth=1) if self.estimator is None
-                     else self.estimator)
+        estimator = self._template()
         if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
             raise ValueError(f"estimator {estimator!r} has no fit/predict")
         if self.boosting == "reweight" and "sample_weight" not in inspect.signature(
@@ -425,7 +428,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def predict(self, X):
         """Class with the largest weighted vote (the first class on ties)."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)  # checks the fit before classes_ is read
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
         """Class probabilities from the decision function, as scikit-learn
@@ -515,6 +519,10 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         self.random_state = random_state
         self.categorical_features = categorical_features
 
+    def _template(self):
+        """The estimator the members are copies of (unchecked)."""
+        return DecisionTreeRegressor(max_depth=3) if self.estimator is None else self.estimator
+
     def fit(self, X, y, sample_weight=None):
         """Boost.
 
@@ -533,8 +541,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         if self.loss not in self._losses:
             raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
-        estimator = (DecisionTreeRegressor(max_depth=3) if self.estimator is None
-                     else self.estimator)
+        estimator = self._template()
         X, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
