@@ -199,16 +199,18 @@ class BaseBoosting(BaseEnsemble):
     """What both AdaBoost estimators share once fitted."""
 
     def _checked_fit_input(self, X, estimator):
-        """Validated float32 X (categorical columns as codes, NaN for missing
-        values), its category encoding, and the estimator to boost, told
-        which features are categorical when it takes ``categorical_features``."""
-        X, encoding = self._categories_for_fit(X, feature_names_of(X))
+        """X as the members take it (see ``member_matrix``; categorical columns
+        as codes), its feature names (or None), its category encoding, and the
+        estimator to boost, told which features are categorical when it takes
+        ``categorical_features``."""
+        names = feature_names_of(X)
+        X, encoding = self._categories_for_fit(X, names)
         X = member_matrix(X, reads_float32=isinstance(estimator, BaseEstimator),
                           estimator=type(self).__name__)
         if encoding is not None and "categorical_features" in estimator.get_params(deep=False):
             estimator = type(estimator)(**{**estimator.get_params(deep=False),
                                            "categorical_features": encoding.mask})
-        return X, encoding, estimator
+        return X, names, encoding, estimator
 
     def _member_matrix(self, X):
         """X for the fitted members' predictions (see ``member_matrix``)."""
@@ -331,7 +333,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         """
         name = type(self).__name__
         estimator = self._check_parameters()
-        X, encoding, estimator = self._checked_fit_input(X, estimator)
+        X, names, encoding, estimator = self._checked_fit_input(X, estimator)
         classes, class_index = encode_labels(y, X.shape[0], name)
         n_classes = len(classes)
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
@@ -377,8 +379,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         self.estimator_errors_ = np.array(errors)
         self.classes_ = classes
         self.n_classes_ = n_classes
-        self.n_features_in_ = X.shape[1]
-        self._set_encoding(encoding)
+        self._set_input_attributes(X.shape[1], names, encoding)
         return self
 
     def _fit_member(self, estimator, X, class_index, weight, rng, member_rng, ranked):
@@ -542,7 +543,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         if self.loss not in self._losses:
             raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
         estimator = self._template()
-        X, encoding, estimator = self._checked_fit_input(X, estimator)
+        X, names, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
@@ -578,8 +579,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
-        self.n_features_in_ = X.shape[1]
-        self._set_encoding(encoding)
+        self._set_input_attributes(X.shape[1], names, encoding)
         return self
 
     def _predictions(self, X, n_estimators=None):
