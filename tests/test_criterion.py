@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification,
-                                 SquaredError, node_statistics)
+                                 Poisson, SquaredError, node_statistics)
 from fasttree.reference import CostSensitiveGini as ReferenceCostGini
 from fasttree.reference import impurity
 from tolerances import assert_rounding_close, data_scale, rounding_equal
@@ -155,6 +155,36 @@ def test_a_single_class_node_is_pure(name, n_rows):
     assert stats["impurity"] == 0.0
     # w / w is exactly 1 and 0 / w exactly 0.
     np.testing.assert_array_equal(stats["value"], [0, 0, 0, 1, 0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(n_rows=st.integers(1, 150), weight_kind=st.sampled_from(WEIGHT_KINDS),
+       zero_share=st.floats(0.0, 0.9), log_scale=st.floats(-2.0, 2.0),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_poisson_statistics_match_the_oracle(n_rows, weight_kind, zero_share, log_scale, seed,
+                                             data):
+    rng = np.random.default_rng(seed)
+    n_node = data.draw(st.integers(1, n_rows), label="n_node")
+    target = 10.0 ** log_scale * rng.exponential(size=n_rows)
+    target[rng.random(n_rows) < zero_share] = 0.0
+    weights = make_weights(rng, n_rows, weight_kind)
+    samples = node_of(rng, n_rows, n_node)
+    stats = node_statistics(Poisson(target, weights), samples)
+
+    node_target, node_weights = target[samples], weights[samples]
+    mean = np.dot(node_weights, node_target) / node_weights.sum()
+    # The half deviance is a sum of terms y log(y / mean) of the targets' scale.
+    assert rounding_equal(stats["impurity"], impurity("poisson", node_target, node_weights),
+                          data_scale(node_target) * max(1.0, abs(np.log(max(mean, 1e-300)))))
+    assert stats["impurity"] >= -1e-12 * data_scale(node_target)
+    assert rounding_equal(stats["value"][0], mean, data_scale(node_target))
+
+
+def test_a_node_of_equal_counts_has_no_poisson_deviance():
+    stats = node_statistics(Poisson(np.full(7, 3.0), np.ones(7)), np.arange(7, dtype=np.uint32))
+    assert stats["impurity"] <= PURE_IMPURITY
+    zeros = node_statistics(Poisson(np.zeros(4), np.ones(4)), np.arange(4, dtype=np.uint32))
+    assert zeros["impurity"] == 0.0 and zeros["value"][0] == 0.0
 
 
 @pytest.mark.parametrize("name", sorted(CLASSIFIERS) + ["squared_error"])

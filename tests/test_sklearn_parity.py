@@ -82,6 +82,12 @@ def split_improvement(X, y, weights, rows, feature, threshold, criterion):
         mean_left = np.average(y[left], weights=weights[left])
         mean_right = np.average(y[right], weights=weights[right])
         return w_left * w_right / (w_left + w_right) * (mean_left - mean_right) ** 2
+    if criterion == "poisson":
+        def half_deviance(part):
+            mean = np.average(y[part], weights=weights[part])
+            positive = part[y[part] > 0]
+            return np.sum(weights[positive] * y[positive] * np.log(y[positive] / mean))
+        return half_deviance(rows) - half_deviance(left) - half_deviance(right)
     n_classes = int(y.max()) + 1
     if criterion == "gini" and np.all(weights == 1.0):
         # Exact rational arithmetic: integer counts make exact ties common.
@@ -139,8 +145,8 @@ def divergences(ours, theirs, X, y, weights, criterion):
         theirs_gain = split_improvement(X, y, weights, rows, b.feature[j], b.threshold[j],
                                         criterion)
         # The gains are in units of the node's weight times the impurity's scale.
-        gain_scale = float(weights[rows].sum()) * (
-            data_scale(y) ** 2 if criterion == "squared_error" else 1.0)
+        gain_scale = float(weights[rows].sum()) * {"squared_error": data_scale(y) ** 2,
+                                                   "poisson": data_scale(y)}.get(criterion, 1.0)
         assert rounding_equal(ours_gain, theirs_gain, gain_scale), (
             f"node of {rows.size} rows: fasttree splits feature {a.feature[i]} at "
             f"{a.threshold[i]} (gain {float(ours_gain)!r}), scikit-learn feature "
@@ -180,6 +186,20 @@ def test_regression_tree_is_identical_to_scikit_learn(seed, settings):
     theirs = SkRegressor(random_state=0, **settings).fit(X, target)
     assert divergences(ours, theirs, X, target, np.ones(len(target)), "squared_error") == []
     assert_identical_trees(ours, theirs, X, X_fresh, target)
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=SETTING_IDS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_poisson_regression_tree_matches_scikit_learn(seed, settings):
+    # Counts drawn with a log-linear rate: whole numbers, many of them zero.
+    X, X_fresh, _, target, _ = make_data(seed)
+    counts = np.random.default_rng(seed).poisson(np.exp(0.5 * target)).astype(np.float64)
+    ours = DecisionTreeRegressor(criterion="poisson", **settings).fit(X, counts)
+    theirs = SkRegressor(criterion="poisson", random_state=0, **settings).fit(X, counts)
+    found = divergences(ours, theirs, X, counts, np.ones(len(counts)), "poisson")
+    if not found:
+        assert_identical_trees(ours, theirs, X, X_fresh, counts)
+    assert np.all(ours.predict(X_fresh) > 0)
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=SETTING_IDS)

@@ -268,6 +268,27 @@ def test_regressor_tree_values_are_leaf_means():
 
 
 @pytest.mark.parametrize("estimator_class", [DecisionTreeRegressor, RandomForestRegressor])
+@pytest.mark.parametrize("y, message", [([-1.0, 1.0, 3.0], "Some value\\(s\\) of y are negative"),
+                                        ([0.0, 0.0, 0.0], "Sum of y is not .*positive")])
+def test_poisson_refuses_negative_targets_and_a_zero_sum(estimator_class, y, message):
+    with pytest.raises(ValueError, match=message):
+        estimator_class(criterion="poisson").fit(np.arange(3.0).reshape(-1, 1), y)
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeRegressor, RandomForestRegressor])
+def test_poisson_leaves_never_predict_zero(estimator_class):
+    # The first feature separates the zero counts exactly: squared error cuts
+    # them off into a leaf predicting 0, Poisson may not.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.where(X[:, 0] < 0, 0.0, rng.poisson(3.0, size=300) + 1.0)
+    X_new = rng.normal(size=(300, 3))
+    assert DecisionTreeRegressor().fit(X, y).predict(X_new).min() == 0.0
+    model = estimator_class(criterion="poisson", random_state=0).fit(X, y)
+    assert model.predict(X_new).min() > 0.0
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeRegressor, RandomForestRegressor])
 @pytest.mark.parametrize("stride", [1, 3])
 def test_a_leaf_of_equal_whole_number_targets_predicts_that_number_exactly(estimator_class,
                                                                            stride):

@@ -42,6 +42,7 @@ from fasttree.reference import CostSensitiveGini, build_tree, impurity
 from tolerances import ROUNDING, assert_rounding_close, data_scale, rounding_tolerance
 
 EPS = float(np.finfo(np.float64).eps)
+REGRESSION = ("squared_error", "poisson")
 
 
 # ------------------------------------------------------------------ helpers
@@ -54,14 +55,14 @@ def fit_both(criterion, X, y, weights, params):
         estimator = DecisionTreeClassifier(criterion="gini", loss_matrix=criterion.loss_matrix,
                                            random_state=0, **params)
     else:
-        estimator_class = (DecisionTreeRegressor if criterion == "squared_error"
+        estimator_class = (DecisionTreeRegressor if criterion in REGRESSION
                            else DecisionTreeClassifier)
         estimator = estimator_class(criterion=criterion, random_state=0, **params)
     estimator.fit(X, y, sample_weight=weights)
     total = float(weights.sum())  # as the estimator turns the fraction into a weight
     oracle = build_tree(
         X, y, weights, criterion=criterion,
-        n_classes=None if criterion == "squared_error" else int(y.max()) + 1,
+        n_classes=None if criterion in REGRESSION else int(y.max()) + 1,
         max_depth=params["max_depth"], min_samples_split=params["min_samples_split"],
         min_samples_leaf=params["min_samples_leaf"],
         min_weight_leaf=params["min_weight_fraction_leaf"] * total,
@@ -94,7 +95,7 @@ def weighted_improvement(criterion, y, weights, rows, goes_left, total):
 
 def walk_trees(estimator, oracle, criterion, X, y, weights, params):
     tree = estimator.tree_
-    regression = criterion == "squared_error"
+    regression = criterion in REGRESSION
     scale = 1.0 + float(np.dot(weights, y**2) / weights.sum()) if regression else 1.0
     tolerance = ROUNDING * scale
     value_tolerance = rounding_tolerance(data_scale(y)) if regression else ROUNDING
@@ -175,7 +176,7 @@ def check_predictions(estimator, oracle, criterion, X, keep, y):
         return
     X = X[keep]
     expected = oracle.predict_value(X)
-    if criterion == "squared_error":
+    if criterion in REGRESSION:
         assert_rounding_close(estimator.predict(X), expected, data_scale(y))
         return
     assert_rounding_close(estimator.predict_proba(X), expected)
@@ -244,6 +245,12 @@ def tie_free_data(rng, criterion, n_rows, n_features):
     signal = X[:, 0] + 0.7 * np.sin(2.0 * X[:, -1]) + noise * rng.normal(size=n_rows)
     if criterion == "squared_error":
         y = rng.uniform(-10, 10) + 3.0 * signal + noise * rng.normal(size=n_rows)
+    elif criterion == "poisson":
+        # Positive rates, and some zeros, which Poisson children may not be
+        # made of alone.
+        y = np.exp(0.8 * signal) * rng.uniform(0.5, 1.5, size=n_rows)
+        y[rng.random(n_rows) < 0.2] = 0.0
+        y[np.argmax(signal)] += 1.0  # a positive sum
     else:
         n_classes = int(rng.integers(2, 5))
         edges = np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1])
@@ -260,6 +267,9 @@ def tie_prone_data(rng, criterion, n_rows, n_features):
         X = X[rng.integers(0, max(1, n_rows // 2), size=n_rows)]
     if criterion == "squared_error":
         y = rng.integers(-2, 3, size=n_rows) * 1.5 + (X[:, 0] > 0) * 2.0
+    elif criterion == "poisson":
+        y = rng.poisson(1.0 + 2.0 * (X[:, 0] > 0), size=n_rows).astype(np.float64)
+        y[0] += 1.0  # a positive sum
     else:
         y = (X[:, 0] + rng.integers(0, 2, size=n_rows)) % int(rng.integers(2, 4))
     weights = (np.ones(n_rows) if rng.random() < 0.5
@@ -268,7 +278,7 @@ def tie_prone_data(rng, criterion, n_rows, n_features):
 
 
 def encode(criterion, y):
-    if criterion == "squared_error":
+    if criterion in REGRESSION:
         return y.astype(np.float64)
     return np.unique(y, return_inverse=True)[1].reshape(-1)
 
@@ -279,7 +289,7 @@ def draw_case(rng, criterion, tie_prone, allow_best_first):
     make = tie_prone_data if tie_prone else tie_free_data
     X, y, weights = make(rng, criterion, n_rows, n_features)
     y = encode(criterion, y)
-    scale = float(np.var(y)) if criterion == "squared_error" else 0.5
+    scale = float(np.var(y)) if criterion in REGRESSION else 0.5
     return X, y, weights, random_params(rng, n_rows, allow_best_first, scale)
 
 
@@ -287,7 +297,7 @@ def draw_case(rng, criterion, tie_prone, allow_best_first):
 
 
 @settings(max_examples=250, deadline=None)
-@given(criterion=st.sampled_from(["gini", "entropy", "squared_error"]),
+@given(criterion=st.sampled_from(["gini", "entropy", "squared_error", "poisson"]),
        seed=st.integers(0, 2**32 - 1))
 def test_tree_matches_the_oracle_exactly_on_tie_free_data(criterion, seed):
     rng = np.random.default_rng(seed)
@@ -300,7 +310,8 @@ def test_tree_matches_the_oracle_exactly_on_tie_free_data(criterion, seed):
 
 
 @settings(max_examples=300, deadline=None)
-@given(criterion=st.sampled_from(["gini", "entropy", "misclassification", "squared_error"]),
+@given(criterion=st.sampled_from(["gini", "entropy", "misclassification", "squared_error",
+                                  "poisson"]),
        seed=st.integers(0, 2**32 - 1))
 def test_depth_first_tree_matches_the_oracle_up_to_ties_on_tie_prone_data(criterion, seed):
     rng = np.random.default_rng(seed)

@@ -209,11 +209,21 @@ cdef class SquaredError(Criterion):
     cdef double* spare_target          # partition buffer of the same length
     cdef const double* node_target     # position_target from the current node's start
     cdef double sum_total              # weighted sum of targets in the node
-    cdef double squared_deviations     # weighted sum of (target - node mean)**2
+    cdef double node_loss              # weighted loss of the node about its mean:
+                                       # sum of (target - mean)**2 (squared error)
     cdef double sum_left               # weighted sum of targets moved left
     cdef object _keep_alive
 
-    # Adds state[2], the squared deviations of positions [start, end) from
-    # their mean, to a state holding their weight and weighted sum.
-    cdef void add_squared_deviations(self, intp_t start, intp_t end,
-                                     double* state) noexcept nogil
+    # Adds state[2], the weighted loss of positions [start, end) about their
+    # mean (node_loss), to a state holding their weight and weighted sum.
+    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil
+
+
+cdef class Poisson(SquaredError):
+    # The same bins and sums as the squared error; node_loss is the half
+    # Poisson deviance, sum of w y log(y / mean), and a split that leaves a
+    # child a target sum of (about) zero, whose mean would predict 0, is
+    # never taken.
+    cdef double zero_sum_bound         # child target sums at or below this are
+                                       # taken as 0: the rounding a sum of the
+                                       # node's targets can leave behind

@@ -4,7 +4,8 @@
 import numpy as np
 cimport numpy as cnp
 
-from libc.math cimport log, log2
+from libc.float cimport DBL_EPSILON
+from libc.math cimport INFINITY, log, log2
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
@@ -773,10 +774,9 @@ cdef class SquaredError(Criterion):
             sum_total += weight * self.position_target[i]
         state[0] = weighted_n_node
         state[1] = sum_total
-        self.add_squared_deviations(start, end, state)
+        self.add_node_loss(start, end, state)
 
-    cdef void add_squared_deviations(self, intp_t start, intp_t end,
-                                     double* state) noexcept nogil:
+    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
         # A second pass over the deviations from the mean: unlike the sum of
         # squares minus the squared sum, it gives exactly 0 for equal targets
         # and keeps its precision when the mean is large.
@@ -793,7 +793,7 @@ cdef class SquaredError(Criterion):
         self.node_target = self.position_target + start
         self.weighted_n_node = state[0]
         self.sum_total = state[1]
-        self.squared_deviations = state[2]
+        self.node_loss = state[2]
         self.reset()
 
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
@@ -835,8 +835,8 @@ cdef class SquaredError(Criterion):
         left_state[1] = side_sum[1]
         right_state[0] = side_weight[0]
         right_state[1] = side_sum[0]
-        self.add_squared_deviations(start, start + n_left, left_state)
-        self.add_squared_deviations(start + n_left, end, right_state)
+        self.add_node_loss(start, start + n_left, left_state)
+        self.add_node_loss(start + n_left, end, right_state)
 
     cdef void reset(self) noexcept nogil:
         self.sum_left = 0.0
@@ -883,7 +883,7 @@ cdef class SquaredError(Criterion):
                 + sum_right * sum_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
-        return self.squared_deviations / self.weighted_n_node
+        return self.node_loss / self.weighted_n_node
 
     cdef void node_value(self, double* out) noexcept nogil:
         out[0] = self.sum_total / self.weighted_n_node
@@ -892,6 +892,46 @@ cdef class SquaredError(Criterion):
         index[0] = 0
         data[0] = self.sum_total / self.weighted_n_node
         return 1 if data[0] != 0.0 else 0
+
+
+cdef class Poisson(SquaredError):
+    """Half the Poisson deviance: for a node of weighted mean m, the weighted
+    mean of y log(y / m) (the other terms of the deviance cancel at m).
+
+    A split's proxy, S_l log(S_l / w_l) + S_r log(S_r / w_r), is the drop in
+    the children's deviance up to a constant of the node. A child without a
+    positive target would predict 0, which the deviance cannot score: such
+    splits get -inf and are never taken (a child sum within the rounding of
+    the node's sums, or DBL_EPSILON, counts as none). The targets must not
+    be centred (the criterion needs y >= 0).
+    """
+
+    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
+        cdef intp_t i
+        cdef double target, loss = 0.0
+        cdef double mean = state[1] / state[0]
+        if mean <= 0.0:  # every target 0: a pure node
+            state[2] = 0.0
+            return
+        for i in range(start, end):
+            target = self.position_target[i]
+            if target > 0.0:
+                loss += self.position_weight[i] * target * log(target / mean)
+        state[2] = loss
+
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
+        SquaredError.restore_node(self, start, end, state)
+        # The right child's sum is the node's minus the left's: when the
+        # right child holds only zeros, what is left is rounding, at most
+        # about one rounding error per target added.
+        self.zero_sum_bound = DBL_EPSILON * max(1.0, (end - start) * self.sum_total)
+
+    cdef double proxy_improvement(self) noexcept nogil:
+        cdef double sum_right = self.sum_total - self.sum_left
+        if self.sum_left <= self.zero_sum_bound or sum_right <= self.zero_sum_bound:
+            return -INFINITY
+        return (self.sum_left * log(self.sum_left / self.weighted_n_left)
+                + sum_right * log(sum_right / (self.weighted_n_node - self.weighted_n_left)))
 
 
 def node_statistics(Criterion criterion not None, const uint32_t[::1] samples not None):

@@ -13,8 +13,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
                         resolve_n_draws, resolve_n_jobs)
 from ._features import rank_features
 from ._forest import tree_outputs
-from ._targets import (centring_offset, class_weight_per_sample, check_regression_target,
-                       encode_labels)
+from ._targets import class_weight_per_sample, check_regression_target, encode_labels
 from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
@@ -23,8 +22,8 @@ from ._validation import (check_array_2d, check_int_or_fraction,
                           non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_loss_matrix, check_split_options,
-                   predicted_classes, renamed_regression_criterion,
+                   check_criterion_target, check_loss_matrix, check_split_options,
+                   predicted_classes, regression_offset, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
 
@@ -251,8 +250,8 @@ class BaseForest(BaseEnsemble):
                 tree = grow_c45_tree(X, ranked, targets["class_index"], weight,
                                      len(targets["classes"]), self, limits, feature_seed)
             else:
-                criterion = self._make_criterion(targets, weight)
                 offset = self._value_offset(targets, weight)
+                criterion = self._make_criterion(targets, weight, offset)
                 tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             return tree.compacted(), tree.compute_feature_importances(), oob_part
@@ -631,7 +630,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         per_class[present] = counts.sum() / (n_classes * drawn[present])
         return per_class[class_index]
 
-    def _make_criterion(self, targets, weight):
+    def _make_criterion(self, targets, weight, offset):
         if targets["loss"] is not None:
             return CostSensitiveGini(targets["class_index"], weight, len(targets["classes"]),
                                      targets["loss"])
@@ -754,7 +753,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     Parameters
     ----------
     n_estimators : int, default=100
-    criterion : {'squared_error', 'friedman_mse'}, default='squared_error'
+    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
         As for :class:`fasttree.DecisionTreeRegressor`.
     max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
         1.0 (all features at every node) follows scikit-learn's default for
@@ -816,7 +815,9 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         if self.aggregation not in ("mean", "median"):
             raise ValueError(f"aggregation must be 'mean' or 'median'; "
                              f"got {self.aggregation!r}")
-        return {"target": check_regression_target(y, n_samples, type(self).__name__)}
+        target = check_regression_target(y, n_samples, type(self).__name__)
+        check_criterion_target(self.criterion, target, type(self).__name__)
+        return {"target": target}
 
     def _class_weight_factor(self, targets):
         return 1.0
@@ -824,12 +825,11 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     def _subsample_class_weight(self, targets, counts):
         return 1.0
 
-    def _make_criterion(self, targets, weight):
-        return self._criteria[self.criterion](targets["target"] - self._value_offset(
-            targets, weight), weight)
+    def _make_criterion(self, targets, weight, offset):
+        return self._criteria[self.criterion](targets["target"] - offset, weight)
 
     def _value_offset(self, targets, weight):
-        return centring_offset(targets["target"], weight)
+        return regression_offset(self.criterion, targets["target"], weight)
 
     def _set_target_attributes(self, targets):
         pass

@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._criterion import CostSensitiveGini, Entropy, Gini, Misclassification, SquaredError
+from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, Poisson,
+                         SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import rank_features
 from ._splitter import Splitter
@@ -30,7 +31,33 @@ ENTROPY_NAMES = ("entropy", "log_loss")
 # 'friedman_mse' ranks a node's splits as the squared error does: Friedman's
 # improvement, w_left w_right (mean_left - mean_right)^2 / w, is the drop in
 # the sum of squared errors itself.
-REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError}
+REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError,
+                       "poisson": Poisson}
+
+
+def regression_offset(criterion, target, sample_weight):
+    """What the regression ``criterion`` subtracts from the targets: the
+    centring offset (see ``centring_offset``), or 0 for the Poisson deviance,
+    which needs the targets as they are (y >= 0)."""
+    if criterion == "poisson":
+        return 0.0
+    return centring_offset(target, sample_weight)
+
+
+def check_criterion_target(criterion, target, estimator):
+    """Raise when the regression targets do not suit ``criterion`` (the
+    Poisson deviance needs y >= 0 with a positive sum)."""
+    if criterion != "poisson":
+        return
+    # scikit-learn's wording, which scripts match on (its forests say
+    # "strictly positive", its trees "positive").
+    if (target < 0).any():
+        raise ValueError(f"{estimator}: Some value(s) of y are negative which is not allowed "
+                         "for Poisson regression.")
+    if not target.sum() > 0:
+        strictly = "strictly " if "Forest" in estimator else ""
+        raise ValueError(f"{estimator}: Sum of y is not {strictly}positive which is necessary "
+                         "for Poisson regression.")
 
 
 def renamed_regression_criterion(criterion):
@@ -711,10 +738,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {'squared_error', 'friedman_mse'}, default='squared_error'
-        Each split minimises the children's weighted variance. 'friedman_mse'
-        grows the same trees; it becomes 'squared_error', with a
-        FutureWarning, as in scikit-learn 1.9.
+    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
+        'squared_error': each split minimises the children's weighted
+        variance. 'poisson': the children's half Poisson deviance, for counts
+        and rates (y >= 0 with a positive sum; a split that leaves a child
+        no positive target is never taken, so every leaf predicts more than
+        0). 'friedman_mse' grows the same trees as 'squared_error'; it becomes
+        'squared_error', with a FutureWarning, as in scikit-learn 1.9.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha,
     categorical_features
@@ -770,7 +800,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                                             estimator=type(self).__name__)
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
-        offset = centring_offset(target, sample_weight)
+        check_criterion_target(self.criterion, target, type(self).__name__)
+        offset = regression_offset(self.criterion, target, sample_weight)
         criterion = self._criteria[self.criterion](target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
                           ranked=ranked)

@@ -29,6 +29,7 @@ from .criteria import (
     impurity,
     information_gain,
     misclassification,
+    poisson,
     squared_error,
 )
 from .forest import ReferenceForest, bootstrap_counts, build_forest
@@ -75,6 +76,7 @@ __all__ = [
     "midpoint",
     "misclassification",
     "pessimistic_prune",
+    "poisson",
     "reduced_error_prune",
     "samme",
     "squared_error",

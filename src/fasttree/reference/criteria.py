@@ -19,6 +19,7 @@ __all__ = [
     "information_gain",
     "misclassification",
     "squared_error",
+    "poisson",
 ]
 
 # Probabilities given by hand are often rounded; this tolerance accepts that
@@ -218,6 +219,36 @@ def squared_error(y, sample_weight=None):
     return float(np.dot(weights, (targets - mean) ** 2) / total_weight)
 
 
+def poisson(y, sample_weight=None):
+    """Half the Poisson deviance of the targets ``y >= 0`` about their
+    weighted mean m, per unit of weight: ``sum(w * y * log(y / m)) / sum(w)``
+    (``0 log 0 = 0``; the deviance's other terms, ``m - y``, sum to zero).
+
+    Parameters
+    ----------
+    y : array-like of float, shape (n_samples,)
+        Non-negative regression targets.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights; None means all ones.
+
+    Returns
+    -------
+    float
+        0.0 for a weightless set or a mean of 0.
+    """
+    targets = np.asarray(y, dtype=np.float64).reshape(-1)
+    weights = _as_weights(sample_weight, targets.shape[0])
+    total_weight = weights.sum()
+    if total_weight <= 0:
+        return 0.0
+    mean = np.dot(weights, targets) / total_weight
+    if mean <= 0:
+        return 0.0
+    positive = targets > 0
+    return float(np.dot(weights[positive], targets[positive] * np.log(targets[positive] / mean))
+                 / total_weight)
+
+
 class CostSensitiveGini:
     """Gini impurity with a loss matrix (Breiman et al., CART, section 4.4).
 
@@ -261,6 +292,7 @@ CRITERIA = {
     "entropy": entropy,
     "misclassification": misclassification,
     "squared_error": squared_error,
+    "poisson": poisson,
 }
 """dict: criterion name -> impurity function ``f(y, sample_weight=None)``."""
 

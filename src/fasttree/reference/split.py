@@ -21,7 +21,10 @@ from .criteria import _as_weights, impurity
 __all__ = ["Split", "best_split", "midpoint"]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "poisson")
+# A Poisson child whose target sum is at most this would predict 0, which the
+# deviance cannot score: such splits are not candidates.
+POISSON_MIN_SUM = float(np.finfo(np.float64).eps)
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,10 @@ def best_split(
             weight_left = weights[goes_left].sum()
             weight_right = weights[~goes_left].sum()
             if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+                continue
+            if criterion == "poisson" and min(np.dot(weights[goes_left], y[goes_left]),
+                                              np.dot(weights[~goes_left], y[~goes_left])
+                                              ) <= POISSON_MIN_SUM:
                 continue
             impurity_left = impurity(criterion, y[goes_left], weights[goes_left])
             impurity_right = impurity(criterion, y[~goes_left], weights[~goes_left])
