@@ -10,11 +10,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
-                      RandomForestClassifier, RandomForestRegressor, RuleListClassifier)
+                      ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+                      RuleListClassifier)
 
 # Ensembles as scikit-learn checks its own: few members, so the checks run quickly.
-ESTIMATORS = [DecisionTreeClassifier(), DecisionTreeRegressor(),
-              RandomForestClassifier(n_estimators=5), RandomForestRegressor(n_estimators=5),
+ESTIMATORS = [DecisionTreeClassifier(), DecisionTreeRegressor(), ExtraTreeClassifier(),
+              ExtraTreeRegressor(), RandomForestClassifier(n_estimators=5),
+              RandomForestRegressor(n_estimators=5), ExtraTreesClassifier(n_estimators=5),
+              ExtraTreesRegressor(n_estimators=5),
               BaggingClassifier(n_estimators=5), BaggingRegressor(n_estimators=5),
               AdaBoostClassifier(n_estimators=5), AdaBoostRegressor(n_estimators=5),
               RuleListClassifier()]

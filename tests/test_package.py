@@ -15,7 +15,8 @@ def test_public_names_are_the_estimators_and_the_tree_readers():
     assert set(fasttree.__all__) == {
         "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
         "DecisionTreeClassifier",
-        "DataConversionWarning", "DecisionTreeRegressor", "NotFittedError",
+        "DataConversionWarning", "DecisionTreeRegressor", "ExtraTreeClassifier",
+        "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
         "__version__", "export_graphviz", "export_text", "plot_tree", "tree_rules"}
     for name in fasttree.__all__:

@@ -12,14 +12,20 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
-                      RandomForestClassifier, RandomForestRegressor, RuleListClassifier)
+                      ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+                      RuleListClassifier)
 from synthetic import classification_data, regression_data
 
 # Each estimator with a parameter worth searching over.
 ESTIMATORS = {
     DecisionTreeClassifier: ("max_depth", [2, 4]),
     DecisionTreeRegressor: ("max_depth", [2, 4]),
+    ExtraTreeClassifier: ("max_depth", [2, 4]),
+    ExtraTreeRegressor: ("max_depth", [2, 4]),
     RandomForestClassifier: ("max_features", [1, 2]),
+    ExtraTreesClassifier: ("max_features", [1, 2]),
+    ExtraTreesRegressor: ("max_features", [1, 2]),
     RandomForestRegressor: ("max_features", [1, 2]),
     BaggingClassifier: ("max_samples", [0.5, 1.0]),
     BaggingRegressor: ("max_samples", [0.5, 1.0]),
@@ -27,8 +33,8 @@ ESTIMATORS = {
     AdaBoostRegressor: ("learning_rate", [0.5, 1.0]),
     RuleListClassifier: ("validation_fraction", [0.25, 0.5]),
 }
-CLASSIFIERS = {DecisionTreeClassifier, RandomForestClassifier, BaggingClassifier,
-               AdaBoostClassifier, RuleListClassifier}
+CLASSIFIERS = {DecisionTreeClassifier, ExtraTreeClassifier, RandomForestClassifier,
+               ExtraTreesClassifier, BaggingClassifier, AdaBoostClassifier, RuleListClassifier}
 
 
 def make(estimator_class, **params):

@@ -388,10 +388,13 @@ def test_trees_on_nodes_large_enough_for_the_radix_sort_match_the_oracle(criteri
     assert estimator.tree_.n_node_samples[0] >= 384
 
 
-def random_loss(rng, y):
-    """A loss matrix for the classes of y: zero diagonal, costs from 0 to 5."""
+def random_loss(rng, y, free_errors=True):
+    """A loss matrix for the classes of y: zero diagonal, costs from 0 to 5
+    (from 0.5 without ``free_errors``: a zero cost makes some classes
+    interchangeable, and so ties between splits even on continuous data)."""
     n_classes = int(y.max()) + 1
-    loss = rng.choice([0.0, 0.5, 1.0, 2.0, 5.0], size=(n_classes, n_classes))
+    costs = [0.0, 0.5, 1.0, 2.0, 5.0] if free_errors else [0.5, 1.0, 2.0, 5.0]
+    loss = rng.choice(costs, size=(n_classes, n_classes))
     np.fill_diagonal(loss, 0.0)
     return loss
 
@@ -401,7 +404,7 @@ def random_loss(rng, y):
 def test_cost_sensitive_tree_matches_the_oracle_exactly_on_tie_free_data(seed):
     rng = np.random.default_rng(seed)
     X, y, weights, params = draw_case(rng, "gini", tie_prone=False, allow_best_first=True)
-    criterion = CostSensitiveGini(random_loss(rng, y))
+    criterion = CostSensitiveGini(random_loss(rng, y, free_errors=False))
     estimator, oracle, walk = compare(criterion, X, y, weights, params, rng, tie_prone=False)
     assert (walk.partition_ties, walk.leaf_exemptions) == (0, 0)
     assert estimator.tree_.node_count == oracle.node_count

@@ -3,10 +3,12 @@
 from ._validation import DataConversionWarning, NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
-from .forest import RandomForestClassifier, RandomForestRegressor
+from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                     RandomForestRegressor)
 from .rule_list import RuleListClassifier
 from .rules import export_graphviz, export_text, plot_tree, tree_rules
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from .tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                   ExtraTreeRegressor)
 
 __version__ = "0.1.0"
 
@@ -18,6 +20,10 @@ __all__ = [
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "NotFittedError",
     "RandomForestClassifier",
     "RandomForestRegressor",

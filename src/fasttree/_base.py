@@ -156,6 +156,14 @@ class BaseEstimator:
         return tags
 
 
+def parameters_of(arguments):
+    """An ``__init__``'s ``locals()`` as keyword arguments for its base class's
+    ``__init__`` (for a subclass that only changes defaults: its own
+    signature is what ``get_params`` reads)."""
+    return {name: value for name, value in arguments.items()
+            if name not in ("self", "__class__")}
+
+
 class available_if:
     """Decorator: a method that exists only where ``check(instance)`` is true.
 

@@ -51,6 +51,7 @@ cdef struct BestCandidate:
     bint has_missing          # the node has missing values of the feature
     bint missing_left         # they go left
     bint is_subset            # a set of categories goes left (the splitter's best_left_ranks)
+    float threshold           # the drawn threshold of a random split (SPLIT_RANDOM)
 
 
 # How split_node sweeps a feature.
@@ -59,6 +60,9 @@ cpdef enum SplitMethod:
     SPLIT_SORT = 1    # always sort the node's samples by rank
     SPLIT_COUNT = 2   # always sum the node's samples into a histogram of ranks
                       # (of all the feature's values when they are few)
+    SPLIT_RANDOM = 3  # no sweep: one threshold drawn uniformly between the
+                      # node's least and largest value (extremely randomized
+                      # trees); categorical features still take their sweep
 
 
 # A category's bin and the key that orders it in a subset sweep.
@@ -149,6 +153,13 @@ cdef class Splitter:
                               intp_t end_bin, intp_t last_bin, uint32_t first_rank,
                               intp_t n_moved, bint has_missing, bint missing_left,
                               BestCandidate* best) noexcept nogil
+    # SPLIT_RANDOM's one candidate of a numeric feature: a threshold drawn
+    # uniformly between the node's least and largest known value, missing
+    # values sent to a side drawn at random (or, for a node of one known
+    # value, the known values left and the missing ones right), offered to
+    # best. Returns 0 when the feature is constant in the node, else 1.
+    cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
+                        BestCandidate* best) noexcept nogil
     # The subset sweeps of a categorical feature: every ordering's prefixes
     # (and each category alone, when the criterion asks), with missing values
     # right, then left. Returns -1 when out of memory, 0 when the feature is

@@ -3,14 +3,18 @@
 
 import numpy as np
 
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport calloc, free, malloc, qsort
 
 from ._criterion cimport bin_of
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
                           histogram_init)
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
-                     sort_items)
+                     rng_next, sort_items)
+
+# 2**-53: a uniform double in [0, 1) is the top 53 bits of a draw times this.
+cdef double UNIT_53 = 1.0 / 9007199254740992.0
+
 
 cdef inline int bit_length(uint32_t value) noexcept nogil:
     cdef int bits = 0
@@ -210,6 +214,18 @@ cdef class Splitter:
                 n_evaluated += 1
                 continue
 
+            if self.method == SPLIT_RANDOM:
+                if self.draw_split(node_samples, n_node, feature, &best) == 0:
+                    self.features[pick] = self.features[first_unvisited]
+                    self.features[first_unvisited] = feature
+                    first_unvisited += 1
+                    continue
+                end_unvisited -= 1
+                self.features[pick] = self.features[end_unvisited]
+                self.features[end_unvisited] = feature
+                n_evaluated += 1
+                continue
+
             source = self.feature_ranks_at(feature, node_samples)
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
@@ -294,6 +310,8 @@ cdef class Splitter:
         if best.is_subset:
             record.threshold = 0.0
             n_left = self.subset_goes_left(source, n_node, feature, best.missing_left)
+        elif self.method == SPLIT_RANDOM:
+            record.threshold = best.threshold
         elif best.right_rank == self.missing_rank(feature):
             # Every known value left, the missing ones right.
             record.threshold = INFINITY
@@ -655,6 +673,84 @@ cdef class Splitter:
                 best.has_missing = has_missing
                 best.missing_left = missing_left
                 best.is_subset = False
+
+    cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
+                        BestCandidate* best) noexcept nogil:
+        cdef BinSource source = self.feature_ranks_at(feature, node_samples)
+        cdef const float* values = self.values + self.value_offsets[feature]
+        cdef uint32_t missing = self.missing_rank(feature)
+        cdef uint32_t rank, min_rank = 0xFFFFFFFFu, max_rank = 0, left_rank, right_rank
+        cdef uint32_t threshold_rank, low, high, middle
+        cdef intp_t i, n_left = 0
+        cdef bint has_missing = False, missing_left = False
+        cdef double drawn
+        cdef float threshold = INFINITY
+        for i in range(n_node):
+            rank = <uint32_t> bin_of(source, i)
+            self.node_ranks[i] = rank
+            if rank == missing:
+                has_missing = True
+            else:
+                min_rank = rank if rank < min_rank else min_rank
+                max_rank = rank if rank > max_rank else max_rank
+        if min_rank > max_rank or (min_rank == max_rank and not has_missing):
+            return 0
+        if min_rank == max_rank:
+            # Every known value left, the missing ones right, at a finite
+            # threshold: the known value.
+            threshold_rank = min_rank
+            threshold = values[min_rank]
+        else:
+            # Uniform in [least, largest); a draw that rounds up to the
+            # largest value becomes the least, as scikit-learn does.
+            drawn = values[min_rank] + (rng_next(&self.rng_state) >> 11) * UNIT_53 * (
+                <double> values[max_rank] - values[min_rank])
+            if drawn >= values[max_rank]:
+                drawn = values[min_rank]
+            # The float32 at or below the draw: it sends left exactly the
+            # values <= the draw.
+            threshold = <float> drawn
+            if threshold > drawn:
+                threshold = nextafterf(threshold, -INFINITY)
+            # The largest rank of the feature whose value is <= threshold.
+            low = min_rank
+            high = max_rank
+            while high - low > 1:
+                middle = low + (high - low) // 2
+                if values[middle] <= threshold:
+                    low = middle
+                else:
+                    high = middle
+            threshold_rank = low
+            if has_missing:
+                missing_left = rng_next(&self.rng_state) & 1
+        # The node's own ranks on either side of the threshold: the best
+        # candidate's left_rank must be one the node holds, so that it equals
+        # min_rank exactly when the left child holds one value.
+        left_rank = min_rank
+        right_rank = max_rank if threshold_rank < max_rank else missing
+        self.criterion.reset()
+        for i in range(n_node):
+            rank = self.node_ranks[i]
+            if rank == missing:
+                if missing_left:
+                    self.criterion.move_position_left(i)
+                    n_left += 1
+            elif rank <= threshold_rank:
+                self.criterion.move_position_left(i)
+                n_left += 1
+                left_rank = rank if rank > left_rank else left_rank
+            elif rank < right_rank:
+                right_rank = rank
+        if self.offer(best, n_left, n_node, feature, left_rank) == IMPROVED:
+            best.right_rank = right_rank
+            best.min_rank = min_rank
+            best.max_rank = missing if has_missing else max_rank
+            best.has_missing = has_missing
+            best.missing_left = missing_left
+            best.is_subset = False
+            best.threshold = threshold
+        return 1
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
         return self.missing_ranks[feature]

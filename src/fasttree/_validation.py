@@ -207,6 +207,10 @@ def check_sample_weight(sample_weight, n_samples, *, estimator=None):
         except (ValueError, TypeError):
             raise ValueError(f"{prefix}sample_weight must hold numbers") from None
     # The messages hold scikit-learn's phrases, which scripts match on.
+    if weights.ndim == 0:
+        # A 0-d array is not a number here: it is taken for a broken collection.
+        raise TypeError(f"{prefix}sample_weight: Input should have at least 1 dimension i.e. "
+                        f"satisfy `len(x.shape) > 0`, got scalar `{weights!r}` instead.")
     if weights.ndim != 1 or weights.shape[0] != n_samples:
         raise ValueError(f"{prefix}sample_weight.shape == {weights.shape}, expected "
                          f"({n_samples},): one weight per sample")

@@ -25,7 +25,7 @@ FAST_STUMP_DEFAULTS = {"max_depth": 1, "min_samples_split": 2, "min_weight_fract
                        "max_features": None, "max_leaf_nodes": None,
                        "min_impurity_decrease": 0.0, "class_weight": None, "ccp_alpha": 0.0,
                        "loss_matrix": None, "categorical_split": "binary",
-                       "missing": "learn"}
+                       "missing": "learn", "splitter": "best"}
 PURE_IMPURITY = np.finfo(np.float64).eps
 
 

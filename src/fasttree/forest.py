@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import ClassifierMixin, RegressorMixin, r2_score
+from ._base import ClassifierMixin, RegressorMixin, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_seeds,
@@ -24,10 +24,12 @@ from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
                    predicted_classes, regression_offset, renamed_regression_criterion,
-                   DecisionTreeClassifier, DecisionTreeRegressor, grow_c45_tree, grow_tree,
+                   DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                   ExtraTreeRegressor, grow_c45_tree, grow_tree,
                    resolve_tree_limits)
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+__all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
+           "RandomForestRegressor"]
 
 
 def out_of_bag_values(tree, X, counts):
@@ -98,6 +100,9 @@ class BaseForest(BaseEnsemble):
 
     _criteria = {}
     _tree_class = None
+    # How the trees draw thresholds: 'best' (random forests) or 'random'
+    # (extra trees); the forests differ in nothing else but their defaults.
+    _splitter = "best"
     # Class probabilities are summed from sparse leaf rows, means from dense ones.
     _sparse_leaf_values = False
 
@@ -155,8 +160,12 @@ class BaseForest(BaseEnsemble):
         sample_weight = sample_weight * self._class_weight_factor(targets)
         n_draws, n_threads = self._check_forest_parameters(n_samples)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
+        limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
+        if limits["multiway"] and self._splitter == "random":
+            raise ValueError(f"{name} draws random thresholds, which multiway (C4.5) trees "
+                             "do not have; use categorical_split='binary'")
 
         fitted = self._warm_start_from(n_features, encoding,
                                        len(getattr(self, "_trees", ())))
@@ -491,76 +500,10 @@ class BaseForest(BaseEnsemble):
         return estimator
 
 
-class RandomForestClassifier(ClassifierMixin, BaseForest):
-    """A random forest of classification trees.
-
-    Each tree grows on a bootstrap sample of the rows (kept as per-row draw
-    counts, which act as sample weights) and draws a fresh random subset of
-    ``max_features`` features at every node. Trees are built on ``n_jobs``
-    threads, each build running without the GIL.
-
-    Parameters
-    ----------
-    n_estimators : int, default=100
-    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, ccp_alpha
-        As for :class:`fasttree.DecisionTreeClassifier`; ``ccp_alpha`` prunes
-        every tree after it is grown.
-    max_features : int, float, {'sqrt', 'log2'} or None, default='sqrt'
-        Features drawn at every node; 'sqrt' (the random-forest default for
-        classification) means ``int(sqrt(n_features))``.
-    bootstrap : bool, default=True
-        Grow each tree on a bootstrap sample; False grows every tree on all rows.
-    max_samples : int, float or None, default=None
-        Draws per bootstrap sample: None = n_samples, a float = that fraction
-        of n_samples (the ``c * n`` of the literature), an int = that many;
-        more than n_samples (a float above 1) is allowed.
-    oob_score : bool, default=False
-        Estimate the accuracy on the out-of-bag rows (``oob_score_``,
-        ``oob_decision_function_``).
-    n_jobs : int or None, default=None
-        Threads used to grow and to predict: None = 1, -1 = all cores.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        The same value gives the same forest whatever ``n_jobs`` is.
-    verbose : int, default=0
-        Print progress (trees done / total, elapsed seconds) while fitting.
-    warm_start : bool, default=False
-        Keep the fitted trees and add trees up to ``n_estimators``.
-    class_weight : dict, 'balanced', 'balanced_subsample' or None, default=None
-        'balanced_subsample' computes the balanced weights on each tree's
-        bootstrap sample.
-    voting : {'soft', 'hard'}, default='soft'
-        'soft' averages the trees' class probabilities; 'hard' takes the
-        majority vote of the trees (ties go to the first class in ``classes_``).
-    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
-        As for :class:`fasttree.DecisionTreeClassifier`: every tree grows with
-        the cost-sensitive Gini; soft voting predicts the class of least
-        expected cost under the mean probabilities, hard voting counts each
-        tree's least-cost class, and the out-of-bag score and permutation
-        importance score those predictions.
-    oob_batch_size : int or None, default=None
-        Grow until the out-of-bag error stabilises: add trees in batches of
-        this size, measuring the OOB error (1 - accuracy) after each, and stop
-        once the best error of the last ``oob_patience`` batches improves on
-        the best before them by less than ``oob_tol``, or at ``n_estimators``
-        trees. The curve is kept in ``oob_curve_``. Needs bootstrap=True.
-    oob_tol : float, default=1e-3
-    oob_patience : int, default=3
-
-    Attributes
-    ----------
-    estimators_ : list of DecisionTreeClassifier
-        The trees, stored compactly (see :meth:`fasttree.tree.Tree.compacted`).
-    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_
-    feature_importances_ : ndarray of shape (n_features,)
-    oob_score_ : float
-    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
-        NaN for rows that every tree drew.
-    oob_curve_ : ndarray of shape (n_batches, 2)
-        With ``oob_batch_size``: the number of trees and the OOB error after
-        each batch.
-    """
+class ForestClassifier(ClassifierMixin, BaseForest):
+    """What random forests and extra trees of classification trees share; they
+    differ only in how a tree draws its thresholds (``_splitter``) and in
+    their default ``bootstrap``."""
 
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
     _criteria = {**CLASSIFICATION_CRITERIA, "gain_ratio": None}
@@ -747,36 +690,81 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return self.classes_[predicted_classes(scores, getattr(self, "loss_matrix_", None))]
 
 
-class RandomForestRegressor(RegressorMixin, BaseForest):
-    """A random forest of regression trees.
+class RandomForestClassifier(ForestClassifier):
+    """A random forest of classification trees.
+
+    Each tree grows on a bootstrap sample of the rows (kept as per-row draw
+    counts, which act as sample weights) and draws a fresh random subset of
+    ``max_features`` features at every node. Trees are built on ``n_jobs``
+    threads, each build running without the GIL.
 
     Parameters
     ----------
     n_estimators : int, default=100
-    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
-        As for :class:`fasttree.DecisionTreeRegressor`.
-    max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
-        1.0 (all features at every node) follows scikit-learn's default for
-        regression; 1/3 of the features is the textbook choice.
-    aggregation : {'mean', 'median'}, default='mean'
-        How the trees' predictions are combined; 'median' is robust bagging
-        ("bragging").
+    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, ccp_alpha, bootstrap, max_samples, oob_score,
-    n_jobs, random_state, verbose, warm_start, oob_batch_size, oob_tol, oob_patience
-        As for :class:`RandomForestClassifier`; the out-of-bag error of a
-        regressor is 1 - R^2.
+    max_leaf_nodes, min_impurity_decrease, ccp_alpha
+        As for :class:`fasttree.DecisionTreeClassifier`; ``ccp_alpha`` prunes
+        every tree after it is grown.
+    max_features : int, float, {'sqrt', 'log2'} or None, default='sqrt'
+        Features drawn at every node; 'sqrt' (the random-forest default for
+        classification) means ``int(sqrt(n_features))``.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample; False grows every tree on all rows.
+    max_samples : int, float or None, default=None
+        Draws per bootstrap sample: None = n_samples, a float = that fraction
+        of n_samples (the ``c * n`` of the literature), an int = that many;
+        more than n_samples (a float above 1) is allowed.
+    oob_score : bool, default=False
+        Estimate the accuracy on the out-of-bag rows (``oob_score_``,
+        ``oob_decision_function_``).
+    n_jobs : int or None, default=None
+        Threads used to grow and to predict: None = 1, -1 = all cores.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The same value gives the same forest whatever ``n_jobs`` is.
+    verbose : int, default=0
+        Print progress (trees done / total, elapsed seconds) while fitting.
+    warm_start : bool, default=False
+        Keep the fitted trees and add trees up to ``n_estimators``.
+    class_weight : dict, 'balanced', 'balanced_subsample' or None, default=None
+        'balanced_subsample' computes the balanced weights on each tree's
+        bootstrap sample.
+    voting : {'soft', 'hard'}, default='soft'
+        'soft' averages the trees' class probabilities; 'hard' takes the
+        majority vote of the trees (ties go to the first class in ``classes_``).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        As for :class:`fasttree.DecisionTreeClassifier`: every tree grows with
+        the cost-sensitive Gini; soft voting predicts the class of least
+        expected cost under the mean probabilities, hard voting counts each
+        tree's least-cost class, and the out-of-bag score and permutation
+        importance score those predictions.
+    oob_batch_size : int or None, default=None
+        Grow until the out-of-bag error stabilises: add trees in batches of
+        this size, measuring the OOB error (1 - accuracy) after each, and stop
+        once the best error of the last ``oob_patience`` batches improves on
+        the best before them by less than ``oob_tol``, or at ``n_estimators``
+        trees. The curve is kept in ``oob_curve_``. Needs bootstrap=True.
+    oob_tol : float, default=1e-3
+    oob_patience : int, default=3
 
     Attributes
     ----------
-    estimators_ : list of DecisionTreeRegressor
-    feature_importances_, n_features_in_, feature_names_in_, max_features_
+    estimators_ : list of DecisionTreeClassifier
+        The trees, stored compactly (see :meth:`fasttree.tree.Tree.compacted`).
+    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_
+    feature_importances_ : ndarray of shape (n_features,)
     oob_score_ : float
-        R^2 of the out-of-bag predictions.
-    oob_prediction_ : ndarray of shape (n_samples,)
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         NaN for rows that every tree drew.
     oob_curve_ : ndarray of shape (n_batches, 2)
+        With ``oob_batch_size``: the number of trees and the OOB error after
+        each batch.
     """
+
+
+class ForestRegressor(RegressorMixin, BaseForest):
+    """What random forests and extra trees of regression trees share (see
+    :class:`ForestClassifier`)."""
 
     _criteria = REGRESSION_CRITERIA
     _tree_class = DecisionTreeRegressor
@@ -872,4 +860,106 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             return np.median(self._per_tree_values(X), axis=1)
         return self._sum_over_trees(X, self._ensemble_arrays()["values"], 1)[:, 0] / len(
             self._trees)
+
+
+class RandomForestRegressor(ForestRegressor):
+    """A random forest of regression trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
+        As for :class:`fasttree.DecisionTreeRegressor`.
+    max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
+        1.0 (all features at every node) follows scikit-learn's default for
+        regression; 1/3 of the features is the textbook choice.
+    aggregation : {'mean', 'median'}, default='mean'
+        How the trees' predictions are combined; 'median' is robust bagging
+        ("bragging").
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease, ccp_alpha, bootstrap, max_samples, oob_score,
+    n_jobs, random_state, verbose, warm_start, oob_batch_size, oob_tol, oob_patience
+        As for :class:`RandomForestClassifier`; the out-of-bag error of a
+        regressor is 1 - R^2.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+    feature_importances_, n_features_in_, feature_names_in_, max_features_
+    oob_score_ : float
+        R^2 of the out-of-bag predictions.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        NaN for rows that every tree drew.
+    oob_curve_ : ndarray of shape (n_batches, 2)
+    """
+
+
+class ExtraTreesClassifier(ForestClassifier):
+    """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for
+    classification.
+
+    A random forest whose trees draw, for each of the ``max_features``
+    features drawn at a node, one threshold uniformly between the node's
+    least and largest value, and keep the best of those splits
+    (``splitter='random'``); by default every tree grows on all the rows.
+    Missing values of a feature go to a side drawn at random.
+
+    Parameters
+    ----------
+    bootstrap : bool, default=False
+        Grow each tree on a bootstrap sample (True) or on all rows.
+    n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
+    min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
+    ccp_alpha, max_samples, oob_score, n_jobs, random_state, verbose, warm_start,
+    class_weight, voting, oob_batch_size, oob_tol, oob_patience, loss_matrix,
+    categorical_features, categorical_split, missing
+        As for :class:`RandomForestClassifier`. Categorical features keep their
+        exact subset search; multiway (C4.5) trees draw no thresholds, so
+        ``categorical_split='multiway'`` is refused.
+
+    Attributes
+    ----------
+    As for :class:`RandomForestClassifier`; its members are
+    :class:`fasttree.ExtraTreeClassifier` trees.
+    """
+
+    _splitter = "random"
+    _tree_class = ExtraTreeClassifier
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,
+                 n_jobs=None, random_state=None, verbose=0, warm_start=False,
+                 class_weight=None, voting="soft", oob_batch_size=None, oob_tol=1e-3,
+                 oob_patience=3, loss_matrix=None, categorical_features="from_dtype",
+                 categorical_split="binary", missing="learn"):
+        super().__init__(**parameters_of(locals()))
+
+
+class ExtraTreesRegressor(ForestRegressor):
+    """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for
+    regression: see :class:`ExtraTreesClassifier`.
+
+    Parameters
+    ----------
+    bootstrap : bool, default=False
+    n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
+    min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
+    ccp_alpha, max_samples, oob_score, n_jobs, random_state, verbose, warm_start,
+    aggregation, oob_batch_size, oob_tol, oob_patience, categorical_features
+        As for :class:`RandomForestRegressor`.
+    """
+
+    _splitter = "random"
+    _tree_class = ExtraTreeRegressor
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,
+                 n_jobs=None, random_state=None, verbose=0, warm_start=False,
+                 aggregation="mean", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
+                 categorical_features="from_dtype"):
+        super().__init__(**parameters_of(locals()))
 

@@ -7,12 +7,12 @@ import warnings
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, Poisson,
                          SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import rank_features
-from ._splitter import Splitter
+from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
 from ._targets import (as_1d, centring_offset, class_weight_per_sample, check_regression_target,
@@ -22,7 +22,8 @@ from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction,
                           check_random_state, check_sample_weight, feature_names_of)
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+           "ExtraTreeRegressor"]
 
 # 'log_loss' is scikit-learn's name for the entropy criterion.
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy,
@@ -144,7 +145,8 @@ def predicted_classes(scores, loss=None):
 # at their defaults.
 MULTIWAY_CRITERIA = (*ENTROPY_NAMES, "gain_ratio")
 MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
-                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
+                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None,
+                     "splitter": "best"}
 
 
 def check_split_options(params):
@@ -225,7 +227,11 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
             or isinstance(max_leaf_nodes, bool) or max_leaf_nodes < 2):
         raise ValueError(f"max_leaf_nodes must be None or an int >= 2; "
                          f"got {max_leaf_nodes!r}")
+    splitter = getattr(params, "splitter", "best")
+    if not isinstance(splitter, str) or splitter not in ("best", "random"):
+        raise ValueError(f"splitter must be 'best' or 'random'; got {splitter!r}")
     return {
+        "splitter": splitter,
         "max_depth": np.iinfo(np.int32).max if params.max_depth is None else int(params.max_depth),
         "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
         "min_samples_leaf": int(min_samples_leaf),
@@ -264,6 +270,7 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
     splitter = Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
+                        method=SplitMethod.SPLIT_RANDOM if limits["splitter"] == "random" else None,
                         categories=limits.get("categories"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
@@ -573,13 +580,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
     _criteria = {**CLASSIFICATION_CRITERIA, "gain_ratio": None}
 
-    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
                  missing="learn"):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -760,11 +769,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     _criteria = REGRESSION_CRITERIA
 
-    def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
+    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, categorical_features="from_dtype"):
         self.criterion = renamed_regression_criterion(criterion)
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -827,3 +838,38 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         X = self._validate_X_for_predict(X)
         return self.tree_.predict_mean(X)
 
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomized classification tree: ``DecisionTreeClassifier``
+    with ``splitter='random'`` (one uniform threshold per drawn feature) and
+    ``max_features='sqrt'`` by default. Meant as a member of an ensemble
+    (see :class:`fasttree.ExtraTreesClassifier`); alone it overfits.
+
+    Parameters
+    ----------
+    As for :class:`DecisionTreeClassifier`, with other defaults.
+    """
+
+    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 loss_matrix=None, categorical_features="from_dtype",
+                 categorical_split="binary", missing="learn"):
+        super().__init__(**parameters_of(locals()))
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomized regression tree: ``DecisionTreeRegressor`` with
+    ``splitter='random'`` by default (see :class:`ExtraTreeClassifier`).
+
+    Parameters
+    ----------
+    As for :class:`DecisionTreeRegressor`, with other defaults.
+    """
+
+    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype"):
+        super().__init__(**parameters_of(locals()))
