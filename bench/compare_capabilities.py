@@ -11,12 +11,19 @@ Cases:
 - ``sparse``: X as a scipy CSR matrix (what text and one-hot pipelines give),
   fitted as given: 20,000 x 300 at 5% density (values from a normal
   distribution) and 20,000 x 2,000 binary features at 1% density (word
-  presence). Prediction on 20,000 new CSR rows.
+  presence). Prediction on 20,000 new CSR rows. One fully grown tree and a
+  forest of 50 trees (sqrt features).
+- ``poisson``: counts drawn from a log-linear rate of 20 features, 50,000
+  rows (a third of them zero), float64 C; a tree of depth 12 and a forest of
+  50 trees (all features, depth 12) with ``criterion='poisson'``.
+- ``extra``: extremely randomized trees on ``make_classification`` (50,000
+  x 40) and on the same features quantised to 16 levels (tied values); a
+  single ``ExtraTreeClassifier`` and ``ExtraTreesClassifier`` of 50 trees.
 
-For each case: one fully grown tree and a forest of 50 trees (sqrt features,
-``n_jobs=2``), the two libraries taking turns; median of ``--repeats`` runs.
-Ratios are fasttree / scikit-learn; the accuracy on the new rows is printed
-beside them, since a fast fit of a different model would prove nothing.
+Forests use ``n_jobs=2``. The libraries take turns; median of ``--repeats``
+runs. Ratios are fasttree / scikit-learn; the score on new rows (accuracy, or
+the mean Poisson deviance, lower is better) is printed beside them, since a
+fast fit of a different model would prove nothing.
 """
 
 import argparse
@@ -49,28 +56,82 @@ def sparse_cases():
             X[20000:], y[20000:]
 
 
-CASES = {"sparse": sparse_cases}
+def poisson_cases():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100000, 20))
+    rate = np.exp(0.3 * X[:, :6] @ rng.normal(size=6) - 0.3)
+    y = rng.poisson(rate).astype(np.float64)
+    yield "poisson counts 50000 x 20", X[:50000], y[:50000], X[50000:], y[50000:]
 
 
-def compare(name, X, y, X_new, y_new, repeats):
+def extra_cases():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=100000, n_features=40, n_informative=20,
+                               random_state=0)
+    yield "make_classification 50000 x 40", X[:50000], y[:50000], X[50000:], y[50000:]
+    edges = np.quantile(X, np.linspace(0, 1, 17)[1:-1], axis=0)
+    codes = np.column_stack([np.searchsorted(edges[:, j], X[:, j]) for j in range(40)])
+    codes = codes.astype(np.float64)
+    yield "same, 16 levels a feature", codes[:50000], y[:50000], codes[50000:], y[50000:]
+
+
+def sparse_pairs():
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    pairs = [("tree", fasttree.DecisionTreeClassifier(random_state=0),
-              DecisionTreeClassifier(random_state=0)),
-             ("forest", fasttree.RandomForestClassifier(n_estimators=50, n_jobs=2,
-                                                       random_state=0),
-              RandomForestClassifier(n_estimators=50, n_jobs=2, random_state=0))]
+    return [("tree", fasttree.DecisionTreeClassifier(random_state=0),
+             DecisionTreeClassifier(random_state=0)),
+            ("forest", fasttree.RandomForestClassifier(n_estimators=50, n_jobs=2,
+                                                      random_state=0),
+             RandomForestClassifier(n_estimators=50, n_jobs=2, random_state=0))]
+
+
+def poisson_pairs():
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    params = {"criterion": "poisson", "max_depth": 12, "random_state": 0}
+    forest = {**params, "n_estimators": 50, "n_jobs": 2}
+    return [("tree", fasttree.DecisionTreeRegressor(**params), DecisionTreeRegressor(**params)),
+            ("forest", fasttree.RandomForestRegressor(**forest),
+             RandomForestRegressor(**forest))]
+
+
+def extra_pairs():
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.tree import ExtraTreeClassifier
+
+    return [("tree", fasttree.ExtraTreeClassifier(random_state=0),
+             ExtraTreeClassifier(random_state=0)),
+            ("forest", fasttree.ExtraTreesClassifier(n_estimators=50, n_jobs=2, random_state=0),
+             ExtraTreesClassifier(n_estimators=50, n_jobs=2, random_state=0))]
+
+
+CASES = {"sparse": (sparse_cases, sparse_pairs), "poisson": (poisson_cases, poisson_pairs),
+         "extra": (extra_cases, extra_pairs)}
+
+
+def new_row_score(model, X_new, y_new):
+    """Accuracy, or for a regressor the mean Poisson deviance (lower is better)."""
+    predicted = model.predict(X_new)
+    if not hasattr(model, "classes_"):
+        from sklearn.metrics import mean_poisson_deviance
+
+        return mean_poisson_deviance(y_new, np.maximum(predicted, 1e-12))
+    return float(np.mean(predicted == y_new))
+
+
+def compare(name, pairs, X, y, X_new, y_new, repeats):
     for kind, ours, theirs in pairs:
         fit_ours, fit_theirs = median_times(lambda: ours.fit(X, y), lambda: theirs.fit(X, y),
                                             repeats)
         predict_ours, predict_theirs = median_times(lambda: ours.predict(X_new),
                                                     lambda: theirs.predict(X_new), repeats)
-        accuracy_ours = float(np.mean(ours.predict(X_new) == y_new))
-        accuracy_theirs = float(np.mean(theirs.predict(X_new) == y_new))
         print(f"{name:<45} {kind:<7} fit {fit_ours:7.3f}s / {fit_theirs:7.3f}s = "
               f"{fit_ours / fit_theirs:5.2f}   predict {predict_ours / predict_theirs:5.2f}   "
-              f"accuracy {accuracy_ours:.3f} / {accuracy_theirs:.3f}", flush=True)
+              f"score {new_row_score(ours, X_new, y_new):.3f} / "
+              f"{new_row_score(theirs, X_new, y_new):.3f}", flush=True)
 
 
 def main(argv=None):
@@ -79,8 +140,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     for case in args.only or sorted(CASES):
-        for name, X, y, X_new, y_new in CASES[case]():
-            compare(name, X, y, X_new, y_new, args.repeats)
+        data, pairs = CASES[case]
+        for name, X, y, X_new, y_new in data():
+            compare(name, pairs(), X, y, X_new, y_new, args.repeats)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,20 @@ RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow
 RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``)."""
 
 
+def feature_columns(X):
+    """X's features as rows (float32, shape (n_features, n_samples)), missing
+    values as +inf, which fit never sees otherwise: they rank last, and the
+    random splitter reads an infinite value as missing."""
+    columns = np.ascontiguousarray(X.T, dtype=np.float32)
+    # min propagates NaN: one pass, no mask, unless X has missing values.
+    if columns.size and np.isnan(columns.min()):
+        missing = np.isnan(columns)
+        if np.shares_memory(columns, X):
+            columns = columns.copy()
+        columns[missing] = np.inf
+    return columns
+
+
 def rank_features(X, n_threads=1):
     """Rank every feature's values once per fit.
 
@@ -40,14 +54,7 @@ def rank_features(X, n_threads=1):
         quarter of the cache the histograms of such features read), zeros
         for the others.
     """
-    columns = np.ascontiguousarray(X.T)
-    # min propagates NaN: one pass, no mask, unless X has missing values.
-    if columns.size and np.isnan(columns.min()):
-        missing = np.isnan(columns)
-        # Missing values rank last, as +inf, which fit never sees otherwise.
-        if np.shares_memory(columns, X):
-            columns = columns.copy()
-        columns[missing] = np.inf
+    columns = feature_columns(X)
     groups = np.array_split(np.arange(columns.shape[0]), max(1, min(n_threads,
                                                                     columns.shape[0])))
     if len(groups) == 1:

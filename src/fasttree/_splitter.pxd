@@ -78,6 +78,12 @@ cdef class Splitter:
     cdef const uint8_t* narrow_ranks  # the same in bytes, for features of <= 256 values
     cdef const float* values          # each feature's distinct sorted values, concatenated
     cdef const intp_t* value_offsets  # feature f's values start at value_offsets[f]
+    # SPLIT_RANDOM only: the values themselves, (n_features, n_samples)
+    # float32, missing ones as +inf. A random split compares values with its
+    # drawn threshold: reading ranks instead would need each threshold's
+    # rank, a search that misses the cache at every probe.
+    cdef const float* columns
+    cdef float* node_values           # the node's values of the feature being drawn
     cdef intp_t n_samples             # rows of the training matrix
     cdef intp_t n_features
     cdef intp_t max_features          # features to evaluate per node
@@ -157,7 +163,8 @@ cdef class Splitter:
     # uniformly between the node's least and largest known value, missing
     # values sent to a side drawn at random (or, for a node of one known
     # value, the known values left and the missing ones right), offered to
-    # best. Returns 0 when the feature is constant in the node, else 1.
+    # best. Returns -1 when out of memory, 0 when the feature is constant in
+    # the node, else 1.
     cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
                         BestCandidate* best) noexcept nogil
     # The subset sweeps of a categorical feature: every ordering's prefixes

@@ -12,6 +12,13 @@ from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
                      rng_next, sort_items)
 
+# The bins of a random split's sides.
+cdef enum:
+    LEFT_SIDE = 0
+    RIGHT_SIDE = 1
+    MISSING_SIDE = 2
+
+
 # 2**-53: a uniform double in [0, 1) is the top 53 bits of a draw times this.
 cdef double UNIT_53 = 1.0 / 9007199254740992.0
 
@@ -82,16 +89,21 @@ cdef class Splitter:
         Per feature, its number of category codes (its values are codes
         0 .. n - 1, or NaN), or 0 for a numeric feature; None when all are
         numeric.
+    columns : ndarray of float32 or None
+        ``fasttree._features.feature_columns`` of the training matrix; needed
+        (only) by SPLIT_RANDOM, whose splits compare values.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
-                  double min_weight_leaf, uint64_t seed, method=None, categories=None):
+                  double min_weight_leaf, uint64_t seed, method=None, categories=None,
+                  columns=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         cdef intp_t f
+        cdef const float[:, ::1] column_view
         if narrow_ranks.shape[0] != ranks.shape[0] or narrow_ranks.shape[1] != ranks.shape[1]:
             raise ValueError("ranks and narrow_ranks differ in shape")
         self.criterion = criterion
@@ -143,6 +155,20 @@ cdef class Splitter:
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
+        self.columns = NULL
+        self.node_values = NULL
+        if self.method == SPLIT_RANDOM:
+            if columns is None:
+                raise ValueError("SPLIT_RANDOM needs the feature columns")
+            columns = np.ascontiguousarray(columns, dtype=np.float32)
+            if columns.shape != (self.n_features, self.n_samples):
+                raise ValueError("columns must have shape (n_features, n_samples)")
+            column_view = columns
+            self.columns = &column_view[0, 0] if columns.size else NULL
+            self._keep_alive = self._keep_alive + (columns,)
+            self.node_values = <float*> malloc(max(1, self.n_samples) * sizeof(float))
+            if not self.node_values:
+                raise MemoryError()
         # A feature's missing values rank last, as +inf (see rank_features).
         self.missing_ranks = <uint32_t*> malloc(max(self.n_features, 1) * sizeof(uint32_t))
         if not self.missing_ranks:
@@ -154,6 +180,7 @@ cdef class Splitter:
                 self.missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
 
     def __dealloc__(self):
+        free(self.node_values)
         free(self.missing_ranks)
         free(self.category_bin)
         free(self.category_rank)
@@ -215,7 +242,10 @@ cdef class Splitter:
                 continue
 
             if self.method == SPLIT_RANDOM:
-                if self.draw_split(node_samples, n_node, feature, &best) == 0:
+                status = self.draw_split(node_samples, n_node, feature, &best)
+                if status < 0:
+                    return -1
+                if status == 0:
                     self.features[pick] = self.features[first_unvisited]
                     self.features[first_unvisited] = feature
                     first_unvisited += 1
@@ -676,80 +706,88 @@ cdef class Splitter:
 
     cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
                         BestCandidate* best) noexcept nogil:
-        cdef BinSource source = self.feature_ranks_at(feature, node_samples)
-        cdef const float* values = self.values + self.value_offsets[feature]
-        cdef uint32_t missing = self.missing_rank(feature)
-        cdef uint32_t rank, min_rank = 0xFFFFFFFFu, max_rank = 0, left_rank, right_rank
-        cdef uint32_t threshold_rank, low, high, middle
-        cdef intp_t i, n_left = 0
+        cdef const float* column = self.columns + feature * self.n_samples
+        cdef float* node_values = self.node_values
+        cdef uint32_t* sides = self.node_ranks
+        cdef float value, min_value = INFINITY, max_value = -INFINITY, threshold
+        cdef float left_max = -INFINITY, right_min = INFINITY
+        cdef intp_t i, n_left = 0, min_at = -1, max_at = -1, left_at = -1, right_at = -1
         cdef bint has_missing = False, missing_left = False
         cdef double drawn
-        cdef float threshold = INFINITY
+        cdef BinSource source
+        # Missing values are +inf here; every known one is finite.
         for i in range(n_node):
-            rank = <uint32_t> bin_of(source, i)
-            self.node_ranks[i] = rank
-            if rank == missing:
+            value = column[node_samples[i]]
+            node_values[i] = value
+            if value == INFINITY:
                 has_missing = True
             else:
-                min_rank = rank if rank < min_rank else min_rank
-                max_rank = rank if rank > max_rank else max_rank
-        if min_rank > max_rank or (min_rank == max_rank and not has_missing):
+                if value < min_value:
+                    min_value = value
+                    min_at = i
+                if value > max_value:
+                    max_value = value
+                    max_at = i
+        if min_at < 0 or (min_value == max_value and not has_missing):
             return 0
-        if min_rank == max_rank:
+        if min_value == max_value:
             # Every known value left, the missing ones right, at a finite
             # threshold: the known value.
-            threshold_rank = min_rank
-            threshold = values[min_rank]
+            threshold = min_value
         else:
             # Uniform in [least, largest); a draw that rounds up to the
             # largest value becomes the least, as scikit-learn does.
-            drawn = values[min_rank] + (rng_next(&self.rng_state) >> 11) * UNIT_53 * (
-                <double> values[max_rank] - values[min_rank])
-            if drawn >= values[max_rank]:
-                drawn = values[min_rank]
+            drawn = min_value + (rng_next(&self.rng_state) >> 11) * UNIT_53 * (
+                <double> max_value - min_value)
+            if drawn >= max_value:
+                drawn = min_value
             # The float32 at or below the draw: it sends left exactly the
             # values <= the draw.
             threshold = <float> drawn
             if threshold > drawn:
                 threshold = nextafterf(threshold, -INFINITY)
-            # The largest rank of the feature whose value is <= threshold.
-            low = min_rank
-            high = max_rank
-            while high - low > 1:
-                middle = low + (high - low) // 2
-                if values[middle] <= threshold:
-                    low = middle
-                else:
-                    high = middle
-            threshold_rank = low
             if has_missing:
                 missing_left = rng_next(&self.rng_state) & 1
-        # The node's own ranks on either side of the threshold: the best
-        # candidate's left_rank must be one the node holds, so that it equals
-        # min_rank exactly when the left child holds one value.
-        left_rank = min_rank
-        right_rank = max_rank if threshold_rank < max_rank else missing
-        self.criterion.reset()
+        # Each position's side as a bin (0 left, 1 right, 2 missing), summed
+        # in one fill, as the exact sweeps sum theirs.
         for i in range(n_node):
-            rank = self.node_ranks[i]
-            if rank == missing:
-                if missing_left:
-                    self.criterion.move_position_left(i)
-                    n_left += 1
-            elif rank <= threshold_rank:
-                self.criterion.move_position_left(i)
-                n_left += 1
-                left_rank = rank if rank > left_rank else left_rank
-            elif rank < right_rank:
-                right_rank = rank
-        if self.offer(best, n_left, n_node, feature, left_rank) == IMPROVED:
-            best.right_rank = right_rank
-            best.min_rank = min_rank
-            best.max_rank = missing if has_missing else max_rank
-            best.has_missing = has_missing
-            best.missing_left = missing_left
-            best.is_subset = False
-            best.threshold = threshold
+            # Without branches: which side a value takes is unpredictable.
+            value = node_values[i]
+            sides[i] = (value > threshold) + (value == INFINITY)
+        if histogram_fill(&self.histogram, self.criterion, BinSource(sides, NULL, 0, False),
+                          n_node, 3) < 0:
+            return -1
+        self.criterion.reset()
+        self.criterion.move_bin_left(histogram_bin(&self.histogram, LEFT_SIDE))
+        n_left = self.histogram.counts[LEFT_SIDE]
+        if missing_left:
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, MISSING_SIDE))
+            n_left += self.histogram.counts[MISSING_SIDE]
+        # The candidate in ranks, as split_node partitions and records it:
+        # the node's largest rank going left, its least going right, and its
+        # range (looked up only for a candidate that wins).
+        if self.offer(best, n_left, n_node, feature, 0) != IMPROVED:
+            return 1
+        for i in range(n_node):
+            value = node_values[i]
+            if value <= threshold:
+                if value > left_max:
+                    left_max = value
+                    left_at = i
+            elif value < right_min:  # +inf (missing) is never below right_min
+                right_min = value
+                right_at = i
+        source = self.feature_ranks_at(feature, node_samples)
+        best.left_rank = <uint32_t> bin_of(source, left_at)
+        best.right_rank = (<uint32_t> bin_of(source, right_at) if right_at >= 0
+                           else self.missing_rank(feature))
+        best.min_rank = <uint32_t> bin_of(source, min_at)
+        best.max_rank = (self.missing_rank(feature) if has_missing
+                         else <uint32_t> bin_of(source, max_at))
+        best.has_missing = has_missing
+        best.missing_left = missing_left
+        best.is_subset = False
+        best.threshold = threshold
         return 1
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:

@@ -11,7 +11,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, Poisson,
                          SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
-from ._features import rank_features
+from ._features import feature_columns, rank_features
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
@@ -271,7 +271,7 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     splitter = Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=SplitMethod.SPLIT_RANDOM if limits["splitter"] == "random" else None,
-                        categories=limits.get("categories"))
+                        categories=limits.get("categories"), columns=limits.get("columns"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
@@ -380,6 +380,8 @@ class BaseDecisionTree(BaseEstimator):
         """
         if ranked is None:
             ranked = rank_features(X)
+        if limits["splitter"] == "random":
+            limits = {**limits, "columns": feature_columns(X)}
         return grow_tree(ranked, criterion, sample_weight, limits,
                          check_random_state(self.random_state), value_offset)
 
