@@ -715,20 +715,22 @@ cdef class Splitter:
         cdef bint has_missing = False, missing_left = False
         cdef double drawn
         cdef BinSource source
-        # Missing values are +inf here; every known one is finite.
-        for i in range(n_node):
-            value = column[node_samples[i]]
-            node_values[i] = value
-            if value == INFINITY:
-                has_missing = True
-            else:
-                if value < min_value:
-                    min_value = value
-                    min_at = i
-                if value > max_value:
-                    max_value = value
-                    max_at = i
-        if min_at < 0 or (min_value == max_value and not has_missing):
+        # Missing values are +inf here; every known one is finite. The loops
+        # keep only the extremes (where they lie is looked up for a winner).
+        if self.missing_rank(feature) == NO_MISSING:
+            for i in range(n_node):
+                value = column[node_samples[i]]
+                node_values[i] = value
+                min_value = min(min_value, value)
+                max_value = max(max_value, value)
+        else:
+            for i in range(n_node):
+                value = column[node_samples[i]]
+                node_values[i] = value
+                has_missing |= value == INFINITY
+                min_value = min(min_value, value)
+                max_value = max(max_value, value if value != INFINITY else -INFINITY)
+        if min_value == INFINITY or (min_value == max_value and not has_missing):
             return 0
         if min_value == max_value:
             # Every known value left, the missing ones right, at a finite
@@ -770,6 +772,10 @@ cdef class Splitter:
             return 1
         for i in range(n_node):
             value = node_values[i]
+            if value == min_value and min_at < 0:
+                min_at = i
+            if value == max_value and max_at < 0:
+                max_at = i
             if value <= threshold:
                 if value > left_max:
                     left_max = value
