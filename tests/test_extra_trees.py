@@ -17,7 +17,7 @@ from sklearn.tree import ExtraTreeRegressor as SkExtraTreeRegressor
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                       ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
-                      RandomForestClassifier)
+                      InvalidParameterError, RandomForestClassifier)
 from synthetic import classification_data, regression_data, tied_columns
 
 TREES = [ExtraTreeClassifier, ExtraTreeRegressor]
@@ -131,7 +131,7 @@ def test_splitter_random_on_a_decision_tree_is_the_extra_tree():
 def test_an_unknown_splitter_is_refused(estimator_class):
     X, y = data_for(ExtraTreeClassifier if estimator_class is DecisionTreeClassifier
                     else ExtraTreeRegressor)
-    with pytest.raises(ValueError, match="splitter must be 'best' or 'random'"):
+    with pytest.raises(InvalidParameterError, match="'splitter' parameter must be a str among"):
         estimator_class(splitter="fast").fit(X, y)
 
 

@@ -16,7 +16,8 @@ def test_public_names_are_the_estimators_and_the_tree_readers():
         "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
         "DecisionTreeClassifier",
         "DataConversionWarning", "DecisionTreeRegressor", "ExtraTreeClassifier",
-        "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "NotFittedError",
+        "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "InvalidParameterError",
+        "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
         "__version__", "export_graphviz", "export_text", "plot_tree", "tree_rules"}
     for name in fasttree.__all__:

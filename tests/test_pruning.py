@@ -260,7 +260,8 @@ def test_bagging_passes_the_alpha_to_its_trees():
 @pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestRegressor])
 def test_invalid_alphas_are_refused_by_name(estimator_class, ccp_alpha):
     X, y, _ = continuous_data(False, n_rows=40)
-    with pytest.raises(ValueError, match="ccp_alpha must be a finite float >= 0"):
+    with pytest.raises(ValueError,
+                       match=r"'ccp_alpha' parameter must be a float in the range \[0.0, inf\)"):
         estimator_class(ccp_alpha=ccp_alpha).fit(X, y)
 
 

@@ -1,6 +1,6 @@
 """fasttree: fast, exact decision trees with a scikit-learn compatible API."""
 
-from ._validation import DataConversionWarning, NotFittedError
+from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
@@ -24,6 +24,7 @@ __all__ = [
     "ExtraTreeRegressor",
     "ExtraTreesClassifier",
     "ExtraTreesRegressor",
+    "InvalidParameterError",
     "NotFittedError",
     "RandomForestClassifier",
     "RandomForestRegressor",

@@ -12,7 +12,8 @@ import numpy as np
 
 from ._base import BaseEstimator
 from ._threads import available_cores
-from ._validation import check_array_2d, check_int_or_fraction, is_sparse
+from ._validation import (check_array_2d, check_int_or_fraction, invalid_parameter,
+                          is_int_at_least, is_sparse)
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
@@ -55,15 +56,14 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True):
 
 def check_n_estimators(n_estimators):
     """Raise unless ``n_estimators`` is an int >= 1."""
-    if (not isinstance(n_estimators, (numbers.Integral, np.integer))
-            or isinstance(n_estimators, bool) or n_estimators < 1):
-        raise ValueError(f"n_estimators must be an int >= 1; got {n_estimators!r}")
+    if not is_int_at_least(n_estimators, 1):
+        raise invalid_parameter("n_estimators", "an int in the range [1, inf)", n_estimators)
 
 
 def check_flag(value, name):
     """Raise unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {value!r}")
+        raise invalid_parameter(name, "an instance of 'bool'", value)
 
 
 def check_verbose(verbose):
@@ -174,9 +174,11 @@ class OutOfBagSums:
             raise ValueError("no training row was left out by any member: too few "
                              "estimators for an out-of-bag estimate")
         if not has_oob.all():
-            warnings.warn(f"Some inputs do not have OOB scores: {np.count_nonzero(~has_oob)} "
-                          "rows were drawn by every member, so the out-of-bag estimates "
-                          "leave them out; more estimators would cover them", UserWarning,
+            # scikit-learn's sentence first: scripts match on it.
+            warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                          "estimators were used to compute any reliable oob estimates "
+                          f"({np.count_nonzero(~has_oob)} rows were drawn by every member, so "
+                          "the out-of-bag estimates leave them out).", UserWarning,
                           stacklevel=4)
         return has_oob
 

@@ -26,16 +26,24 @@ class DataConversionWarning(UserWarning):
 _BRIDGES = {}
 
 
-def _bridged(fasttree_class, name):
-    """``fasttree_class``, or where ``sklearn.exceptions`` has been imported a
-    subclass of it that is also scikit-learn's class of that ``name``.
+class InvalidParameterError(ValueError, TypeError):
+    """Raised for a hyper-parameter of the wrong type or out of its range.
+
+    Both a ValueError and a TypeError, like scikit-learn's; where scikit-learn's
+    parameter validation is imported, also an instance of its
+    ``InvalidParameterError``.
+    """
+
+
+def _bridged(fasttree_class, name, module="sklearn.exceptions"):
+    """``fasttree_class``, or where scikit-learn's ``module`` has been imported
+    a subclass of it that is also scikit-learn's class of that ``name``.
 
     Code that catches scikit-learn's class must have imported it, so the
     check of ``sys.modules`` finds every such caller without importing
     scikit-learn here.
     """
-    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
-    sklearn_class = getattr(sklearn_exceptions, name, None)
+    sklearn_class = getattr(sys.modules.get(module), name, None)
     kind = Warning if issubclass(fasttree_class, Warning) else Exception
     if not isinstance(sklearn_class, type) or not issubclass(sklearn_class, kind):
         return fasttree_class
@@ -50,6 +58,15 @@ def not_fitted_error(message):
     """A :class:`NotFittedError` with ``message``, which is also scikit-learn's
     ``NotFittedError`` when ``sklearn.exceptions`` has been imported."""
     return _bridged(NotFittedError, "NotFittedError")(message)
+
+
+def invalid_parameter(name, expected, value):
+    """An :class:`InvalidParameterError` in scikit-learn's words: "The 'name'
+    parameter must be <expected>. Got <value> instead." (scripts match on
+    them)."""
+    error_class = _bridged(InvalidParameterError, "InvalidParameterError",
+                           "sklearn.utils._param_validation")
+    return error_class(f"The {name!r} parameter must be {expected}. Got {value!r} instead.")
 
 
 def data_conversion_warning():
@@ -243,22 +260,30 @@ def check_random_state(random_state):
                      f"RandomState; got {random_state!r}")
 
 
+def is_int_at_least(value, minimum):
+    """Whether ``value`` is an int (not a bool) >= ``minimum``."""
+    return (isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
+            and value >= minimum)
+
+
 def check_int_or_fraction(value, name, *, minimum_int, allow_none=False,
-                          fraction_open_low=True, fraction_max=1.0):
+                          fraction_open_low=True, fraction_max=1.0, fraction_open_high=False):
     """Validate a parameter that is either a count (int) or a fraction (float)."""
     if value is None and allow_none:
         return None
+    low = "(0.0" if fraction_open_low else "[0.0"
+    high = f"{fraction_max:.1f})" if fraction_open_high else f"{fraction_max:.1f}]"
+    expected = (f"an int in the range [{minimum_int}, inf) or a float in the range "
+                f"{low}, {high}" + (" or None" if allow_none else ""))
     if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
         if value < minimum_int:
-            raise ValueError(f"{name} must be an int >= {minimum_int} or a float "
-                             f"fraction; got {value}")
+            raise invalid_parameter(name, expected, value)
         return int(value)
     if isinstance(value, (numbers.Real, np.floating)) and not isinstance(value, bool):
         value = float(value)
         low_ok = value > 0.0 if fraction_open_low else value >= 0.0
-        if not (low_ok and value <= fraction_max):
-            interval = "(0, {0}]" if fraction_open_low else "[0, {0}]"
-            raise ValueError(f"{name} as a float must be in {interval.format(fraction_max)}; "
-                             f"got {value}")
+        high_ok = value < fraction_max if fraction_open_high else value <= fraction_max
+        if not (low_ok and high_ok):
+            raise invalid_parameter(name, expected, value)
         return value
-    raise TypeError(f"{name} must be an int or a float; got {value!r}")
+    raise invalid_parameter(name, expected, value)

@@ -363,8 +363,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                 break
             if error >= 1.0 - 1.0 / n_classes:
                 if not estimators:
-                    raise ValueError(f"{name}: the first estimator's error {error:.3f} is no "
-                                     f"better than chance (1 - 1/K = "
+                    raise ValueError(f"{name}: the first estimator is worse than random: its "
+                                     f"error {error:.3f} is no better than chance (1 - 1/K = "
                                      f"{1.0 - 1.0 / n_classes:.3f}); boosting cannot start")
                 break
             alpha = self.learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1))

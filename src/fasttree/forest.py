@@ -111,8 +111,9 @@ class BaseForest(BaseEnsemble):
         check_flag(self.bootstrap, "bootstrap")
         check_verbose(self.verbose)
         if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
-            raise ValueError("out-of-bag estimates (oob_score, oob_batch_size) need "
-                             "bootstrap=True: without a bootstrap no row is out of bag")
+            raise ValueError("Out of bag estimation only available if bootstrap=True "
+                             "(oob_score and oob_batch_size need rows left out of the trees' "
+                             "samples)")
         if self.oob_batch_size is not None and (
                 not isinstance(self.oob_batch_size, (numbers.Integral, np.integer))
                 or isinstance(self.oob_batch_size, bool) or self.oob_batch_size < 1):
@@ -127,8 +128,8 @@ class BaseForest(BaseEnsemble):
             n_draws = n_samples
         else:
             if not self.bootstrap:
-                raise ValueError("max_samples applies to bootstrap samples; set "
-                                 "bootstrap=True or leave max_samples=None")
+                raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
+                                 "switch to `bootstrap=True` or set `max_sample=None`.")
             n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True)
         return n_draws, resolve_n_jobs(self.n_jobs)
 

@@ -19,8 +19,9 @@ from ._targets import (as_1d, centring_offset, class_weight_per_sample, check_re
                        encode_labels)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
-from ._validation import (check_array_2d, check_int_or_fraction,
-                          check_random_state, check_sample_weight, feature_names_of)
+from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
+                          check_sample_weight, feature_names_of, invalid_parameter,
+                          is_int_at_least)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -99,7 +100,7 @@ def check_finite_non_negative(value, name):
     """``value`` if it is a finite real number >= 0 (not a bool), else a ValueError."""
     if (not isinstance(value, (numbers.Real, np.floating)) or isinstance(value, bool)
             or not value >= 0.0 or not math.isfinite(value)):
-        raise ValueError(f"{name} must be a finite float >= 0; got {value!r}")
+        raise invalid_parameter(name, "a float in the range [0.0, inf)", value)
     return value
 
 
@@ -196,40 +197,33 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     dict
     """
     if not isinstance(params.criterion, str) or params.criterion not in criteria:
-        raise ValueError(f"criterion must be one of {sorted(criteria)}; "
-                         f"got {params.criterion!r}")
-    if params.max_depth is not None and (
-            not isinstance(params.max_depth, (numbers.Integral, np.integer))
-            or isinstance(params.max_depth, bool) or params.max_depth < 1):
-        raise ValueError(f"max_depth must be None or an int >= 1; got {params.max_depth!r}")
+        raise invalid_parameter("criterion", f"a str among {sorted(criteria)}",
+                                params.criterion)
+    if params.max_depth is not None and not is_int_at_least(params.max_depth, 1):
+        raise invalid_parameter("max_depth", "an int in the range [1, inf) or None",
+                                params.max_depth)
     min_samples_split = check_int_or_fraction(params.min_samples_split, "min_samples_split",
                                               minimum_int=2)
     if isinstance(min_samples_split, float):
         min_samples_split = max(2, math.ceil(min_samples_split * n_samples))
-    min_samples_leaf = params.min_samples_leaf
-    if isinstance(min_samples_leaf, (float, np.floating)) and min_samples_leaf >= 1.0:
-        raise ValueError(f"min_samples_leaf as a float must be in (0, 1); "
-                         f"got {min_samples_leaf}")
-    min_samples_leaf = check_int_or_fraction(min_samples_leaf, "min_samples_leaf",
-                                             minimum_int=1)
+    min_samples_leaf = check_int_or_fraction(params.min_samples_leaf, "min_samples_leaf",
+                                             minimum_int=1, fraction_open_high=True)
     if isinstance(min_samples_leaf, float):
         min_samples_leaf = max(1, math.ceil(min_samples_leaf * n_samples))
     fraction = params.min_weight_fraction_leaf
     if (not isinstance(fraction, (numbers.Real, np.floating)) or isinstance(fraction, bool)
             or not 0.0 <= fraction <= 0.5):
-        raise ValueError(f"min_weight_fraction_leaf must be a float in [0, 0.5]; "
-                         f"got {fraction!r}")
+        raise invalid_parameter("min_weight_fraction_leaf", "a float in the range [0.0, 0.5]",
+                                fraction)
     decrease = check_finite_non_negative(params.min_impurity_decrease, "min_impurity_decrease")
     ccp_alpha = check_finite_non_negative(params.ccp_alpha, "ccp_alpha")
     max_leaf_nodes = params.max_leaf_nodes
-    if max_leaf_nodes is not None and (
-            not isinstance(max_leaf_nodes, (numbers.Integral, np.integer))
-            or isinstance(max_leaf_nodes, bool) or max_leaf_nodes < 2):
-        raise ValueError(f"max_leaf_nodes must be None or an int >= 2; "
-                         f"got {max_leaf_nodes!r}")
+    if max_leaf_nodes is not None and not is_int_at_least(max_leaf_nodes, 2):
+        raise invalid_parameter("max_leaf_nodes", "an int in the range [2, inf) or None",
+                                max_leaf_nodes)
     splitter = getattr(params, "splitter", "best")
     if not isinstance(splitter, str) or splitter not in ("best", "random"):
-        raise ValueError(f"splitter must be 'best' or 'random'; got {splitter!r}")
+        raise invalid_parameter("splitter", "a str among {'best', 'random'}", splitter)
     return {
         "splitter": splitter,
         "max_depth": np.iinfo(np.int32).max if params.max_depth is None else int(params.max_depth),
