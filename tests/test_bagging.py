@@ -30,12 +30,13 @@ def regression_problem(n_samples, seed):
     return X, np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.2 * rng.normal(size=n_samples)
 
 
-def reference_forest(model, X, y, criterion, sample_weight=None, **tree_params):
-    """The oracle grown on exactly the rows and features the members drew."""
+def reference_forest(model, X, y, criterion, **tree_params):
+    """The oracle grown on exactly the rows and features the members drew
+    (sample weights act through the draws, so the counts are the members'
+    only weights)."""
     counts = [np.bincount(rows, minlength=X.shape[0]) for rows in model.estimators_samples_]
     return build_forest(X.astype(np.float32), y, counts, criterion=criterion,
-                        feature_subsets=model.estimators_features_,
-                        sample_weight=sample_weight, **tree_params)
+                        feature_subsets=model.estimators_features_, **tree_params)
 
 
 SAMPLING = {
@@ -46,12 +47,13 @@ SAMPLING = {
 }
 
 
-def check_draws(model, params, n_samples):
+def check_draws(model, params, n_samples, weight_total=None):
     for rows, features in zip(model.estimators_samples_, model.estimators_features_):
         if params.get("bootstrap", True):
             assert rows.size == n_samples
-        else:  # subagging: exactly half the rows, each once
-            assert rows.size == np.unique(rows).size == n_samples // 2
+        else:  # subagging: half the rows (or of the total weight), each once
+            half = n_samples // 2 if weight_total is None else int(0.5 * weight_total)
+            assert rows.size == np.unique(rows).size == half
         if not params.get("bootstrap_features", False):
             assert np.all(np.diff(features) > 0)
         assert features.size == {1.0: N_FEATURES, 0.6: 3, 4: 4}[params.get("max_features",
@@ -77,8 +79,8 @@ def test_classifier_matches_the_reference_forest(sampling):
     model = BaggingClassifier(DecisionTreeClassifier(**tree_params), n_estimators=8,
                               oob_score=True, random_state=4, **params)
     model.fit(X, y, sample_weight=weight)
-    check_draws(model, params, X.shape[0])
-    oracle = reference_forest(model, X, y, "gini", weight, n_classes=3, **tree_params)
+    check_draws(model, params, X.shape[0], weight.sum())
+    oracle = reference_forest(model, X, y, "gini", n_classes=3, **tree_params)
 
     assert_rounding_close(model.predict_proba(X_new), oracle.predict_proba(X_new))
     np.testing.assert_array_equal(model.vote_fractions(X_new), oracle.vote_fractions(X_new))
@@ -103,8 +105,8 @@ def test_regressor_matches_the_reference_forest(sampling, weighted):
     model = BaggingRegressor(DecisionTreeRegressor(**tree_params), n_estimators=7,
                              oob_score=True, random_state=7, **params)
     model.fit(X, y, sample_weight=weight)
-    check_draws(model, params, X.shape[0])
-    oracle = reference_forest(model, X, y, "squared_error", weight, **tree_params)
+    check_draws(model, params, X.shape[0], None if weight is None else weight.sum())
+    oracle = reference_forest(model, X, y, "squared_error", **tree_params)
 
     scale = data_scale(y)
     assert_rounding_close(model.predict(X_new), oracle.predict(X_new), scale)
@@ -160,8 +162,12 @@ def test_scikit_learn_estimators_with_and_without_sample_weight():
         assert member.n_samples_fit_ == rows.size == 200
     assert knn.score(X[200:], y[200:]) > 0.85
     assert abs(knn.oob_score_ - knn.score(X[200:], y[200:])) < 0.1
-    with pytest.raises(ValueError, match="KNeighborsClassifier.*sample_weight"):
-        knn.fit(X, y, sample_weight=np.ones(300))
+    # Its sample weights act through the draws: rows of weight 0 are never drawn.
+    weight = np.where(np.arange(300) % 2 == 0, 1.0, 0.0)
+    knn.fit(X, y, sample_weight=weight)
+    for member, rows in zip(knn.estimators_, knn.estimators_samples_):
+        assert member.n_samples_fit_ == rows.size == 300
+        assert np.all(rows % 2 == 0)
 
 
 def test_estimators_of_the_wrong_kind_are_refused():
@@ -351,7 +357,7 @@ def test_verbose_reports_progress(capsys):
     (dict(max_samples=0.0), "max_samples"),
     (dict(max_samples=1.5, bootstrap=False), "max_samples"),
     (dict(max_samples=0), "max_samples"),
-    (dict(max_samples=41, bootstrap=False), "exceeds the number of samples"),
+    (dict(max_samples=41, bootstrap=False), "must be <= n_samples"),
     (dict(max_features=0), "max_features"),
     (dict(max_features=1.2), "max_features"),
     (dict(max_features=N_FEATURES + 1), "exceeds the number of features"),
@@ -420,3 +426,37 @@ def test_members_of_other_libraries_decide_on_nan_and_infinity_themselves():
         BaggingClassifier(SklearnTree(), n_estimators=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="infinity"):
         BaggingClassifier(n_estimators=2, random_state=0).fit(X, y)
+
+
+def test_members_draw_rows_in_proportion_to_the_sample_weights():
+    X, y = classification_problem(100, seed=21)
+    weight = np.where(np.arange(100) < 50, 1.0, 3.0)
+    model = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=40,
+                              random_state=0).fit(X, y, sample_weight=weight)
+    drawn = np.bincount(np.concatenate(model.estimators_samples_), minlength=100)
+    assert 2.5 < drawn[50:].sum() / drawn[:50].sum() < 3.5
+    # A member is fit on its draw counts alone: the weights acted in the draw.
+    member, rows = model.estimators_[0], model.estimators_samples_[0]
+    refit = DecisionTreeClassifier(max_depth=2).fit(
+        X[:, model.estimators_features_[0]], y,
+        sample_weight=np.bincount(rows, minlength=100).astype(np.float64))
+    np.testing.assert_array_equal(refit.tree_.threshold, member.tree_.threshold)
+
+
+def test_a_fractional_max_samples_is_a_share_of_the_total_weight():
+    X, y = classification_problem(100, seed=22)
+    model = BaggingClassifier(max_samples=0.5, n_estimators=3, random_state=0)
+    model.fit(X, y, sample_weight=np.full(100, 2.0))
+    assert all(rows.size == 100 for rows in model.estimators_samples_)
+    with pytest.warns(UserWarning, match=r"low number \(2\) of bootstrap samples"):
+        model.fit(X, y, sample_weight=np.full(100, 0.05))
+
+
+def test_weights_without_a_bootstrap_warn_and_cannot_draw_more_rows_than_there_are():
+    X, y = classification_problem(100, seed=23)
+    with pytest.warns(UserWarning, match="recommended to use bootstrap=True"):
+        BaggingClassifier(bootstrap=False, max_samples=0.5, n_estimators=2).fit(
+            X, y, sample_weight=np.ones(100))
+    with pytest.raises(ValueError, match="max_samples=101 must be <= n_samples=100"):
+        BaggingClassifier(bootstrap=False, max_samples=1.0, n_estimators=2).fit(
+            X, y, sample_weight=np.r_[np.ones(99), 2.0])

@@ -73,19 +73,32 @@ def check_verbose(verbose):
         raise ValueError(f"verbose must be an int >= 0; got {verbose!r}")
 
 
-def resolve_n_draws(max_samples, n_samples, replace):
-    """Rows drawn per member: a fraction of n_samples (rounded) or a count.
+def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
+    """Rows drawn per member: n_samples for None, a fraction of n_samples
+    (rounded) or of the total sample weight when the draws follow the weights
+    (``weight_total``; rounded down), or a count.
 
     Drawn with replacement (a bootstrap), a member may draw more rows than
     there are, as scikit-learn allows; without, at most all of them.
     """
+    if max_samples is None:
+        return n_samples
     value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1,
                                   fraction_max=np.inf if replace else 1.0)
-    if isinstance(value, float):
+    if isinstance(value, float) and weight_total is None:
         return max(1, int(round(value * n_samples)))
+    if isinstance(value, float):
+        # scikit-learn's rule for weighted draws, and its warning's words.
+        count = max(1, int(value * weight_total))
+        if count < max(10, n_samples ** (1 / 3)):
+            warnings.warn(f"Using the fractional value max_samples={value} when the total sum "
+                          f"of sample weights is {weight_total} results in a low number "
+                          f"({count}) of bootstrap samples. We recommend passing `max_samples` "
+                          "as an integer instead.", UserWarning, stacklevel=4)
+        value = count
     if value > n_samples and not replace:
-        raise ValueError(f"max_samples={value} exceeds the number of samples ({n_samples}); "
-                         "only a bootstrap (with replacement) draws more rows than there are")
+        raise ValueError(f"max_samples={value} must be <= n_samples={n_samples} to be able to "
+                         "sample without replacement.")
     return value
 
 
@@ -101,9 +114,13 @@ def member_seeds(base_seed, index):
     return int(state[0]), int(state[1] % MAX_RANDOM_STATE)
 
 
-def draw_counts(n_samples, n_draws, seed, replace):
-    """How often each row is drawn: a bootstrap (with replacement) or a subsample."""
+def draw_counts(n_samples, n_draws, seed, replace, probabilities=None):
+    """How often each row is drawn: a bootstrap (with replacement) or a
+    subsample, each row with the same chance or with ``probabilities``."""
     rng = np.random.default_rng(seed)
+    if probabilities is not None:
+        drawn = rng.choice(n_samples, n_draws, replace=replace, p=probabilities)
+        return np.bincount(drawn, minlength=n_samples)
     if replace:
         return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
     counts = np.zeros(n_samples, dtype=np.int64)
@@ -111,10 +128,11 @@ def draw_counts(n_samples, n_draws, seed, replace):
     return counts
 
 
-def member_counts(base_seed, index, n_samples, n_draws, replace):
+def member_counts(base_seed, index, n_samples, n_draws, replace, probabilities=None):
     """How often member ``index`` draws each row: drawn from its own seed, so
     the same counts come back whenever they are asked for again."""
-    return draw_counts(n_samples, n_draws, member_seeds(base_seed, index)[0], replace)
+    return draw_counts(n_samples, n_draws, member_seeds(base_seed, index)[0], replace,
+                       probabilities)
 
 
 def map_members(function, indices, n_threads, progress=None):

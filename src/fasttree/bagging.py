@@ -3,6 +3,7 @@ random subset of the features, their predictions averaged or voted."""
 
 import copy
 import inspect
+import warnings
 
 import numpy as np
 
@@ -91,13 +92,15 @@ class BaseBagging(BaseEnsemble):
         """The estimator the members are copies of (unchecked)."""
         return self._default_estimator() if self.estimator is None else self.estimator
 
-    def _check_parameters(self, n_samples, n_features):
-        """Validate the bagging parameters; return (draws per member, features per member)."""
+    def _check_parameters(self, n_samples, n_features, weight_total=None):
+        """Validate the bagging parameters; return (draws per member, features per
+        member). ``weight_total``: the sum of the sample weights the draws follow."""
         check_n_estimators(self.n_estimators)
         for name in ("bootstrap", "bootstrap_features", "oob_score", "warm_start"):
             check_flag(getattr(self, name), name)
         check_verbose(self.verbose)
-        n_draws = resolve_n_draws(self.max_samples, n_samples, replace=self.bootstrap)
+        n_draws = resolve_n_draws(self.max_samples, n_samples, replace=self.bootstrap,
+                                  weight_total=weight_total)
         max_features = check_int_or_fraction(self.max_features, "max_features",
                                              minimum_int=1)
         if isinstance(max_features, float):
@@ -130,8 +133,11 @@ class BaseBagging(BaseEnsemble):
         y : array-like of shape (n_samples,)
             Class labels (classifier) or real targets (regressor).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, multiplied by each member's draw counts.
-            Only for estimators whose ``fit`` takes ``sample_weight``.
+            Non-negative weights. Each member draws its rows with probabilities
+            proportional to them (a row of weight 2 is drawn as often as two
+            rows of weight 1, as in scikit-learn 1.9), so any estimator can be
+            bagged with weights; a fractional ``max_samples`` is then a share
+            of the total weight.
 
         Returns
         -------
@@ -140,9 +146,6 @@ class BaseBagging(BaseEnsemble):
         name = type(self).__name__
         template = self._validate_estimator()
         weighted = accepts_sample_weight(template)
-        if sample_weight is not None and not weighted:
-            raise ValueError(f"{name}: estimator {type(template).__name__} does not take "
-                             "sample_weight in fit, so the sample weights cannot be used")
         # fasttree estimators work in float32: converting once here spares
         # every member its own conversion.
         use_float32 = isinstance(template, (BaseDecisionTree, BaseForest))
@@ -155,8 +158,16 @@ class BaseBagging(BaseEnsemble):
         if encoding is not None and "categorical_features" in template.get_params(deep=False):
             is_categorical = encoding.mask
         targets = self._encode_targets(y, n_samples)
-        user_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
-        n_draws, n_chosen = self._check_parameters(n_samples, n_features)
+        probabilities = None
+        if sample_weight is not None:
+            user_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
+            probabilities = user_weight / user_weight.sum()
+            if not self.bootstrap:
+                warnings.warn(f"When fitting {name} with sample_weight it is recommended to "
+                              f"use bootstrap=True, got {self.bootstrap}.", UserWarning,
+                              stacklevel=2)
+        n_draws, n_chosen = self._check_parameters(
+            n_samples, n_features, None if sample_weight is None else float(user_weight.sum()))
         n_threads = resolve_n_jobs(self.n_jobs)
 
         fitted = self._warm_start_from(n_features, encoding,
@@ -171,13 +182,13 @@ class BaseBagging(BaseEnsemble):
         draws = list(self._member_draws) if fitted else []
         base_seed = self._base_seed if fitted else check_random_state(self.random_state)
 
-        new = self._fit_members(template, X, targets["fit_target"], user_weight, weighted,
+        new = self._fit_members(template, X, targets["fit_target"], probabilities, weighted,
                                 base_seed, range(len(members), self.n_estimators),
                                 n_draws, n_chosen, n_threads, is_categorical)
         for member, member_features in new:
             members.append(member)
             features.append(member_features)
-            draws.append((n_draws, bool(self.bootstrap)))
+            draws.append((n_draws, bool(self.bootstrap), probabilities))
 
         # Published together once every member is fitted, so that a failed
         # refit leaves the previous ensemble whole.
@@ -197,9 +208,13 @@ class BaseBagging(BaseEnsemble):
             self._compute_oob(X, targets)
         return self
 
-    def _fit_members(self, template, X, y, user_weight, weighted, base_seed, indices,
+    def _fit_members(self, template, X, y, probabilities, weighted, base_seed, indices,
                      n_draws, n_chosen, n_threads, is_categorical=None):
         """Fit the members at ``indices`` on ``n_threads`` threads; results in order.
+
+        Each draws its rows with ``probabilities`` (None: all alike); its draw
+        counts are its sample weights where it takes them, else its rows
+        are repeated.
 
         ``is_categorical``: the features X holds as category codes, for
         members that take ``categorical_features``.
@@ -209,7 +224,8 @@ class BaseBagging(BaseEnsemble):
                         if key == "random_state" or key.endswith("__random_state"))
 
         def fit_one(index):
-            counts = member_counts(base_seed, index, n_samples, n_draws, self.bootstrap)
+            counts = member_counts(base_seed, index, n_samples, n_draws, self.bootstrap,
+                                   probabilities)
             rng = np.random.default_rng(member_seeds(base_seed, index)[1])
             features = rng.choice(n_features, n_chosen,
                                   replace=self.bootstrap_features).astype(np.intp)
@@ -225,8 +241,7 @@ class BaseBagging(BaseEnsemble):
                 member.set_params(categorical_features=is_categorical[features])
             if weighted:
                 rows = np.flatnonzero(counts)
-                member.fit(X[np.ix_(rows, features)], y[rows],
-                           sample_weight=counts[rows] * user_weight[rows])
+                member.fit(X[np.ix_(rows, features)], y[rows], sample_weight=counts[rows])
             else:
                 rows = np.repeat(np.arange(n_samples), counts)
                 member.fit(X[np.ix_(rows, features)], y[rows])
@@ -237,8 +252,10 @@ class BaseBagging(BaseEnsemble):
 
     def _member_counts(self, index):
         """How often member ``index`` drew each training row (drawn again from its seed)."""
-        n_draws, replace = self._member_draws[index]
-        return member_counts(self._base_seed, index, self._n_samples, n_draws, replace)
+        # Models pickled before weighted draws hold (n_draws, replace) pairs.
+        n_draws, replace, probabilities = (*self._member_draws[index], None)[:3]
+        return member_counts(self._base_seed, index, self._n_samples, n_draws, replace,
+                             probabilities)
 
     @property
     def estimators_samples_(self):
@@ -333,10 +350,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         member from ``random_state``.
     n_estimators : int, default=10
         Number of members.
-    max_samples : int or float, default=1.0
-        Rows drawn per member: a float is that fraction of n_samples
-        (rounded), an int that many; more than n_samples only with
-        ``bootstrap=True``.
+    max_samples : int, float or None, default=None
+        Rows drawn per member: None is n_samples, a float that fraction of
+        n_samples (rounded; of the total sample weight, rounded down, when
+        fitted with ``sample_weight``), an int that many; more than
+        n_samples only with ``bootstrap=True``.
     max_features : int or float, default=1.0
         Features drawn per member: a float is that fraction of n_features
         (rounded down, at least 1), an int that many.
@@ -385,7 +403,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
 
     _default_estimator = DecisionTreeClassifier
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
                  verbose=0, voting="soft", categorical_features="from_dtype"):
@@ -572,7 +590,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
 
     _default_estimator = DecisionTreeRegressor
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
                  verbose=0, aggregation="mean", categorical_features="from_dtype"):
