@@ -197,3 +197,10 @@ def test_a_bootstrapped_extra_trees_member_refit_on_its_rows_is_the_same_tree():
     for member, rows in zip(forest.estimators_, forest.estimators_samples_):
         refit = clone(member).fit(X[rows], y[rows])
         np.testing.assert_array_equal(refit.tree_.threshold, member.tree_.threshold)
+
+
+@pytest.mark.parametrize("forest_class, splitter", [(ExtraTreesClassifier, "random"),
+                                                    (RandomForestClassifier, "best")])
+def test_a_forests_estimator_is_an_unfitted_tree_of_its_kind(forest_class, splitter):
+    template = forest_class().estimator
+    assert template.splitter == splitter and not hasattr(template, "tree_")

@@ -478,3 +478,10 @@ def test_friedman_mse_becomes_squared_error_with_a_future_warning(estimator_clas
     assert renamed.get_params()["criterion"] == "squared_error"
     plain = make(criterion="squared_error", random_state=0)
     np.testing.assert_array_equal(renamed.fit(X, y).predict(X), plain.fit(X, y).predict(X))
+
+
+def test_tree_n_classes_is_per_output_as_in_scikit_learn():
+    X, y = classification_data(n_samples=60, n_classes=3)
+    assert DecisionTreeClassifier().fit(X, y).tree_.n_classes.tolist() == [3]
+    X, target = regression_data(n_samples=60)
+    assert DecisionTreeRegressor().fit(X, target).tree_.n_classes.tolist() == [1]

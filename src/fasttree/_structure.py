@@ -154,6 +154,15 @@ class Tree:
         return 1
 
     @property
+    def n_classes(self):
+        """Classes per output, as scikit-learn gives them (1 for a regression)."""
+        return np.array([self.n_values], dtype=np.intp)
+
+    @property
+    def max_n_classes(self):
+        return self.n_values
+
+    @property
     def n_leaves(self):
         return int(np.count_nonzero(self._nodes["left_child"] == -1))
 

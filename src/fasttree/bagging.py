@@ -184,7 +184,8 @@ class BaseBagging(BaseEnsemble):
 
         new = self._fit_members(template, X, targets["fit_target"], probabilities, weighted,
                                 base_seed, range(len(members), self.n_estimators),
-                                n_draws, n_chosen, n_threads, is_categorical)
+                                n_draws, n_chosen, n_threads, is_categorical,
+                                drawn_rows_only=use_float32)
         for member, member_features in new:
             members.append(member)
             features.append(member_features)
@@ -209,11 +210,12 @@ class BaseBagging(BaseEnsemble):
         return self
 
     def _fit_members(self, template, X, y, probabilities, weighted, base_seed, indices,
-                     n_draws, n_chosen, n_threads, is_categorical=None):
+                     n_draws, n_chosen, n_threads, is_categorical=None, drawn_rows_only=False):
         """Fit the members at ``indices`` on ``n_threads`` threads; results in order.
 
         Each draws its rows with ``probabilities`` (None: all alike); its draw
-        counts are its sample weights where it takes them, else its rows
+        counts are its sample weights where it takes them (over every row,
+        or over the drawn rows only with ``drawn_rows_only``), else its rows
         are repeated.
 
         ``is_categorical``: the features X holds as category codes, for
@@ -240,7 +242,10 @@ class BaseBagging(BaseEnsemble):
             if is_categorical is not None:
                 member.set_params(categorical_features=is_categorical[features])
             if weighted:
-                rows = np.flatnonzero(counts)
+                # Every row, with its count as its weight, as scikit-learn passes
+                # them (a member may treat a weight of 0 as it likes); fasttree
+                # trees ignore such rows, so they get the drawn rows only.
+                rows = np.flatnonzero(counts) if drawn_rows_only else np.arange(n_samples)
                 member.fit(X[np.ix_(rows, features)], y[rows], sample_weight=counts[rows])
             else:
                 rows = np.repeat(np.arange(n_samples), counts)

@@ -106,6 +106,11 @@ class BaseForest(BaseEnsemble):
     # Class probabilities are summed from sparse leaf rows, means from dense ones.
     _sparse_leaf_values = False
 
+    @property
+    def estimator(self):
+        """An unfitted tree of the kind the forest grows (scikit-learn's template)."""
+        return self._tree_class()
+
     def _check_forest_parameters(self, n_samples):
         check_n_estimators(self.n_estimators)
         check_flag(self.bootstrap, "bootstrap")
