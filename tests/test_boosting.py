@@ -3,6 +3,7 @@ scikit-learn, the presorted stump path, early stops, resampling."""
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_iris
 from sklearn.ensemble import AdaBoostClassifier as SklearnAdaBoost
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier as SklearnTree
@@ -314,3 +315,13 @@ def test_staged_scores_end_at_the_final_score(boosted_class):
     metric = accuracy_score if boosted_class is AdaBoostClassifier else r2_score
     first = boosted.estimators_[0].predict(X)
     assert_rounding_close(scores[0], metric(y, first, sample_weight=weights))
+
+
+def test_weights_that_overflow_stop_the_boosting_with_a_warning():
+    # A huge learning rate multiplies the wrong rows' weights past float64.
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(UserWarning, match="Sample weights have reached infinite values"):
+        model = AdaBoostClassifier(n_estimators=30, learning_rate=23.0).fit(X, y)
+    assert 1 <= len(model.estimators_) < 30
+    assert np.all(np.isfinite(model.estimator_weights_))
+    assert np.all(np.isfinite(model.predict_proba(X)))

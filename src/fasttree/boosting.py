@@ -2,6 +2,7 @@
 
 import inspect
 import numbers
+import warnings
 
 import numpy as np
 
@@ -371,8 +372,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
             estimators.append(member)
             weights.append(alpha)
             errors.append(error)
-            weight = weight * np.exp(alpha * wrong)
-            weight /= weight.sum()
+            with np.errstate(over="ignore"):
+                weight = weight * np.exp(alpha * wrong)
+            total = weight.sum()
+            if not np.isfinite(total):
+                # scikit-learn's words: the weights cannot carry on.
+                warnings.warn(f"Sample weights have reached infinite values, at iteration "
+                              f"{len(estimators)}, causing overflow. Iterations stopped. Try "
+                              "lowering the learning rate.", UserWarning, stacklevel=2)
+                break
+            weight /= total
 
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
