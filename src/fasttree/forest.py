@@ -17,9 +17,8 @@ from ._targets import class_weight_per_sample, check_regression_target, encode_l
 from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
-from ._validation import (check_array_2d, check_int_or_fraction,
-                          check_random_state, check_sample_weight, feature_names_of,
-                          non_finite_error)
+from ._validation import (check_array_2d, check_random_state, check_sample_weight,
+                          feature_names_of, non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
