@@ -68,9 +68,8 @@ def check_flag(value, name):
 
 def check_verbose(verbose):
     """Raise unless ``verbose`` is an int >= 0."""
-    if (not isinstance(verbose, (numbers.Integral, np.integer)) or isinstance(verbose, bool)
-            or verbose < 0):
-        raise ValueError(f"verbose must be an int >= 0; got {verbose!r}")
+    if not is_int_at_least(verbose, 0):
+        raise invalid_parameter("verbose", "an int in the range [0, inf)", verbose)
 
 
 def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):

@@ -12,6 +12,10 @@ from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
                      rng_next, sort_items)
 
+# split_node's note that a numeric feature is swept by the exact sweeps.
+cdef int SWEEP_BELOW = 2
+
+
 # The bins of a random split's sides.
 cdef enum:
     LEFT_SIDE = 0
@@ -226,30 +230,22 @@ cdef class Splitter:
             feature = self.features[pick]
             n_distinct = self.value_offsets[feature + 1] - self.value_offsets[feature]
 
+            # Subset sweeps of categorical features, and random draws, report
+            # a constant feature (0) or an evaluated one (1) themselves.
             if self.any_categorical and self.n_categories[feature] > 0:
                 status = self.sweep_categories(node_samples, n_node, feature, &best)
-                if status < 0:
-                    return -1
-                if status == 0:
-                    self.features[pick] = self.features[first_unvisited]
-                    self.features[first_unvisited] = feature
-                    first_unvisited += 1
-                    continue
-                end_unvisited -= 1
-                self.features[pick] = self.features[end_unvisited]
-                self.features[end_unvisited] = feature
-                n_evaluated += 1
-                continue
-
-            if self.method == SPLIT_RANDOM:
+            elif self.method == SPLIT_RANDOM:
                 status = self.draw_split(node_samples, n_node, feature, &best)
-                if status < 0:
-                    return -1
-                if status == 0:
-                    self.features[pick] = self.features[first_unvisited]
-                    self.features[first_unvisited] = feature
-                    first_unvisited += 1
-                    continue
+            else:
+                status = SWEEP_BELOW
+            if status < 0:
+                return -1
+            if status == 0:
+                self.features[pick] = self.features[first_unvisited]
+                self.features[first_unvisited] = feature
+                first_unvisited += 1
+                continue
+            if status == 1:
                 end_unvisited -= 1
                 self.features[pick] = self.features[end_unvisited]
                 self.features[end_unvisited] = feature

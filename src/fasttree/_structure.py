@@ -459,10 +459,9 @@ class Tree:
         except ImportError:
             raise ImportError("decision_path returns a scipy sparse matrix; "
                               "install scipy to use it") from None
-        X = self._rows(X)
         indptr, indices = self.path_nodes(X)
         return csr_matrix((np.ones(indices.shape[0], dtype=np.intp), indices, indptr),
-                          shape=(X.shape[0], self.node_count))
+                          shape=(indptr.shape[0] - 1, self.node_count))
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature.

@@ -12,8 +12,8 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._targets import as_1d, check_regression_target, encode_labels
-from ._validation import (check_int_or_fraction,
-                          check_random_state, check_sample_weight, feature_names_of)
+from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
+                          feature_names_of)
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 

@@ -6,17 +6,15 @@ import warnings
 
 import numpy as np
 
-from ._base import ClassifierMixin, RegressorMixin
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
-from ._base import BaseEstimator
 from ._ensemble import BaseEnsemble, check_n_estimators, member_matrix
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
-from ._validation import (check_random_state, check_sample_weight,
-                          feature_names_of)
+from ._validation import check_random_state, check_sample_weight, feature_names_of
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]

@@ -18,7 +18,8 @@ from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
-                          feature_names_of, non_finite_error)
+                          feature_names_of, invalid_parameter, is_int_at_least,
+                          non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
@@ -99,11 +100,15 @@ class BaseForest(BaseEnsemble):
 
     _criteria = {}
     _tree_class = None
-    # How the trees draw thresholds: 'best' (random forests) or 'random'
-    # (extra trees); the forests differ in nothing else but their defaults.
-    _splitter = "best"
     # Class probabilities are summed from sparse leaf rows, means from dense ones.
     _sparse_leaf_values = False
+
+    @property
+    def _splitter(self):
+        # How the trees draw thresholds, as the member class does: 'best'
+        # (random forests) or 'random' (extra trees); the forests differ in
+        # nothing else but their defaults.
+        return self._tree_class().splitter
 
     @property
     def estimator(self):
@@ -118,14 +123,12 @@ class BaseForest(BaseEnsemble):
             raise ValueError("Out of bag estimation only available if bootstrap=True "
                              "(oob_score and oob_batch_size need rows left out of the trees' "
                              "samples)")
-        if self.oob_batch_size is not None and (
-                not isinstance(self.oob_batch_size, (numbers.Integral, np.integer))
-                or isinstance(self.oob_batch_size, bool) or self.oob_batch_size < 1):
-            raise ValueError(f"oob_batch_size must be None or an int >= 1; "
-                             f"got {self.oob_batch_size!r}")
-        if (not isinstance(self.oob_patience, (numbers.Integral, np.integer))
-                or isinstance(self.oob_patience, bool) or self.oob_patience < 1):
-            raise ValueError(f"oob_patience must be an int >= 1; got {self.oob_patience!r}")
+        if self.oob_batch_size is not None and not is_int_at_least(self.oob_batch_size, 1):
+            raise invalid_parameter("oob_batch_size", "an int in the range [1, inf) or None",
+                                    self.oob_batch_size)
+        if not is_int_at_least(self.oob_patience, 1):
+            raise invalid_parameter("oob_patience", "an int in the range [1, inf)",
+                                    self.oob_patience)
         if not isinstance(self.oob_tol, (numbers.Real, np.floating)) or not self.oob_tol >= 0:
             raise ValueError(f"oob_tol must be a number >= 0; got {self.oob_tol!r}")
         if self.max_samples is None:
@@ -509,7 +512,7 @@ class BaseForest(BaseEnsemble):
 
 class ForestClassifier(ClassifierMixin, BaseForest):
     """What random forests and extra trees of classification trees share; they
-    differ only in how a tree draws its thresholds (``_splitter``) and in
+    differ only in how a tree draws its thresholds (their ``_tree_class``) and in
     their default ``bootstrap``."""
 
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
@@ -930,7 +933,6 @@ class ExtraTreesClassifier(ForestClassifier):
     :class:`fasttree.ExtraTreeClassifier` trees.
     """
 
-    _splitter = "random"
     _tree_class = ExtraTreeClassifier
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
@@ -958,7 +960,6 @@ class ExtraTreesRegressor(ForestRegressor):
         As for :class:`RandomForestRegressor`.
     """
 
-    _splitter = "random"
     _tree_class = ExtraTreeRegressor
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
