@@ -196,9 +196,13 @@ class ClassifierMixin:
 
     @available_if(lambda instance: hasattr(type(instance), "predict_proba"))
     def predict_log_proba(self, X):
-        """Natural logarithm of ``predict_proba`` (-inf for probability 0)."""
+        """Natural logarithm of ``predict_proba`` (-inf for probability 0);
+        a list of one array per output for several outputs."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):
+                return [np.log(output_proba) for output_proba in proba]
+            return np.log(proba)
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of ``predict(X)`` against ``y``."""
@@ -235,14 +239,25 @@ def _same_value(value, default):
 
 
 def accuracy(y_true, y_pred, sample_weight=None):
-    """Weighted share of equal labels."""
-    return float(np.average(np.asarray(y_true) == np.asarray(y_pred), weights=sample_weight))
+    """Weighted share of equal labels; with several outputs, of rows whose
+    labels are all equal (subset accuracy)."""
+    equal = np.asarray(y_true) == np.asarray(y_pred)
+    if equal.ndim == 2:
+        equal = equal.all(axis=1)
+    return float(np.average(equal, weights=sample_weight))
 
 
 def r2_score(y_true, y_pred, sample_weight=None):
-    """Coefficient of determination R^2 (1 is perfect; 0 when y is constant and predicted)."""
+    """Coefficient of determination R^2 (1 is perfect; 1 when y is constant
+    and predicted, else 0 for a constant y); with several outputs, the mean of
+    the outputs' scores."""
     y_true = np.asarray(y_true, dtype=np.float64)
     y_pred = np.asarray(y_pred, dtype=np.float64)
+    if y_true.ndim == 2 and y_true.shape[1] == 1 and y_pred.ndim == 1:
+        y_true = y_true[:, 0]
+    if y_true.ndim == 2:
+        return float(np.mean([r2_score(y_true[:, k], y_pred[:, k], sample_weight)
+                              for k in range(y_true.shape[1])]))
     weights = np.ones_like(y_true) if sample_weight is None else np.asarray(sample_weight)
     residual = np.sum(weights * (y_true - y_pred) ** 2)
     total = np.sum(weights * (y_true - np.average(y_true, weights=weights)) ** 2)

@@ -227,3 +227,47 @@ cdef class Poisson(SquaredError):
     cdef double zero_sum_bound         # child target sums at or below this are
                                        # taken as 0: the rounding a sum of the
                                        # node's targets can leave behind
+
+
+# What a MultiOutput criterion measures in each output.
+cpdef enum OutputImpurity:
+    IMPURITY_GINI = 0
+    IMPURITY_ENTROPY = 1
+    IMPURITY_MISCLASSIFICATION = 2
+    IMPURITY_SQUARED_ERROR = 3
+    IMPURITY_POISSON = 4
+
+
+cdef class MultiOutput(Criterion):
+    # Several targets per sample (scikit-learn's y of shape (n, k)): the
+    # impurity is the mean of the outputs' impurities. Every sample adds
+    # weight * value to one column per output: for a regression output k,
+    # its target to column k; for a classification output, 1 to the
+    # column of its class among the output's columns. The running sums
+    # of those columns serve every impurity: a column's sum over the weight
+    # is a class fraction or a mean.
+    cdef OutputImpurity impurity_kind
+    cdef intp_t n_outputs
+    cdef const int32_t* sample_column  # (n_samples, n_outputs) column of every sample's entries
+    cdef const double* sample_value    # (n_samples, n_outputs) their values
+    cdef const intp_t* output_start    # output k owns columns [output_start[k], output_start[k + 1])
+    cdef int32_t* position_column      # sample_column of the sample at every position
+    cdef double* position_value        # sample_value of the sample at every position
+    cdef int32_t* spare_column         # partition buffers of the same lengths
+    cdef double* spare_value
+    cdef const int32_t* node_column    # position_column from the current node's start
+    cdef const double* node_value_of   # position_value from the current node's start
+    cdef double* sum_total             # per column, the node's weighted sum
+    cdef double* sum_left              # per column, the left child's
+    cdef double* group                 # move_left's bin; all zeros between calls
+    cdef double node_loss              # regression: the node's squared deviations
+                                       # from its means (or Poisson deviance), summed
+                                       # over the outputs
+    cdef double zero_sum_bound         # Poisson: child sums at or below it count as 0
+    cdef object _keep_alive
+
+    # Squared error or Poisson: every output is a regression.
+    cdef bint is_regression(self) noexcept nogil
+    # Writes state[1], the regression loss of positions [start, end) about
+    # the means of a state holding their weight and column sums (state[2:]).
+    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil

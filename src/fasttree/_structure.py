@@ -40,15 +40,19 @@ class Tree:
     missing_go_to_left : ndarray of uint8
         1 where missing values (NaN, and categories not seen in training) go
         to the left child.
-    value : ndarray of float64, shape (node_count, 1, n_values)
+    value : ndarray of float64, shape (node_count, n_outputs, max_n_classes)
         Class fractions of the training weight (classifiers) or the mean target
-        (regressors), for every node.
+        (regressors), for every node and output; an output of fewer classes
+        than ``max_n_classes`` is padded with zeros.
     impurity, n_node_samples, weighted_n_node_samples : ndarray
     """
 
-    def __init__(self, n_features, n_values, arrays, trusted=False):
+    def __init__(self, n_features, n_values, arrays, trusted=False, output_widths=None):
         self.n_features = int(n_features)
         self.n_values = int(n_values)
+        # Several outputs keep their values side by side in one row: output
+        # k's are columns output_start[k]:output_start[k + 1].
+        self.output_widths = _output_widths(output_widths, self.n_values)
         self._nodes = arrays["nodes"]
         self.max_depth = int(arrays["max_depth"])
         if not trusted:
@@ -139,7 +143,8 @@ class Tree:
             indptr, index, data = self.leaf_value_rows
             arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
                           leaf_value_data=data)
-        return Tree(self.n_features, self.n_values, arrays, trusted=True)
+        return Tree(self.n_features, self.n_values, arrays, trusted=True,
+                    output_widths=self.output_widths)
 
     @property
     def node_count(self):
@@ -151,16 +156,28 @@ class Tree:
 
     @property
     def n_outputs(self):
-        return 1
+        return int(self.output_widths.shape[0])
 
     @property
     def n_classes(self):
         """Classes per output, as scikit-learn gives them (1 for a regression)."""
-        return np.array([self.n_values], dtype=np.intp)
+        return self.output_widths.astype(np.intp)
 
     @property
     def max_n_classes(self):
-        return self.n_values
+        return int(self.output_widths.max())
+
+    @property
+    def output_start(self):
+        """Where each output's columns of a value row start, and the end
+        (n_outputs + 1 entries)."""
+        return np.concatenate([[0], np.cumsum(self.output_widths)]).astype(np.intp)
+
+    def split_outputs(self, values):
+        """The columns of ``values`` (rows of n_values) output by output: a
+        list of n_outputs views."""
+        start = self.output_start
+        return [values[..., start[k]:start[k + 1]] for k in range(self.n_outputs)]
 
     @property
     def n_leaves(self):
@@ -302,7 +319,12 @@ class Tree:
 
     @property
     def value(self):
-        return self.node_values.reshape(self.node_count, 1, self.n_values)
+        if self.n_outputs == 1:
+            return self.node_values.reshape(self.node_count, 1, self.n_values)
+        value = np.zeros((self.node_count, self.n_outputs, self.max_n_classes))
+        for k, columns in enumerate(self.split_outputs(self.node_values)):
+            value[:, k, :columns.shape[1]] = columns
+        return value
 
     @property
     def nodes(self):
@@ -518,7 +540,8 @@ class Tree:
             raise ValueError("a compact tree has no inner-node values to prune to")
         if self.is_multiway.any() or self._fractions is not None:
             return Tree(self.n_features, self.n_values,
-                        rebuilt_arrays(self, np.asarray(collapsed, dtype=bool)))
+                        rebuilt_arrays(self, np.asarray(collapsed, dtype=bool)),
+                        output_widths=self.output_widths)
         nodes, kept, max_depth = subtree_nodes(
             self._nodes, np.ascontiguousarray(collapsed, dtype=bool))
         flags = np.where(nodes["left_child"] == -1, 0, self._flags[kept]).astype(np.uint8)
@@ -532,7 +555,8 @@ class Tree:
             arrays.update(value_indptr=indptr, value_index=index, value_data=data)
         else:
             arrays["value"] = self.node_values[kept]
-        return Tree(self.n_features, self.n_values, arrays, trusted=True)
+        return Tree(self.n_features, self.n_values, arrays, trusted=True,
+                    output_widths=self.output_widths)
 
     def _check_binary(self, what):
         if self.is_multiway.any() or self._fractions is not None:
@@ -550,6 +574,8 @@ class Tree:
             "category_bits": self._category_bits,
             "max_depth": self.max_depth,
         }
+        if self.n_outputs > 1:
+            state["output_widths"] = self.output_widths
         if self._leaf_rows is not None:
             indptr, index, data = self._leaf_rows
             state.update(leaf_value_indptr=indptr, leaf_value_index=index,
@@ -572,7 +598,8 @@ class Tree:
                              "this version of fasttree reads versions "
                              f"{', '.join(map(str, READABLE_VERSIONS))}")
         try:
-            self.__init__(state["n_features"], state["n_values"], state)
+            self.__init__(state["n_features"], state["n_values"], state,
+                          output_widths=state.get("output_widths"))
         except KeyError as missing:
             raise ValueError(f"corrupt fasttree model: the tree lacks {missing}") from None
 
@@ -598,6 +625,20 @@ class Tree:
         feature = nodes["feature"][internal]
         if ((feature < 0) | (feature >= self.n_features)).any():
             raise ValueError("corrupt fasttree model: a split feature is out of range")
+
+
+def _output_widths(widths, n_values):
+    """Checked int64 widths of a tree's outputs, which must add up to
+    ``n_values`` (None: one output of all the values)."""
+    if widths is None:
+        return np.array([n_values], dtype=np.int64)
+    try:
+        widths = np.array(widths, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("corrupt fasttree model: output_widths is not a list of counts") from None
+    if widths.ndim != 1 or widths.shape[0] == 0 or (widths < 1).any() or widths.sum() != n_values:
+        raise ValueError("corrupt fasttree model: output_widths does not match the values")
+    return widths
 
 
 def threshold_flags(nodes, weighted_n_node_samples=None):

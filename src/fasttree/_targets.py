@@ -1,4 +1,9 @@
-"""Targets: class labels to indices, class weights, regression targets."""
+"""Targets: class labels to indices, class weights, regression targets.
+
+A y of one column per output (shape (n_samples, n_outputs), n_outputs > 1)
+is a multi-output target: each column is encoded on its own, and the
+functions that take it return one entry per output.
+"""
 
 import math
 import numbers
@@ -7,6 +12,24 @@ import warnings
 import numpy as np
 
 from ._validation import data_conversion_warning
+
+
+def as_targets(y, n_samples, estimator):
+    """y as a 1-D array (one output) or of shape (n_samples, n_outputs) with
+    n_outputs > 1 (several outputs); see :func:`as_1d` for one column."""
+    if y is not None and hasattr(y, "toarray") and hasattr(y, "nnz"):
+        raise TypeError(f"{estimator}: a sparse y is not supported; pass a dense array "
+                        "(one column per output)")
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    if y is not None:
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] > 1:
+            if y.shape[0] != n_samples:
+                raise ValueError(f"{estimator}: y has {y.shape[0]} rows but X has "
+                                 f"{n_samples} samples")
+            return y
+    return as_1d(y, n_samples, estimator)
 
 
 def as_1d(y, n_samples, estimator):
@@ -28,6 +51,22 @@ def as_1d(y, n_samples, estimator):
         raise ValueError(f"{estimator}: y has {y.shape[0]} entries but X has {n_samples} "
                          "samples")
     return y
+
+
+def encode_outputs(y, n_samples, estimator):
+    """Class labels of one output or several.
+
+    Returns
+    -------
+    classes : ndarray, or list of ndarray (one per output)
+    class_index : ndarray of int32, shape (n_samples,) or (n_samples, n_outputs)
+    """
+    y = as_targets(y, n_samples, estimator)
+    if y.ndim == 1:
+        return encode_labels(y, n_samples, estimator)
+    encoded = [encode_labels(y[:, k], n_samples, estimator) for k in range(y.shape[1])]
+    class_index = np.ascontiguousarray(np.stack([index for _, index in encoded], axis=1))
+    return [classes for classes, _ in encoded], class_index
 
 
 def encode_labels(y, n_samples, estimator):
@@ -53,7 +92,32 @@ def encode_labels(y, n_samples, estimator):
 
 
 def class_weight_per_sample(class_weight, classes, class_index):
-    """Weight factor of every sample from ``class_weight``."""
+    """Weight factor of every sample from ``class_weight``.
+
+    With several outputs (``classes`` a list, ``class_index`` 2-D) it is the
+    product of the outputs' factors, as in scikit-learn: ``class_weight`` is
+    'balanced' (each output balanced) or a list of one dict per output.
+    """
+    if isinstance(classes, list):
+        n_outputs = len(classes)
+        if class_weight is None:
+            return np.ones(class_index.shape[0], dtype=np.float64)
+        if isinstance(class_weight, dict):
+            raise ValueError("For multi-output, class_weight should be a list of dicts, or "
+                             "the string 'balanced'.")
+        if not isinstance(class_weight, str):
+            if not isinstance(class_weight, (list, tuple)):
+                raise ValueError(f"class_weight must be None, 'balanced' or a list of dicts "
+                                 f"for multi-output; got {type(class_weight).__name__}")
+            if len(class_weight) != n_outputs:
+                raise ValueError(f"For multi-output, number of elements in class_weight "
+                                 f"should match number of outputs. Got {len(class_weight)} "
+                                 f"element(s) while having {n_outputs} outputs.")
+        factor = np.ones(class_index.shape[0], dtype=np.float64)
+        for k in range(n_outputs):
+            weight_k = class_weight if isinstance(class_weight, str) else class_weight[k]
+            factor *= class_weight_per_sample(weight_k, classes[k], class_index[:, k])
+        return factor
     if class_weight is None:
         return np.ones(class_index.shape[0], dtype=np.float64)
     if isinstance(class_weight, str):
@@ -81,8 +145,9 @@ def class_weight_per_sample(class_weight, classes, class_index):
 
 
 def check_regression_target(y, n_samples, estimator):
-    """Finite float64 targets, one per sample."""
-    y = as_1d(y, n_samples, estimator)
+    """Finite float64 targets: one per sample, or one row of n_outputs per
+    sample for several outputs."""
+    y = as_targets(y, n_samples, estimator)
     try:
         target = np.ascontiguousarray(y, dtype=np.float64)
     except (TypeError, ValueError):
@@ -90,6 +155,15 @@ def check_regression_target(y, n_samples, estimator):
     if not np.isfinite(target).all():
         raise ValueError(f"{estimator}: y contains NaN or infinity")
     return target
+
+
+def centring_offsets(target, sample_weight):
+    """:func:`centring_offset` of every output: a float for 1-D targets,
+    an array of one offset per column for several outputs."""
+    if target.ndim == 1:
+        return centring_offset(target, sample_weight)
+    return np.array([centring_offset(target[:, k], sample_weight)
+                     for k in range(target.shape[1])])
 
 
 def centring_offset(target, sample_weight):

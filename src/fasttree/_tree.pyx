@@ -453,7 +453,7 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
                intp_t n_values, intp_t max_depth, intp_t min_samples_split,
                intp_t min_samples_leaf, double min_weight_leaf,
                double min_impurity_decrease, intp_t max_leaf_nodes,
-               double weighted_n_total):
+               double weighted_n_total, object sparse_values=None):
     """Grows a tree on ``samples`` and returns its arrays.
 
     ``max_leaf_nodes`` < 0 grows depth-first; otherwise best-first.
@@ -461,17 +461,19 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
     (``nodes``, ``flags``, ``category_bits``, ``impurity``, ``n_node_samples``,
     ``weighted_n_node_samples``)
     and ``max_depth``, with the node values either dense (``value``, shape
-    (node_count, n_values), when ``n_values`` is 1) or as sparse rows of
-    their non-zero entries (``value_indptr``, ``value_index``,
-    ``value_data``).
+    (node_count, n_values)) or as sparse rows of their non-zero entries
+    (``value_indptr``, ``value_index``, ``value_data``): ``sparse_values``
+    chooses, by default sparse when ``n_values`` > 1 (class fractions).
     """
     cdef NodeStore store
     cdef BuildLimits limits
     cdef intp_t n_samples = samples.shape[0]
     cdef int status
     cdef intp_t initial_capacity = 2047
-    # Class fractions are stored sparsely; a regression's single mean densely.
-    store_init(&store, n_values, n_values > 1)
+    # Class fractions are stored sparsely; a regression's means densely.
+    if sparse_values is None:
+        sparse_values = n_values > 1
+    store_init(&store, n_values, bool(sparse_values))
     limits.max_depth = max_depth
     limits.min_samples_split = min_samples_split
     limits.min_samples_leaf = min_samples_leaf

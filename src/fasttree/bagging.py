@@ -627,21 +627,25 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         pass
 
     def _set_target_attributes(self, targets):
-        pass
+        target = targets["target"]
+        self.n_outputs_ = 1 if target.ndim == 1 else target.shape[1]
 
     def _member_predictions(self, index, member, X):
-        """The member's predictions as a column."""
+        """The member's predictions, one row per row of X and one column per output."""
+        n_outputs = getattr(self, "n_outputs_", 1)
         values = np.asarray(member.predict(X), dtype=np.float64)
-        if values.size != X.shape[0]:
+        if values.size != X.shape[0] * n_outputs:
             raise ValueError(f"member {type(member).__name__} returned {values.shape} "
-                             f"predictions for {X.shape[0]} rows; one value per row needed")
-        return values.reshape(-1, 1)
+                             f"predictions for {X.shape[0]} rows; {n_outputs} value(s) per "
+                             "row needed")
+        return values.reshape(-1, n_outputs)
 
     _oob_output = _member_predictions
 
     def _set_oob_attributes(self, averages, has_oob, targets):
-        self.oob_prediction_ = averages[:, 0]
-        self.oob_score_ = r2_score(targets["target"][has_oob], averages[has_oob, 0])
+        several = targets["target"].ndim == 2
+        self.oob_prediction_ = averages if several else averages[:, 0]
+        self.oob_score_ = r2_score(targets["target"][has_oob], self.oob_prediction_[has_oob])
 
     def predict(self, X):
         """Mean (or median, by ``aggregation``) of the members' predictions.
@@ -652,12 +656,14 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
         """
         X = self._validate_X_for_predict(X)
         self._check_combination()
         if self.aggregation == "median":
-            columns = self._map_members(self._member_predictions, X)
-            return np.median(np.hstack(columns), axis=1)
-        return self._mean_output(self._member_predictions, X)[:, 0]
+            predictions = np.stack(self._map_members(self._member_predictions, X), axis=2)
+            result = np.median(predictions, axis=2)
+        else:
+            result = self._mean_output(self._member_predictions, X)
+        return result[:, 0] if getattr(self, "n_outputs_", 1) == 1 else result
 

@@ -552,6 +552,9 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         estimator = self._template()
         X, names, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
+        if target.ndim != 1:
+            raise ValueError(f"{name}: y must be 1-D (one target per sample); AdaBoost "
+                             f"boosts one output, got shape {target.shape}")
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
         rng, member_rng = boosting_generators(self.random_state)

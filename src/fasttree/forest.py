@@ -6,14 +6,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import ClassifierMixin, RegressorMixin, parameters_of, r2_score
+from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, rank_features
 from ._forest import tree_outputs
-from ._targets import class_weight_per_sample, check_regression_target, encode_labels
+from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
 from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
@@ -25,8 +25,8 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
                    predicted_classes, regression_offset, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                   ExtraTreeRegressor, grow_c45_tree, grow_tree,
-                   resolve_tree_limits)
+                   ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
+                   labels_of_outputs, multi_output_criterion, resolve_tree_limits)
 
 __all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
            "RandomForestRegressor"]
@@ -93,6 +93,16 @@ def majority_votes(indptr, index, data):
     vote_indptr[voting + 1] = 1
     np.cumsum(vote_indptr, out=vote_indptr)
     return vote_indptr, np.ascontiguousarray(index[first]), np.ones(voting.size)
+
+
+def _same_classes(classes, other):
+    """Whether two ``classes_`` (an array, or a list of one per output) agree."""
+    if isinstance(classes, list) != isinstance(other, list):
+        return False
+    if not isinstance(classes, list):
+        return np.array_equal(classes, other)
+    return len(classes) == len(other) and all(
+        np.array_equal(mine, theirs) for mine, theirs in zip(classes, other))
 
 
 class BaseForest(BaseEnsemble):
@@ -171,6 +181,8 @@ class BaseForest(BaseEnsemble):
         limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
+        if targets.get("widths") is not None:
+            check_single_output_options(self, limits["multiway"])
         if limits["multiway"] and self._splitter == "random":
             raise ValueError(f"{name} draws random thresholds, which multiway (C4.5) trees "
                              "do not have; use categorical_split='binary'")
@@ -211,7 +223,7 @@ class BaseForest(BaseEnsemble):
         self._base_seed = base_seed
         self._n_samples_bootstrap = n_draws
         self._n_samples = n_samples
-        self.n_outputs_ = 1
+        self.n_outputs_ = 1 if targets.get("widths") is None else len(targets["widths"])
         self.max_features_ = limits["max_features"]
         self._set_input_attributes(n_features, feature_names, encoding)
         self._set_target_attributes(targets)
@@ -238,6 +250,13 @@ class BaseForest(BaseEnsemble):
         if not has_oob.any():
             return np.nan
         return 1.0 - self._oob_score_of(oob.averages()[has_oob], targets, has_oob)
+
+    def _scored(self, truth, predicted, default):
+        """The out-of-bag score: ``oob_score`` when it is a scoring function
+        ``f(y_true, y_pred)`` (as scikit-learn allows), else ``default``."""
+        if callable(self.oob_score):
+            return float(self.oob_score(truth, predicted))
+        return default(truth, predicted)
 
     def _oob_stable(self, errors):
         """True once the best error of the last ``oob_patience`` batches beats the
@@ -271,7 +290,8 @@ class BaseForest(BaseEnsemble):
             else:
                 offset = self._value_offset(targets, weight)
                 criterion = self._make_criterion(targets, weight, offset)
-                tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset)
+                tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset,
+                                 targets.get("widths"))
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             return tree.compacted(), tree.compute_feature_importances(), oob_part
 
@@ -327,10 +347,13 @@ class BaseForest(BaseEnsemble):
         return self._tree_outputs(X, leaf_output, np.empty((X.shape[0], n_outputs)),
                                   per_tree=False)
 
-    def _per_tree_values(self, X):
-        """``out[row, t]``: tree t's value for each row (one value per leaf)."""
-        return self._tree_outputs(X, self._ensemble_arrays()["values"],
-                                  np.empty((X.shape[0], len(self._trees))), per_tree=True)
+    def _per_tree_values(self, X, leaf_values=None):
+        """``out[row, t]``: tree t's value for each row (one value per leaf,
+        ``leaf_values`` or the leaves' only values)."""
+        if leaf_values is None:
+            leaf_values = self._ensemble_arrays()["values"]
+        return self._tree_outputs(X, leaf_values, np.empty((X.shape[0], len(self._trees))),
+                                  per_tree=True)
 
     def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
@@ -501,7 +524,7 @@ class BaseForest(BaseEnsemble):
         estimator.random_state = member_seeds(self._base_seed, index)[1]
         estimator.tree_ = tree
         estimator.n_features_in_ = tree.n_features
-        estimator.n_outputs_ = 1
+        estimator.n_outputs_ = tree.n_outputs
         estimator.max_features_ = getattr(self, "max_features_", None)
         if hasattr(self, "is_categorical_"):
             estimator.is_categorical_ = self.is_categorical_
@@ -556,12 +579,15 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         self.oob_patience = oob_patience
 
     def _encode_targets(self, y, n_samples):
-        classes, class_index = encode_labels(y, n_samples, type(self).__name__)
-        if self.warm_start and hasattr(self, "classes_") and not np.array_equal(
+        classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
+        if self.warm_start and hasattr(self, "classes_") and not _same_classes(
                 classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the fitted forest")
         if self.voting not in ("soft", "hard"):
             raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+        if isinstance(classes, list):
+            return {"classes": classes, "class_index": class_index, "loss": None,
+                    "widths": np.array([len(output) for output in classes], dtype=np.int64)}
         return {"classes": classes, "class_index": class_index,
                 "loss": check_loss_matrix(self.loss_matrix, self.criterion, len(classes))}
 
@@ -576,6 +602,12 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                 and self.class_weight == "balanced_subsample"):
             return 1.0
         class_index = targets["class_index"]
+        if class_index.ndim == 2:  # several outputs: the product of theirs
+            factor = np.ones(class_index.shape[0])
+            for k, classes in enumerate(targets["classes"]):
+                factor *= self._subsample_class_weight(
+                    {"classes": classes, "class_index": class_index[:, k]}, counts)
+            return factor
         n_classes = len(targets["classes"])
         drawn = np.bincount(class_index, weights=counts, minlength=n_classes)
         per_class = np.zeros(n_classes)
@@ -584,6 +616,9 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return per_class[class_index]
 
     def _make_criterion(self, targets, weight, offset):
+        if targets.get("widths") is not None:
+            return multi_output_criterion(self.criterion, weight, targets["class_index"],
+                                          targets["widths"])[0]
         if targets["loss"] is not None:
             return CostSensitiveGini(targets["class_index"], weight, len(targets["classes"]),
                                      targets["loss"])
@@ -595,7 +630,9 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
-        self.n_classes_ = len(self.classes_)
+        several = isinstance(self.classes_, list)
+        self.n_classes_ = ([len(classes) for classes in self.classes_] if several
+                           else len(self.classes_))
         self.loss_matrix_ = targets["loss"]
 
     def _set_member_attributes(self, estimator):
@@ -603,18 +640,35 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         estimator.n_classes_ = self.n_classes_
         estimator.loss_matrix_ = getattr(self, "loss_matrix_", None)
 
+    @property
+    def _n_columns(self):
+        """Values per leaf: the classes of every output."""
+        if isinstance(self.classes_, list):
+            return sum(len(classes) for classes in self.classes_)
+        return len(self.classes_)
+
     def _n_values(self, targets):
+        if targets.get("widths") is not None:
+            return int(targets["widths"].sum())
         return len(targets["classes"])
 
     def _importance_targets(self, y):
-        classes, class_index = encode_labels(y, self._n_samples, type(self).__name__)
-        if not np.array_equal(classes, self.classes_):
+        classes, class_index = encode_outputs(y, self._n_samples, type(self).__name__)
+        if not _same_classes(classes, self.classes_):
             raise ValueError("y has other classes than the fitted forest")
         return class_index
 
+    def _output_classes(self, scores):
+        """Per row and output, the index of the class of the largest of
+        ``scores`` (rows of every output's columns side by side)."""
+        return np.stack([predicted_classes(output_scores) for output_scores
+                         in self._trees[0].split_outputs(scores)], axis=1)
+
     def _tree_score(self, tree, X, class_index):
         """Accuracy of one tree (its leaves' majority class, or class of least
-        expected cost)."""
+        expected cost); with several outputs, over all outputs' labels."""
+        if class_index.ndim == 2:
+            return float(np.mean(self._output_classes(tree.predict_values(X)) == class_index))
         predicted = np.empty(X.shape[0], dtype=np.intp)
         loss = getattr(self, "loss_matrix_", None)
         leaf_class = tree.majority_class if loss is None else np.ascontiguousarray(
@@ -623,11 +677,24 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return float(np.mean(predicted == class_index))
 
     def _oob_score_of(self, averages, targets, rows):
-        predicted = predicted_classes(averages, targets["loss"])
-        return float(np.mean(predicted == targets["class_index"][rows]))
+        # As scikit-learn: the scores compare encoded classes.
+        if targets.get("widths") is not None:
+            predicted = self._output_classes(averages)
+        else:
+            predicted = predicted_classes(averages, targets["loss"])
+        return self._scored(targets["class_index"][rows], predicted, accuracy)
 
     def _set_oob_attributes(self, averages, has_oob, targets):
-        self.oob_decision_function_ = averages
+        if targets.get("widths") is not None:
+            # scikit-learn's (n_samples, n_classes, n_outputs), an output of
+            # fewer classes padded with zeros.
+            outputs = self._trees[0].split_outputs(averages)
+            padded = np.zeros((averages.shape[0], max(targets["widths"]), len(outputs)))
+            for k, output in enumerate(outputs):
+                padded[:, :output.shape[1], k] = output
+            self.oob_decision_function_ = padded
+        else:
+            self.oob_decision_function_ = averages
         self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def _leaf_votes(self):
@@ -636,7 +703,17 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         arrays = self._ensemble_arrays()
         if "votes" not in arrays:
             loss = getattr(self, "loss_matrix_", None)
-            if loss is None:
+            if isinstance(self.classes_, list):
+                # One vote per output: its class of the largest value.
+                values = dense_rows(*arrays["rows"], self._n_columns)
+                start = self._trees[0].output_start
+                index = self._output_classes(values) + start[:-1]
+                n_leaves, n_outputs = index.shape
+                arrays["votes"] = (np.arange(0, n_leaves * n_outputs + 1, n_outputs,
+                                             dtype=np.intp),
+                                   np.ascontiguousarray(index.reshape(-1), dtype=np.int32),
+                                   np.ones(n_leaves * n_outputs))
+            elif loss is None:
                 arrays["votes"] = majority_votes(*arrays["rows"])
             else:
                 values = dense_rows(*arrays["rows"], len(self.classes_))
@@ -655,11 +732,20 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray of shape (n_samples, n_classes), or a list of them
+            One array per output for several outputs.
         """
         X = self._validate_X_for_predict(X)
-        return self._sum_over_trees(X, self._ensemble_arrays()["rows"],
-                                    len(self.classes_)) / len(self._trees)
+        proba = self._sum_over_trees(X, self._ensemble_arrays()["rows"],
+                                     self._n_columns) / len(self._trees)
+        return self._per_output(proba)
+
+    def _per_output(self, scores):
+        """``scores`` as it is for one output, else a list of one array per output."""
+        if isinstance(self.classes_, list):
+            return [np.ascontiguousarray(output)
+                    for output in self._trees[0].split_outputs(scores)]
+        return scores
 
     def vote_fractions(self, X):
         """Share of trees voting for each class (each tree votes its leaf's majority).
@@ -673,11 +759,12 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray of shape (n_samples, n_classes), or a list of them
+            One array per output for several outputs.
         """
         X = self._validate_X_for_predict(X)
-        return self._sum_over_trees(X, self._leaf_votes(), len(self.classes_)) / len(
-            self._trees)
+        return self._per_output(self._sum_over_trees(X, self._leaf_votes(), self._n_columns)
+                                / len(self._trees))
 
     def predict(self, X):
         """Predicted class: by ``voting``, ties going to the first class of ``classes_``.
@@ -688,15 +775,19 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         X = self._validate_X_for_predict(X)
         if self.voting == "hard":
             # Each tree votes for its leaf's class (of least cost, with a loss
             # matrix); the most votes win.
-            votes = self._sum_over_trees(X, self._leaf_votes(), len(self.classes_))
-            return self.classes_[np.argmax(votes, axis=1)]
-        scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"], len(self.classes_))
+            scores = self._sum_over_trees(X, self._leaf_votes(), self._n_columns)
+        else:
+            scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"], self._n_columns)
+        if isinstance(self.classes_, list):
+            return labels_of_outputs(self.classes_, self._trees[0].split_outputs(scores))
+        if self.voting == "hard":
+            return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[predicted_classes(scores, getattr(self, "loss_matrix_", None))]
 
 
@@ -725,9 +816,11 @@ class RandomForestClassifier(ForestClassifier):
         Draws per bootstrap sample: None = n_samples, a float = that fraction
         of n_samples (the ``c * n`` of the literature), an int = that many;
         more than n_samples (a float above 1) is allowed.
-    oob_score : bool, default=False
+    oob_score : bool or callable, default=False
         Estimate the accuracy on the out-of-bag rows (``oob_score_``,
-        ``oob_decision_function_``).
+        ``oob_decision_function_``); a callable ``score(y_true, y_pred)`` is
+        used instead of the accuracy (given class indices, as scikit-learn
+        gives them).
     n_jobs : int or None, default=None
         Threads used to grow and to predict: None = 1, -1 = all cores.
     random_state : None, int, numpy Generator or RandomState, default=None
@@ -815,6 +908,8 @@ class ForestRegressor(RegressorMixin, BaseForest):
                              f"got {self.aggregation!r}")
         target = check_regression_target(y, n_samples, type(self).__name__)
         check_criterion_target(self.criterion, target, type(self).__name__)
+        if target.ndim == 2:
+            return {"target": target, "widths": np.ones(target.shape[1], dtype=np.int64)}
         return {"target": target}
 
     def _class_weight_factor(self, targets):
@@ -824,6 +919,9 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return 1.0
 
     def _make_criterion(self, targets, weight, offset):
+        if targets["target"].ndim == 2:
+            return multi_output_criterion(self.criterion, weight,
+                                          target=targets["target"] - offset)[0]
         return self._criteria[self.criterion](targets["target"] - offset, weight)
 
     def _value_offset(self, targets, weight):
@@ -836,22 +934,25 @@ class ForestRegressor(RegressorMixin, BaseForest):
         pass
 
     def _n_values(self, targets):
-        return 1
+        return 1 if targets["target"].ndim == 1 else targets["target"].shape[1]
 
     def _importance_targets(self, y):
         return check_regression_target(y, self._n_samples, type(self).__name__)
 
     def _tree_score(self, tree, X, target):
-        """Minus the mean squared error of one tree."""
+        """Minus the mean squared error of one tree (over all outputs)."""
+        if target.ndim == 2:
+            return -float(np.mean((tree.predict_values(X) - target) ** 2))
         predicted = np.empty(X.shape[0], dtype=np.float64)
         predict_leaf_outputs(*tree.walk_tests, tree.first_value, X, predicted)
         return -float(np.mean((predicted - target) ** 2))
 
     def _oob_score_of(self, averages, targets, rows):
-        return r2_score(targets["target"][rows], averages[:, 0])
+        predicted = averages[:, 0] if targets["target"].ndim == 1 else averages
+        return self._scored(targets["target"][rows], predicted, r2_score)
 
     def _set_oob_attributes(self, averages, has_oob, targets):
-        self.oob_prediction_ = averages[:, 0]
+        self.oob_prediction_ = averages[:, 0] if targets["target"].ndim == 1 else averages
         self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)
 
     def predict(self, X):
@@ -863,13 +964,19 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
         """
         X = self._validate_X_for_predict(X)
+        n_outputs = self._trees[0].n_outputs
         if self.aggregation == "median":
-            return np.median(self._per_tree_values(X), axis=1)
-        return self._sum_over_trees(X, self._ensemble_arrays()["values"], 1)[:, 0] / len(
-            self._trees)
+            values = self._ensemble_arrays()["values"]
+            medians = [np.median(self._per_tree_values(
+                X, np.ascontiguousarray(values[:, k:k + 1])), axis=1)
+                for k in range(n_outputs)]
+            return medians[0] if n_outputs == 1 else np.stack(medians, axis=1)
+        means = self._sum_over_trees(X, self._ensemble_arrays()["values"],
+                                     n_outputs) / len(self._trees)
+        return means[:, 0] if n_outputs == 1 else means
 
 
 class RandomForestRegressor(ForestRegressor):

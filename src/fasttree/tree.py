@@ -8,15 +8,15 @@ import warnings
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
-from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, Poisson,
-                         SquaredError)
+from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, MultiOutput,
+                         OutputImpurity, Poisson, SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import feature_columns, rank_features
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
-from ._targets import (as_1d, centring_offset, class_weight_per_sample, check_regression_target,
-                       encode_labels)
+from ._targets import (as_1d, centring_offsets, class_weight_per_sample,
+                       check_regression_target, encode_outputs)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
@@ -35,6 +35,48 @@ ENTROPY_NAMES = ("entropy", "log_loss")
 # the sum of squared errors itself.
 REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError,
                        "poisson": Poisson}
+# What a multi-output tree measures in each output, by criterion name.
+OUTPUT_IMPURITY = {"gini": OutputImpurity.IMPURITY_GINI,
+                   "entropy": OutputImpurity.IMPURITY_ENTROPY,
+                   "log_loss": OutputImpurity.IMPURITY_ENTROPY,
+                   "misclassification": OutputImpurity.IMPURITY_MISCLASSIFICATION,
+                   "squared_error": OutputImpurity.IMPURITY_SQUARED_ERROR,
+                   "friedman_mse": OutputImpurity.IMPURITY_SQUARED_ERROR,
+                   "poisson": OutputImpurity.IMPURITY_POISSON}
+
+
+def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes=None,
+                           target=None):
+    """The criterion of a tree of several outputs, and the outputs' widths.
+
+    Parameters
+    ----------
+    criterion : str
+        A key of ``OUTPUT_IMPURITY``.
+    sample_weight : ndarray of float64
+    class_index, n_classes : ndarray of shape (n_samples, n_outputs), sequence of int
+        Classification: every sample's class in each output, and the
+        outputs' numbers of classes.
+    target : ndarray of float64, shape (n_samples, n_outputs)
+        Regression: the (centred) targets.
+
+    Returns
+    -------
+    MultiOutput, ndarray of int64
+    """
+    if target is None:
+        widths = np.asarray(n_classes, dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(widths)])
+        columns = class_index + start[:-1].astype(np.int32)
+        values = np.ones(class_index.shape)
+    else:
+        widths = np.ones(target.shape[1], dtype=np.int64)
+        start = np.arange(target.shape[1] + 1)
+        columns = np.broadcast_to(np.arange(target.shape[1], dtype=np.int32), target.shape)
+        values = target
+    return MultiOutput(np.ascontiguousarray(columns, dtype=np.int32),
+                       np.ascontiguousarray(values, dtype=np.float64), sample_weight,
+                       start.astype(np.intp), OUTPUT_IMPURITY[criterion]), widths
 
 
 def regression_offset(criterion, target, sample_weight):
@@ -42,8 +84,8 @@ def regression_offset(criterion, target, sample_weight):
     centring offset (see ``centring_offset``), or 0 for the Poisson deviance,
     which needs the targets as they are (y >= 0)."""
     if criterion == "poisson":
-        return 0.0
-    return centring_offset(target, sample_weight)
+        return 0.0 if target.ndim == 1 else np.zeros(target.shape[1])
+    return centring_offsets(target, sample_weight)
 
 
 def check_criterion_target(criterion, target, estimator):
@@ -237,7 +279,8 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     }
 
 
-def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_offset=0.0):
+def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_offset=0.0,
+              output_widths=None):
     """Grow one tree.
 
     Parameters
@@ -252,8 +295,11 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         From :func:`resolve_tree_limits`.
     seed : int
         Seed of the per-node feature draws.
-    value_offset : float, default=0.0
-        Added to the node values (the regressor centres its target).
+    value_offset : float or ndarray, default=0.0
+        Added to the node values (the regressor centres its targets; one
+        offset per output for several).
+    output_widths : sequence of int, optional
+        Values per output of a multi-output criterion (see ``Tree``).
 
     Returns
     -------
@@ -271,10 +317,12 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
         min_samples_leaf=limits["min_samples_leaf"], min_weight_leaf=min_weight_leaf,
         min_impurity_decrease=limits["min_impurity_decrease"],
-        max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total)
-    if value_offset != 0.0:
+        max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total,
+        sparse_values=criterion.n_values > 1 and not getattr(criterion, "regression", False))
+    if np.any(value_offset != 0.0):
         arrays["value"] += value_offset
-    tree = Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True)
+    tree = Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True,
+                output_widths=output_widths)
     if limits["ccp_alpha"] > 0.0:
         tree = tree.pruned(tree.cost_complexity_pruning(limits["ccp_alpha"])[2])
     return tree
@@ -313,6 +361,28 @@ def grow_c45_tree(X, ranked_features, class_index, sample_weight, n_classes, par
         min_weight_leaf=limits["min_weight_fraction_leaf"] * sample_weight.sum(),
         max_features=limits["max_features"], seed=seed)
     return Tree(X.shape[1], n_classes, arrays, trusted=True)
+
+
+def check_single_output_options(params, multiway):
+    """Raise for the options that take one output only."""
+    if multiway:
+        raise ValueError("categorical_split='multiway' grows a tree for one output; y has "
+                         "several columns")
+    if getattr(params, "loss_matrix", None) is not None:
+        raise ValueError("loss_matrix prices the classes of one output; y has several "
+                         "columns")
+
+
+def labels_of_outputs(classes, scores):
+    """Per row and output, the label of the largest score (the first on
+    ties): an array of shape (n_samples, n_outputs) from per-output classes
+    and per-output score arrays."""
+    labels = [output_classes[predicted_classes(output_scores)]
+              for output_classes, output_scores in zip(classes, scores)]
+    kinds = {output_classes.dtype.kind for output_classes in classes}
+    dtype = np.result_type(*labels) if len(kinds) == 1 and "O" not in kinds else object
+    return np.stack([np.asarray(output_labels, dtype=dtype) for output_labels in labels],
+                    axis=1)
 
 
 class PruningPath(dict):
@@ -356,7 +426,7 @@ class BaseDecisionTree(BaseEstimator):
         self.tree_ = tree
         self._set_encoding(encoding)
         self.n_features_in_ = tree.n_features
-        self.n_outputs_ = 1
+        self.n_outputs_ = tree.n_outputs
         self.max_features_ = limits["max_features"]
         if feature_names is not None:
             self.feature_names_in_ = feature_names
@@ -366,7 +436,8 @@ class BaseDecisionTree(BaseEstimator):
             setattr(self, name, value)
         start_threads()
 
-    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0, ranked=None):
+    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0, ranked=None,
+              output_widths=None):
         """Grow a Tree from validated float32 X and a bound criterion.
 
         ``ranked`` is ``rank_features(X)`` when the caller has it already (a
@@ -377,7 +448,7 @@ class BaseDecisionTree(BaseEstimator):
         if limits["splitter"] == "random":
             limits = {**limits, "columns": feature_columns(X)}
         return grow_tree(ranked, criterion, sample_weight, limits,
-                         check_random_state(self.random_state), value_offset)
+                         check_random_state(self.random_state), value_offset, output_widths)
 
     def _check_fitted(self):
         super()._check_fitted()
@@ -487,6 +558,9 @@ class BaseDecisionTree(BaseEstimator):
             reduced_error_collapse(self.tree_, X, loss_of)))
 
     def _check_prunable(self):
+        if self.tree_.n_outputs > 1:
+            raise ValueError("reduced-error and pessimistic pruning take one output; a tree "
+                             "of several outputs can be pruned with ccp_alpha")
         if self.tree_.compact:
             raise ValueError("this tree belongs to a forest and keeps no inner-node "
                              "values; prune a tree fitted on its own")
@@ -620,7 +694,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names, encoding = self._validate_X_for_fit(X)
-        classes, class_index = encode_labels(y, X.shape[0], type(self).__name__)
+        classes, class_index = encode_outputs(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
         sample_weight = sample_weight * class_weight_per_sample(
@@ -630,6 +704,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
         multiway = check_split_options(self)
+        if isinstance(classes, list):
+            check_single_output_options(self, multiway)
+            n_classes = [len(output_classes) for output_classes in classes]
+            criterion, widths = multi_output_criterion(self.criterion, sample_weight,
+                                                       class_index, n_classes)
+            tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked,
+                              output_widths=widths)
+            self._set_fitted(tree, feature_names, limits, encoding, classes_=classes,
+                             n_classes_=n_classes, loss_matrix_=None)
+            return self
         loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
         if multiway:
             tree = grow_c45_tree(X, rank_features(X) if ranked is None else ranked,
@@ -699,7 +783,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _check_fitted(self):
         super()._check_fitted()
-        if len(getattr(self, "classes_", ())) != self.tree_.n_values:
+        classes = getattr(self, "classes_", ())
+        if isinstance(classes, list):
+            if [len(output_classes) for output_classes in classes] != list(
+                    self.tree_.output_widths):
+                raise ValueError(f"corrupt {type(self).__name__}: classes_ does not match "
+                                 "the fitted tree")
+        elif len(classes) != self.tree_.n_values:
             raise ValueError(f"corrupt {type(self).__name__}: classes_ does not match the "
                              "fitted tree")
 
@@ -716,6 +806,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             Labels of the same type as those given to ``fit``.
         """
         X = self._validate_X_for_predict(X)
+        if self.tree_.n_outputs > 1:
+            return labels_of_outputs(self.classes_,
+                                     self.tree_.split_outputs(self.tree_.predict_values(X)))
         loss = getattr(self, "loss_matrix_", None)
         if loss is not None:
             # The class of least expected cost under the leaf's class fractions.
@@ -731,10 +824,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        ndarray of shape (n_samples, n_classes), or a list of them
+            Columns in the order of ``classes_``; one array per output for
+            several outputs.
         """
         X = self._validate_X_for_predict(X)
+        if self.tree_.n_outputs > 1:
+            return [np.ascontiguousarray(output) for output in
+                    self.tree_.split_outputs(self.tree_.predict_values(X))]
         return self.tree_.predict_values(X)
 
 
@@ -809,9 +906,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         limits["categories"] = None if encoding is None else encoding.counts
         check_criterion_target(self.criterion, target, type(self).__name__)
         offset = regression_offset(self.criterion, target, sample_weight)
-        criterion = self._criteria[self.criterion](target - offset, sample_weight)
+        widths = None
+        if target.ndim == 2:
+            criterion, widths = multi_output_criterion(self.criterion, sample_weight,
+                                                       target=target - offset)
+        else:
+            criterion = self._criteria[self.criterion](target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
-                          ranked=ranked)
+                          ranked=ranked, output_widths=widths)
         self._set_fitted(tree, feature_names, limits, encoding)
         return self
 
@@ -829,9 +931,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples,)
+        ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
         """
         X = self._validate_X_for_predict(X)
+        if self.tree_.n_outputs > 1:
+            return self.tree_.predict_values(X)
         return self.tree_.predict_mean(X)
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "impurity",
     "information_gain",
     "misclassification",
+    "output_mean_impurity",
     "squared_error",
     "poisson",
 ]
@@ -324,6 +325,15 @@ def impurity(criterion, y, sample_weight=None):
             f"{sorted(CRITERIA)}"
         ) from None
     return function(y, sample_weight)
+
+
+def output_mean_impurity(criterion, y, sample_weight=None):
+    """Impurity of a node of several outputs: the mean over the columns of
+    `y` (one per output, shape (n_samples, n_outputs)) of each column's
+    impurity under `criterion`, as scikit-learn defines it."""
+    y = np.asarray(y)
+    return float(np.mean([impurity(criterion, y[:, k], sample_weight)
+                          for k in range(y.shape[1])]))
 
 
 def _conditional_impurity(criterion, y, feature_values, sample_weight):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .criteria import _as_weights, impurity
+from .criteria import _as_weights, impurity, output_mean_impurity
 
 __all__ = ["Split", "best_split", "midpoint"]
 
@@ -123,8 +123,10 @@ def best_split(
     ----------
     X : array-like of shape (n_samples, n_features)
         The node's rows; cast to float32.  NaN is rejected.
-    y : array-like of shape (n_samples,)
-        Class indices, or float targets for ``criterion='squared_error'``.
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Class indices, or float targets for ``criterion='squared_error'``;
+        a 2-D array of several outputs is scored by the mean of its
+        columns' impurities.
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights; None means all ones.
     criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
@@ -151,17 +153,17 @@ def best_split(
     """
     X = _check_X(X)
     n_samples, n_features = X.shape
-    if criterion in REGRESSION_CRITERIA:
-        y = np.asarray(y, dtype=np.float64).reshape(-1)
-    else:
-        y = np.asarray(y).reshape(-1)
+    y = np.asarray(y, dtype=np.float64 if criterion in REGRESSION_CRITERIA else None)
+    if y.ndim != 2:
+        y = y.reshape(-1)
+    node_impurity_of = output_mean_impurity if y.ndim == 2 else impurity
     if y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
     weights = _as_weights(sample_weight, n_samples)
     feature_list = _check_features(features, n_features)
 
     node_weight = weights.sum()
-    node_impurity = impurity(criterion, y, weights)
+    node_impurity = node_impurity_of(criterion, y, weights)
     if node_weight <= 0:
         # Child weight fractions are undefined without any weight.
         return None
@@ -181,12 +183,12 @@ def best_split(
             weight_right = weights[~goes_left].sum()
             if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
                 continue
-            if criterion == "poisson" and min(np.dot(weights[goes_left], y[goes_left]),
-                                              np.dot(weights[~goes_left], y[~goes_left])
+            if criterion == "poisson" and min(np.min(np.dot(weights[goes_left], y[goes_left])),
+                                              np.min(np.dot(weights[~goes_left], y[~goes_left]))
                                               ) <= POISSON_MIN_SUM:
                 continue
-            impurity_left = impurity(criterion, y[goes_left], weights[goes_left])
-            impurity_right = impurity(criterion, y[~goes_left], weights[~goes_left])
+            impurity_left = node_impurity_of(criterion, y[goes_left], weights[goes_left])
+            impurity_right = node_impurity_of(criterion, y[~goes_left], weights[~goes_left])
             improvement = (
                 node_impurity
                 - (weight_left / node_weight) * impurity_left

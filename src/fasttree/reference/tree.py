@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .criteria import CostSensitiveGini, _as_weights, impurity
+from .criteria import CostSensitiveGini, _as_weights, impurity, output_mean_impurity
 from .split import (
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
@@ -225,6 +225,7 @@ class _Builder:
         self.weights = weights
         self.criterion = criterion
         self.n_classes = n_classes
+        self.rules = rules
         self.max_depth = rules["max_depth"]
         self.min_samples_leaf = rules["min_samples_leaf"]
         self.min_samples_split = max(
@@ -236,7 +237,16 @@ class _Builder:
         self.nodes = []
 
     def _value(self, rows, node_weight):
-        """Class probabilities or weighted mean; zeros when weightless."""
+        """Class probabilities or weighted mean; zeros when weightless. With
+        several outputs, the outputs' values side by side."""
+        if self.y.ndim == 2:
+            outputs = []
+            for k in range(self.y.shape[1]):
+                column = _Builder(self.X, self.y[:, k], self.weights, self.criterion,
+                                  None if self.n_classes is None else self.n_classes[k],
+                                  self.rules)
+                outputs.append(np.atleast_1d(column._value(rows, node_weight)))
+            return np.concatenate(outputs)
         if self.n_classes is None:
             if node_weight <= 0:
                 return 0.0
@@ -257,7 +267,8 @@ class _Builder:
                 threshold=float(TREE_UNDEFINED),
                 left=TREE_LEAF,
                 right=TREE_LEAF,
-                impurity=impurity(self.criterion, self.y[rows], self.weights[rows]),
+                impurity=(output_mean_impurity if self.y.ndim == 2 else impurity)(
+                    self.criterion, self.y[rows], self.weights[rows]),
                 n_node_samples=int(rows.shape[0]),
                 weighted_n_node_samples=node_weight,
                 value=self._value(rows, node_weight),
@@ -408,15 +419,17 @@ def build_tree(
     ----------
     X : array-like of shape (n_samples, n_features)
         Training rows; cast to float32.  NaN is rejected.
-    y : array-like of shape (n_samples,)
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Class indices ``0 .. n_classes - 1``, or float targets for
-        ``criterion='squared_error'``.
+        ``criterion='squared_error'``; one column per output for several
+        (node values are then the outputs' values side by side).
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights with a positive sum; None means all ones.
     criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
         Impurity function name.
-    n_classes : int, optional
-        Number of classes (classification); default ``max(y) + 1``.
+    n_classes : int or list of int, optional
+        Number of classes (classification; one per output for several);
+        default ``max(y) + 1`` of each output.
     max_depth : int, optional
         Nodes at this depth are leaves; None means unlimited.
     min_samples_split : int, default=2
@@ -449,9 +462,17 @@ def build_tree(
     n_samples, n_features = X.shape
     if n_samples == 0:
         raise ValueError("X has no rows")
+    several = np.ndim(y) == 2
     if criterion in REGRESSION_CRITERIA:
-        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        y = np.asarray(y, dtype=np.float64)
+        y = y if several else y.reshape(-1)
         n_classes = None
+    elif several:
+        y = np.asarray(y)
+        checked = [_check_classes(y[:, k], None if n_classes is None else n_classes[k])
+                   for k in range(y.shape[1])]
+        y = np.stack([column for column, _ in checked], axis=1)
+        n_classes = [count for _, count in checked]
     else:
         y, n_classes = _check_classes(y, n_classes)
     if y.shape[0] != n_samples:
