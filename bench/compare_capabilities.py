@@ -16,6 +16,10 @@ Cases:
 - ``poisson``: counts drawn from a log-linear rate of 20 features, 50,000
   rows (a third of them zero), float64 C; a tree of depth 12 and a forest of
   50 trees (all features, depth 12) with ``criterion='poisson'``.
+- ``multioutput``: y of three columns from 20 normal features, 50,000 rows:
+  three classification outputs (2, 3 and 5 classes) and three regression
+  outputs, float64 C; a fully grown tree and a forest of 50 trees (sqrt
+  features for classification, all for regression; depth 12 for regression).
 - ``extra``: extremely randomized trees on ``make_classification`` (50,000
   x 40) and on the same features quantised to 16 levels (tied values); a
   single ``ExtraTreeClassifier`` and ``ExtraTreesClassifier`` of 50 trees.
@@ -64,6 +68,37 @@ def poisson_cases():
     yield "poisson counts 50000 x 20", X[:50000], y[:50000], X[50000:], y[50000:]
 
 
+def multioutput_cases():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100000, 20))
+    scores = X[:, :9] @ rng.normal(size=(9, 3)) + 0.5 * rng.normal(size=(100000, 3))
+    labels = np.column_stack([np.digitize(scores[:, k], np.quantile(scores[:, k], cuts))
+                              for k, cuts in enumerate([[0.5], [0.3, 0.7],
+                                                        [0.2, 0.4, 0.6, 0.8]])])
+    yield "3 classification outputs 50000 x 20", X[:50000], labels[:50000], X[50000:], \
+        labels[50000:]
+    yield "3 regression outputs 50000 x 20", X[:50000], scores[:50000], X[50000:], \
+        scores[50000:]
+
+
+def multioutput_pairs(y):
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    if y.dtype.kind == "f":
+        params = {"max_depth": 12, "random_state": 0}
+        forest = {**params, "n_estimators": 50, "n_jobs": 2}
+        return [("tree", fasttree.DecisionTreeRegressor(**params),
+                 DecisionTreeRegressor(**params)),
+                ("forest", fasttree.RandomForestRegressor(**forest),
+                 RandomForestRegressor(**forest))]
+    forest = {"n_estimators": 50, "n_jobs": 2, "random_state": 0}
+    return [("tree", fasttree.DecisionTreeClassifier(random_state=0),
+             DecisionTreeClassifier(random_state=0)),
+            ("forest", fasttree.RandomForestClassifier(**forest),
+             RandomForestClassifier(**forest))]
+
+
 def extra_cases():
     from sklearn.datasets import make_classification
 
@@ -109,12 +144,20 @@ def extra_pairs():
 
 
 CASES = {"sparse": (sparse_cases, sparse_pairs), "poisson": (poisson_cases, poisson_pairs),
+         "multioutput": (multioutput_cases, multioutput_pairs),
          "extra": (extra_cases, extra_pairs)}
 
 
 def new_row_score(model, X_new, y_new):
-    """Accuracy, or for a regressor the mean Poisson deviance (lower is better)."""
+    """Accuracy (of whole rows, for several outputs), R^2 for several regression
+    outputs, or for one the mean Poisson deviance (lower is better)."""
     predicted = model.predict(X_new)
+    if y_new.ndim == 2:
+        if hasattr(model, "classes_"):
+            return float(np.mean((predicted == y_new).all(axis=1)))
+        from sklearn.metrics import r2_score
+
+        return r2_score(y_new, predicted)
     if not hasattr(model, "classes_"):
         from sklearn.metrics import mean_poisson_deviance
 
@@ -142,7 +185,8 @@ def main(argv=None):
     for case in args.only or sorted(CASES):
         data, pairs = CASES[case]
         for name, X, y, X_new, y_new in data():
-            compare(name, pairs(), X, y, X_new, y_new, args.repeats)
+            members = pairs(y) if case == "multioutput" else pairs()
+            compare(name, members, X, y, X_new, y_new, args.repeats)
 
 
 if __name__ == "__main__":

@@ -260,6 +260,7 @@ cdef class MultiOutput(Criterion):
     cdef double* sum_total             # per column, the node's weighted sum
     cdef double* sum_left              # per column, the left child's
     cdef double* group                 # move_left's bin; all zeros between calls
+    cdef double* output_mean           # add_node_loss's means, one per output
     cdef double node_loss              # regression: the node's squared deviations
                                        # from its means (or Poisson deviance), summed
                                        # over the outputs

@@ -991,7 +991,8 @@ cdef class MultiOutput(Criterion):
         self.sum_total = <double*> calloc(self.n_values, sizeof(double))
         self.sum_left = <double*> calloc(self.n_values, sizeof(double))
         self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
-        if not (self.sum_total and self.sum_left and self.group):
+        self.output_mean = <double*> calloc(self.n_outputs, sizeof(double))
+        if not (self.sum_total and self.sum_left and self.group and self.output_mean):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -1002,6 +1003,7 @@ cdef class MultiOutput(Criterion):
         free(self.sum_total)
         free(self.sum_left)
         free(self.group)
+        free(self.output_mean)
 
     cdef bint is_regression(self) noexcept nogil:
         return (self.impurity_kind == IMPURITY_SQUARED_ERROR
@@ -1047,21 +1049,24 @@ cdef class MultiOutput(Criterion):
         self.add_node_loss(start, end, state)
 
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
-        # As SquaredError.add_node_loss and Poisson's, per output.
+        # As SquaredError.add_node_loss and Poisson's, per output (a
+        # regression output k owns column k).
         cdef intp_t i, k, n_outputs = self.n_outputs
-        cdef double target, deviation, mean, loss = 0.0
+        cdef double target, deviation, loss = 0.0
+        cdef double* mean = self.output_mean
         state[1] = 0.0
         if not self.is_regression():
             return
+        for k in range(n_outputs):
+            mean[k] = state[2 + k] / state[0]
         for i in range(start, end):
             for k in range(n_outputs):
                 target = self.position_value[i * n_outputs + k]
-                mean = state[2 + k] / state[0]
                 if self.impurity_kind == IMPURITY_SQUARED_ERROR:
-                    deviation = target - mean
+                    deviation = target - mean[k]
                     loss += self.position_weight[i] * deviation * deviation
-                elif target > 0.0 and mean > 0.0:
-                    loss += self.position_weight[i] * target * log(target / mean)
+                elif target > 0.0 and mean[k] > 0.0:
+                    loss += self.position_weight[i] * target * log(target / mean[k])
         state[1] = loss
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
@@ -1091,8 +1096,7 @@ cdef class MultiOutput(Criterion):
         cdef double* node_weight = self.position_weight + start
         cdef int32_t* node_column = self.position_column + start * n_outputs
         cdef double* node_value = self.position_value + start * n_outputs
-        cdef size_t entry_bytes_int = n_outputs * sizeof(int32_t)
-        cdef size_t entry_bytes_double = n_outputs * sizeof(double)
+        cdef double* side
         sides[0] = right_state
         sides[1] = left_state
         memset(left_state, 0, self.state_size * sizeof(double))
@@ -1100,32 +1104,31 @@ cdef class MultiOutput(Criterion):
         for i in range(end - start):
             sample = node_samples[i]
             weight = node_weight[i]
+            side = sides[goes_left[i]]
+            side[0] += weight
             for k in range(n_outputs):
-                sides[goes_left[i]][2 + node_column[i * n_outputs + k]] += (
-                    weight * node_value[i * n_outputs + k])
-            sides[goes_left[i]][0] += weight
+                side[2 + node_column[i * n_outputs + k]] += weight * node_value[i * n_outputs + k]
             if goes_left[i]:
+                # In place: n_left <= i, so nothing unread is overwritten.
                 node_samples[n_left] = sample
                 node_weight[n_left] = weight
-                # memmove semantics are not needed: n_left <= i.
-                if n_left != i:
-                    memcpy(node_column + n_left * n_outputs, node_column + i * n_outputs,
-                           entry_bytes_int)
-                    memcpy(node_value + n_left * n_outputs, node_value + i * n_outputs,
-                           entry_bytes_double)
+                for k in range(n_outputs):
+                    node_column[n_left * n_outputs + k] = node_column[i * n_outputs + k]
+                    node_value[n_left * n_outputs + k] = node_value[i * n_outputs + k]
                 n_left += 1
             else:
                 self.spare_sample[n_right] = sample
                 self.spare_weight[n_right] = weight
-                memcpy(self.spare_column + n_right * n_outputs, node_column + i * n_outputs,
-                       entry_bytes_int)
-                memcpy(self.spare_value + n_right * n_outputs, node_value + i * n_outputs,
-                       entry_bytes_double)
+                for k in range(n_outputs):
+                    self.spare_column[n_right * n_outputs + k] = node_column[i * n_outputs + k]
+                    self.spare_value[n_right * n_outputs + k] = node_value[i * n_outputs + k]
                 n_right += 1
         memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
         memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
-        memcpy(node_column + n_left * n_outputs, self.spare_column, n_right * entry_bytes_int)
-        memcpy(node_value + n_left * n_outputs, self.spare_value, n_right * entry_bytes_double)
+        memcpy(node_column + n_left * n_outputs, self.spare_column,
+               n_right * n_outputs * sizeof(int32_t))
+        memcpy(node_value + n_left * n_outputs, self.spare_value,
+               n_right * n_outputs * sizeof(double))
         self.add_node_loss(start, start + n_left, left_state)
         self.add_node_loss(start + n_left, end, right_state)
 
@@ -1147,6 +1150,9 @@ cdef class MultiOutput(Criterion):
         # (see SquaredError.move_left); the bin is cleared entry by entry.
         cdef intp_t i, k, position, column, n_outputs = self.n_outputs
         cdef double weight
+        if end - begin == 1:  # the same sums: 0 + x is x
+            self.move_position_left(item_position(sorted_items[begin]))
+            return
         for i in range(begin, end):
             position = item_position(sorted_items[i])
             weight = self.node_weight[position]
@@ -1187,36 +1193,41 @@ cdef class MultiOutput(Criterion):
             self.sum_left[column] += bin[1 + column]
 
     cdef double proxy_improvement(self) noexcept nogil:
-        cdef intp_t k, column
+        # Locals, so that the loops keep the sums' addresses in registers.
+        cdef intp_t k, column, n_values = self.n_values
+        cdef const double* sum_left = self.sum_left
+        cdef const double* sum_total = self.sum_total
         cdef double weighted_n_right = self.weighted_n_node - self.weighted_n_left
-        cdef double left, right, best_left, best_right, proxy = 0.0
-        if self.impurity_kind == IMPURITY_GINI or self.impurity_kind == IMPURITY_SQUARED_ERROR:
+        cdef double left, right, best_left, best_right, proxy = 0.0, proxy_right = 0.0
+        cdef OutputImpurity kind = self.impurity_kind
+        if kind == IMPURITY_GINI or kind == IMPURITY_SQUARED_ERROR:
             # Gini's sum_c w_c**2 / w is the squared error's S**2 / w over
-            # the classes' indicator columns.
-            for column in range(self.n_values):
-                left = self.sum_left[column]
-                right = self.sum_total[column] - left
-                proxy += left * left / self.weighted_n_left + right * right / weighted_n_right
-            return proxy
-        if self.impurity_kind == IMPURITY_ENTROPY:
-            for column in range(self.n_values):
-                left = self.sum_left[column]
-                proxy += weight_log_weight(left) + weight_log_weight(self.sum_total[column] - left)
+            # the classes' indicator columns; one division per child.
+            for column in range(n_values):
+                left = sum_left[column]
+                right = sum_total[column] - left
+                proxy += left * left
+                proxy_right += right * right
+            return proxy / self.weighted_n_left + proxy_right / weighted_n_right
+        if kind == IMPURITY_ENTROPY:
+            for column in range(n_values):
+                left = sum_left[column]
+                proxy += weight_log_weight(left) + weight_log_weight(sum_total[column] - left)
             return proxy - self.n_outputs * (weight_log_weight(self.weighted_n_left)
                                              + weight_log_weight(weighted_n_right))
-        if self.impurity_kind == IMPURITY_MISCLASSIFICATION:
+        if kind == IMPURITY_MISCLASSIFICATION:
             for k in range(self.n_outputs):
                 best_left = 0.0
                 best_right = 0.0
                 for column in range(self.output_start[k], self.output_start[k + 1]):
-                    left = self.sum_left[column]
+                    left = sum_left[column]
                     best_left = max(best_left, left)
-                    best_right = max(best_right, self.sum_total[column] - left)
+                    best_right = max(best_right, sum_total[column] - left)
                 proxy += best_left + best_right
             return proxy
-        for column in range(self.n_values):  # Poisson, as Poisson.proxy_improvement
-            left = self.sum_left[column]
-            right = self.sum_total[column] - left
+        for column in range(n_values):  # Poisson, as Poisson.proxy_improvement
+            left = sum_left[column]
+            right = sum_total[column] - left
             if left <= self.zero_sum_bound or right <= self.zero_sum_bound:
                 return -INFINITY
             proxy += (left * log(left / self.weighted_n_left)
