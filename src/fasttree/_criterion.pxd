@@ -49,6 +49,10 @@ cdef class Criterion:
     # Every sum of bin statistics is exact whatever the order of its terms
     # (classification with whole weights): fills may add in any order.
     cdef readonly bint exact_sums
+    # No bins at all: a bin's sums do not tell the criterion what it needs
+    # (medians), so every sweep moves the samples one by one, in order
+    # (the splitter sorts, and random splits move their sides' samples).
+    cdef readonly bint needs_sorted_moves
     cdef double* position_weight       # weight of the sample at every position
     cdef double* spare_weight          # partition buffers of the same length
     cdef uint32_t* spare_sample
@@ -272,3 +276,66 @@ cdef class MultiOutput(Criterion):
     # Writes state[1], the regression loss of positions [start, end) about
     # the means of a state holding their weight and column sums (state[2:]).
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil
+
+
+# Where a set's weighted median lies among the node's distinct targets.
+cdef struct MedianCursor:
+    intp_t index          # the first distinct target at which the set's cumulative
+                          # weight reaches half of its total
+    double below_weight   # the set's weight below that target
+    double below_sum      # its weighted target sum there
+
+
+cdef class AbsoluteError(Criterion):
+    # Mean absolute deviation from the weighted median, per output, averaged
+    # over the outputs (scikit-learn's 'absolute_error'); a node predicts
+    # the weighted medians. The median is where the cumulative weight of the
+    # sorted targets reaches half the total, the mean of that target and the
+    # next when it reaches exactly half. Each output's targets are ranked
+    # once; a node sorts its ranks once (restore_node) into its distinct
+    # targets, and the sweeps keep the weight, weighted sum and count of
+    # each child's targets per distinct target, with a cursor on each
+    # child's median walked from entry to entry as samples move (a sweep's
+    # walks add up to O(m log n) steps through contiguous memory for m
+    # distinct targets); a child's absolute deviation is then O(1).
+    cdef intp_t n_outputs
+    cdef const double* target          # (n_samples, n_outputs) targets
+    cdef const uint32_t* target_rank   # (n_samples, n_outputs) their ranks per output
+    cdef const int* rank_bits          # per output, significant bits of its largest rank
+    cdef double* position_target       # target and rank of the sample at every position
+    cdef uint32_t* position_rank
+    cdef double* spare_target          # partition buffers of the same lengths
+    cdef uint32_t* spare_rank
+    cdef const double* node_target     # position_target from the current node's start
+    cdef uint32_t* local_rank          # (n_node, n_outputs) index of each node position's
+                                       # target among the node's distinct targets
+    cdef uint64_t* items               # sort buffers for the node's ranks
+    cdef uint64_t* scratch
+    # Per output k, blocks of n_samples + 1 entries at k * (n_samples + 1):
+    cdef intp_t* n_distinct            # the node's distinct targets of each output
+    cdef double* distinct_value        # the node's distinct targets, ascending
+    cdef double* node_point            # per distinct target: weight, weighted sum, count
+    cdef double* left_point            # the same for the left child (the right's: the
+                                       # node's minus the left's)
+    cdef double* node_sum              # per output, the node's weighted target sum
+    cdef double* left_sum              # and the left child's
+    cdef double* node_median           # per output, the node's weighted median
+    cdef MedianCursor* node_cursor     # per output, where the node's median lies
+    cdef MedianCursor* left_cursor     # and each child's, walked as samples move
+    cdef MedianCursor* right_cursor
+    cdef double node_loss              # the node's absolute deviations, summed over outputs
+    cdef double proxy_step             # the proxy counts losses in steps of this size
+    cdef double count_left             # samples moved left
+    cdef intp_t n_node
+    cdef intp_t block_size             # n_samples + 1
+    cdef object _keep_alive
+
+    # Moves a child's cursor of output k to its median's entry for the
+    # child's half weight (right: the child whose points are the node's
+    # minus left_point).
+    cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
+                          double half) noexcept nogil
+    # The absolute deviation of one child's targets of output k from their
+    # weighted median, from its cursor, weight and weighted sum.
+    cdef double side_loss(self, intp_t k, const MedianCursor* cursor, bint right,
+                          double weight, double weighted_sum) noexcept nogil

@@ -122,11 +122,16 @@ cdef class Splitter:
         self.min_weight_leaf = min_weight_leaf
         self.rng_state = seed
         self.method = SplitMethod(split_method if method is None else method)
+        if criterion.needs_sorted_moves and self.method != SPLIT_RANDOM:
+            self.method = SPLIT_SORT
         if categories is None:
             categories = np.zeros(self.n_features, dtype=np.intp)
         categories = np.ascontiguousarray(categories, dtype=np.intp)
         if categories.shape != (self.n_features,) or (categories < 0).any():
             raise ValueError("categories needs a count >= 0 per feature")
+        if criterion.needs_sorted_moves and (categories > 0).any():
+            raise ValueError("this criterion sweeps thresholds only: it takes no "
+                             "categorical features")
         cdef const intp_t[::1] category_counts = categories
         self.n_categories = &category_counts[0] if self.n_features else NULL
         self.any_categorical = bool((categories > 0).any())
@@ -752,15 +757,22 @@ cdef class Splitter:
             # Without branches: which side a value takes is unpredictable.
             value = node_values[i]
             sides[i] = (value > threshold) + (value == INFINITY)
-        if histogram_fill(&self.histogram, self.criterion, BinSource(sides, NULL, 0, False),
-                          n_node, 3) < 0:
-            return -1
         self.criterion.reset()
-        self.criterion.move_bin_left(histogram_bin(&self.histogram, LEFT_SIDE))
-        n_left = self.histogram.counts[LEFT_SIDE]
-        if missing_left:
-            self.criterion.move_bin_left(histogram_bin(&self.histogram, MISSING_SIDE))
-            n_left += self.histogram.counts[MISSING_SIDE]
+        if self.criterion.needs_sorted_moves:
+            # No bins: the left side's samples move one by one.
+            for i in range(n_node):
+                if sides[i] == LEFT_SIDE or (missing_left and sides[i] == MISSING_SIDE):
+                    self.criterion.move_position_left(i)
+                    n_left += 1
+        else:
+            if histogram_fill(&self.histogram, self.criterion,
+                              BinSource(sides, NULL, 0, False), n_node, 3) < 0:
+                return -1
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, LEFT_SIDE))
+            n_left = self.histogram.counts[LEFT_SIDE]
+            if missing_left:
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, MISSING_SIDE))
+                n_left += self.histogram.counts[MISSING_SIDE]
         # The candidate in ranks, as split_node partitions and records it:
         # the node's largest rank going left, its least going right, and its
         # range (looked up only for a candidate that wins).

@@ -26,7 +26,8 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    predicted_classes, regression_offset, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
-                   labels_of_outputs, multi_output_criterion, resolve_tree_limits)
+                   check_criterion_features, labels_of_outputs, multi_output_criterion,
+                   regression_criterion, resolve_tree_limits)
 
 __all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
            "RandomForestRegressor"]
@@ -181,6 +182,7 @@ class BaseForest(BaseEnsemble):
         limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
+        check_criterion_features(self.criterion, limits["categories"])
         if targets.get("widths") is not None:
             check_single_output_options(self, limits["multiway"])
         if limits["multiway"] and self._splitter == "random":
@@ -919,10 +921,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return 1.0
 
     def _make_criterion(self, targets, weight, offset):
-        if targets["target"].ndim == 2:
-            return multi_output_criterion(self.criterion, weight,
-                                          target=targets["target"] - offset)[0]
-        return self._criteria[self.criterion](targets["target"] - offset, weight)
+        return regression_criterion(self.criterion, targets["target"] - offset, weight)[0]
 
     def _value_offset(self, targets, weight):
         return regression_offset(self.criterion, targets["target"], weight)

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
-from ._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification, MultiOutput,
-                         OutputImpurity, Poisson, SquaredError)
+from ._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini, Misclassification,
+                         MultiOutput, OutputImpurity, Poisson, SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import feature_columns, rank_features
 from ._splitter import SplitMethod, Splitter
@@ -34,7 +34,7 @@ ENTROPY_NAMES = ("entropy", "log_loss")
 # improvement, w_left w_right (mean_left - mean_right)^2 / w, is the drop in
 # the sum of squared errors itself.
 REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError,
-                       "poisson": Poisson}
+                       "poisson": Poisson, "absolute_error": AbsoluteError}
 # What a multi-output tree measures in each output, by criterion name.
 OUTPUT_IMPURITY = {"gini": OutputImpurity.IMPURITY_GINI,
                    "entropy": OutputImpurity.IMPURITY_ENTROPY,
@@ -43,6 +43,40 @@ OUTPUT_IMPURITY = {"gini": OutputImpurity.IMPURITY_GINI,
                    "squared_error": OutputImpurity.IMPURITY_SQUARED_ERROR,
                    "friedman_mse": OutputImpurity.IMPURITY_SQUARED_ERROR,
                    "poisson": OutputImpurity.IMPURITY_POISSON}
+
+
+def regression_criterion(criterion, target, sample_weight):
+    """The criterion of a regression tree, and its outputs' widths (None for
+    one output).
+
+    Parameters
+    ----------
+    criterion : str
+        A key of ``REGRESSION_CRITERIA``.
+    target : ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
+        The (centred) targets.
+    sample_weight : ndarray of float64
+
+    Returns
+    -------
+    Criterion, ndarray of int64 or None
+    """
+    widths = None if target.ndim == 1 else np.ones(target.shape[1], dtype=np.int64)
+    if criterion == "absolute_error":  # one or several outputs alike
+        return AbsoluteError(np.ascontiguousarray(target.reshape(target.shape[0], -1)),
+                             sample_weight), widths
+    if target.ndim == 2:
+        return multi_output_criterion(criterion, sample_weight, target=target)
+    return REGRESSION_CRITERIA[criterion](target, sample_weight), widths
+
+
+def check_criterion_features(criterion, categories):
+    """Raise when the criterion cannot split the categorical features
+    (``categories``: per feature its number of categories, or None)."""
+    if criterion == "absolute_error" and categories is not None and np.any(categories):
+        raise ValueError("criterion='absolute_error' splits numeric features only; encode "
+                         "the categorical features as numbers (say, ordinal codes) or use "
+                         "another criterion")
 
 
 def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes=None,
@@ -905,13 +939,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
         check_criterion_target(self.criterion, target, type(self).__name__)
+        check_criterion_features(self.criterion, limits["categories"])
         offset = regression_offset(self.criterion, target, sample_weight)
-        widths = None
-        if target.ndim == 2:
-            criterion, widths = multi_output_criterion(self.criterion, sample_weight,
-                                                       target=target - offset)
-        else:
-            criterion = self._criteria[self.criterion](target - offset, sample_weight)
+        criterion, widths = regression_criterion(self.criterion, target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
                           ranked=ranked, output_widths=widths)
         self._set_fitted(tree, feature_names, limits, encoding)

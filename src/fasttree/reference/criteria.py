@@ -11,6 +11,7 @@ import numpy as np
 
 __all__ = [
     "CRITERIA",
+    "absolute_error",
     "conditional_entropy",
     "entropy",
     "entropy_of_probabilities",
@@ -21,6 +22,7 @@ __all__ = [
     "output_mean_impurity",
     "squared_error",
     "poisson",
+    "weighted_median",
 ]
 
 # Probabilities given by hand are often rounded; this tolerance accepts that
@@ -288,12 +290,57 @@ class CostSensitiveGini:
         return f"CostSensitiveGini({self.loss_matrix.tolist()!r})"
 
 
+def weighted_median(y, sample_weight=None):
+    """The weighted median of the targets `y`, as scikit-learn defines it:
+    sort them; the median is the first target at which the cumulative
+    weight reaches half the total, or the mean of it and the next sorted
+    target (equal to it when equal targets follow) when the cumulative
+    weight there equals half exactly. Zero weights take no part; NaN for a
+    weightless set."""
+    targets = np.asarray(y, dtype=np.float64).reshape(-1)
+    weights = _as_weights(sample_weight, targets.shape[0])
+    keep = weights > 0
+    targets, weights = targets[keep], weights[keep]
+    if targets.size == 0:
+        return float("nan")
+    order = np.argsort(targets, kind="stable")
+    targets, weights = targets[order], weights[order]
+    half = weights.sum() / 2.0
+    cumulative = 0.0
+    for index, (target, weight) in enumerate(zip(targets, weights)):
+        cumulative += weight
+        if cumulative >= half:
+            if cumulative == half and index + 1 < targets.size:
+                return float((target + targets[index + 1]) / 2.0)
+            return float(target)
+    return float(targets[-1])
+
+
+def absolute_error(y, sample_weight=None):
+    """Weighted mean absolute deviation of the targets `y` from their
+    weighted median (see :func:`weighted_median`).
+
+    Returns
+    -------
+    float
+        ``sum(w * |y - median|) / sum(w)``; 0.0 for a weightless set.
+    """
+    targets = np.asarray(y, dtype=np.float64).reshape(-1)
+    weights = _as_weights(sample_weight, targets.shape[0])
+    total_weight = weights.sum()
+    if total_weight <= 0:
+        return 0.0
+    median = weighted_median(targets, weights)
+    return float(np.dot(weights, np.abs(targets - median)) / total_weight)
+
+
 CRITERIA = {
     "gini": gini,
     "entropy": entropy,
     "misclassification": misclassification,
     "squared_error": squared_error,
     "poisson": poisson,
+    "absolute_error": absolute_error,
 }
 """dict: criterion name -> impurity function ``f(y, sample_weight=None)``."""
 

@@ -21,7 +21,7 @@ from .criteria import _as_weights, impurity, output_mean_impurity
 __all__ = ["Split", "best_split", "midpoint"]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification")
-REGRESSION_CRITERIA = ("squared_error", "poisson")
+REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
 # A Poisson child whose target sum is at most this would predict 0, which the
 # deviance cannot score: such splits are not candidates.
 POISSON_MIN_SUM = float(np.finfo(np.float64).eps)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .criteria import CostSensitiveGini, _as_weights, impurity, output_mean_impurity
+from .criteria import (CostSensitiveGini, _as_weights, impurity, output_mean_impurity,
+                       weighted_median)
 from .split import (
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
@@ -250,6 +251,8 @@ class _Builder:
         if self.n_classes is None:
             if node_weight <= 0:
                 return 0.0
+            if self.criterion == "absolute_error":
+                return weighted_median(self.y[rows], self.weights[rows])
             return float(np.dot(self.weights[rows], self.y[rows]) / node_weight)
         class_weights = np.bincount(
             self.y[rows], weights=self.weights[rows], minlength=self.n_classes
