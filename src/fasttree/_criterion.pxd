@@ -121,6 +121,11 @@ cdef class Criterion:
     # Writes the non-zero entries of node_value, in ascending index order, to
     # index and data (room for n_values entries); returns their number.
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil
+    # The value a monotonic constraint bounds (a regression's mean or median,
+    # a binary classifier's fraction of class 1): of the current node, and
+    # of the current left and right children.
+    cdef double monotone_value(self) noexcept nogil
+    cdef void children_values(self, double* left, double* right) noexcept nogil
 
 
 # The classes seen among some positions and their weights, by class index.
@@ -169,6 +174,8 @@ cdef class ClassificationCriterion(Criterion):
     cdef intp_t* group_classes         # classes present in that group
     cdef object _keep_alive            # owners of the arrays pointed to
 
+    # The fraction of class 1 in a class-number-indexed set of weights.
+    cdef double positive_fraction(self, const double* weights, double total) noexcept nogil
     # Moves one class's weight from the right child to the left one.
     cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil
     # The children's states from the kept left child (children_from_kept).
@@ -335,6 +342,9 @@ cdef class AbsoluteError(Criterion):
     # minus left_point).
     cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
                           double half) noexcept nogil
+    # A child's weighted median of output k, from its cursor and weight.
+    cdef double side_median(self, intp_t k, const MedianCursor* cursor, bint right,
+                            double weight) noexcept nogil
     # The absolute deviation of one child's targets of output k from their
     # weighted median, from its cursor, weight and weighted sum.
     cdef double side_loss(self, intp_t k, const MedianCursor* cursor, bint right,

@@ -96,6 +96,13 @@ cdef class Criterion:
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         return 0
 
+    cdef double monotone_value(self) noexcept nogil:
+        return 0.0
+
+    cdef void children_values(self, double* left, double* right) noexcept nogil:
+        left[0] = 0.0
+        right[0] = 0.0
+
 
 cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
                                   double weight) noexcept nogil:
@@ -191,6 +198,24 @@ cdef class ClassificationCriterion(Criterion):
                 n_orderings += 1
                 own_order = True
         return n_orderings
+
+    cdef double positive_fraction(self, const double* weights, double total) noexcept nogil:
+        # Class 1's number among the node's classes, if the node holds it.
+        cdef intp_t number
+        if self.n_classes < 2:
+            return 0.0
+        number = self.class_number[1]
+        if number >= self.n_node_classes or self.node_classes[number] != 1:
+            return 0.0
+        return weights[number] / total
+
+    cdef double monotone_value(self) noexcept nogil:
+        return self.positive_fraction(self.node_class_total, self.weighted_n_node)
+
+    cdef void children_values(self, double* left, double* right) noexcept nogil:
+        left[0] = self.positive_fraction(self.weight_left, self.weighted_n_left)
+        right[0] = self.positive_fraction(self.weight_right,
+                                          self.weighted_n_node - self.weighted_n_left)
 
     def __cinit__(self, const int32_t[::1] class_index not None,
                   const double[::1] sample_weight not None, intp_t n_classes, *extra):
@@ -886,6 +911,14 @@ cdef class SquaredError(Criterion):
     cdef double node_impurity(self) noexcept nogil:
         return self.node_loss / self.weighted_n_node
 
+    cdef double monotone_value(self) noexcept nogil:
+        return self.sum_total / self.weighted_n_node
+
+    cdef void children_values(self, double* left, double* right) noexcept nogil:
+        left[0] = self.sum_left / self.weighted_n_left
+        right[0] = (self.sum_total - self.sum_left) / (self.weighted_n_node
+                                                       - self.weighted_n_left)
+
     cdef void node_value(self, double* out) noexcept nogil:
         out[0] = self.sum_total / self.weighted_n_node
 
@@ -1576,10 +1609,23 @@ cdef class AbsoluteError(Criterion):
         cdef const double* node_point = self.node_point + 3 * k * block
         cdef const double* values = self.distinct_value + k * block
         cdef double weight_at = left_point[3 * j], sum_at = left_point[3 * j + 1]
-        cdef double median = values[j]
         if right:
             weight_at = node_point[3 * j] - weight_at
             sum_at = node_point[3 * j + 1] - sum_at
+        return absolute_deviation(self.side_median(k, cursor, right, weight),
+                                  cursor.below_weight + weight_at,
+                                  cursor.below_sum + sum_at, weight, weighted_sum)
+
+    cdef double side_median(self, intp_t k, const MedianCursor* cursor, bint right,
+                            double weight) noexcept nogil:
+        cdef intp_t block = self.block_size, m = self.n_distinct[k], j = cursor.index
+        cdef const double* left_point = self.left_point + 3 * k * block
+        cdef const double* node_point = self.node_point + 3 * k * block
+        cdef const double* values = self.distinct_value + k * block
+        cdef double weight_at = left_point[3 * j]
+        cdef double median = values[j]
+        if right:
+            weight_at = node_point[3 * j] - weight_at
         if cursor.below_weight + weight_at == 0.5 * weight:
             # Exactly half at or below: the mean with the next target present.
             j += 1
@@ -1588,8 +1634,15 @@ cdef class AbsoluteError(Criterion):
                 j += 1
             if j < m:
                 median = 0.5 * (median + values[j])
-        return absolute_deviation(median, cursor.below_weight + weight_at,
-                                  cursor.below_sum + sum_at, weight, weighted_sum)
+        return median
+
+    cdef double monotone_value(self) noexcept nogil:
+        return self.node_median[0]
+
+    cdef void children_values(self, double* left, double* right) noexcept nogil:
+        left[0] = self.side_median(0, &self.left_cursor[0], False, self.weighted_n_left)
+        right[0] = self.side_median(0, &self.right_cursor[0], True,
+                                    self.weighted_n_node - self.weighted_n_left)
 
     cdef double proxy_improvement(self) noexcept nogil:
         cdef intp_t k

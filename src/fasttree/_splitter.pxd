@@ -4,7 +4,7 @@
 # (whichever is cheaper for that node and feature; both find the same split).
 
 cimport cython
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 
 from ._criterion cimport BinSource, Criterion
 from ._histogram cimport Histogram
@@ -38,6 +38,10 @@ cdef struct SplitRecord:
     # holds one value of it (always, for a feature of two values).
     intp_t n_constants_left
     intp_t n_constants_right
+    # The children's constrained values (Criterion.monotone_value), for
+    # the bounds a monotonic constraint passes down.
+    double value_left
+    double value_right
 
 
 # The best candidate of a node's sweeps so far.
@@ -112,6 +116,13 @@ cdef class Splitter:
     cdef intp_t n_best_present
     cdef uint8_t* rank_goes_left      # partition table by rank; all zeros between splits
     cdef uint32_t* category_set       # the set written for the builders (_tree.pxd layout)
+    # Monotonic constraints: per feature -1 (decreasing), 0 or 1
+    # (increasing), or NULL for none; a constrained feature's split must
+    # keep both children's values within [lower_bound, upper_bound], the
+    # current node's bounds (set by the builders), and ordered as asked.
+    cdef const int8_t* monotonic_cst
+    cdef public double lower_bound
+    cdef public double upper_bound
     cdef object _keep_alive
 
     # Finds the best split of samples[start:end], the criterion's current

@@ -101,7 +101,7 @@ cdef class Splitter:
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None, categories=None,
-                  columns=None):
+                  columns=None, monotonic_cst=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
@@ -135,8 +135,22 @@ cdef class Splitter:
         cdef const intp_t[::1] category_counts = categories
         self.n_categories = &category_counts[0] if self.n_features else NULL
         self.any_categorical = bool((categories > 0).any())
+        self.monotonic_cst = NULL
+        self.lower_bound = -INFINITY
+        self.upper_bound = INFINITY
+        cdef const int8_t[::1] constraints
+        if monotonic_cst is not None:
+            monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+            if (monotonic_cst.shape != (self.n_features,)
+                    or not np.isin(monotonic_cst, (-1, 0, 1)).all()):
+                raise ValueError("monotonic_cst needs -1, 0 or 1 per feature")
+            if (monotonic_cst[categories > 0] != 0).any():
+                raise ValueError("monotonic_cst constrains numeric features only")
+            constraints = monotonic_cst
+            if self.n_features:
+                self.monotonic_cst = &constraints[0]
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
-                            ranked.narrow_ranks, categories)
+                            ranked.narrow_ranks, categories, monotonic_cst)
         # The subset sweeps' buffers serve the categorical features only.
         cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets)[categories > 0]
                                            .max(initial=1)))
@@ -373,9 +387,11 @@ cdef class Splitter:
         self.criterion.restore_node(start, record.position, left_state)
         record.impurity_left = self.criterion.node_impurity()
         record.weighted_n_left = self.criterion.weighted_n_node
+        record.value_left = self.criterion.monotone_value()
         self.criterion.restore_node(record.position, end, right_state)
         record.impurity_right = self.criterion.node_impurity()
         record.weighted_n_right = self.criterion.weighted_n_node
+        record.value_right = self.criterion.monotone_value()
         # Without missing values here, later ones follow the heavier child.
         record.missing_seen = best.has_missing
         record.missing_left = (best.missing_left if best.has_missing
@@ -809,7 +825,7 @@ cdef class Splitter:
 
     cdef int offer(self, BestCandidate* best, intp_t n_left, intp_t n_node,
                    intp_t feature, uint32_t left_rank) noexcept nogil:
-        cdef double proxy
+        cdef double proxy, value_left, value_right
         if n_left < self.min_samples_leaf:
             return SKIP
         if n_node - n_left < self.min_samples_leaf:
@@ -819,6 +835,12 @@ cdef class Splitter:
         if (self.criterion.weighted_n_node - self.criterion.weighted_n_left
                 < self.min_weight_leaf):
             return STOP
+        if self.monotonic_cst != NULL and self.monotonic_cst[feature] != 0:
+            self.criterion.children_values(&value_left, &value_right)
+            if not (self.lower_bound <= value_left <= self.upper_bound
+                    and self.lower_bound <= value_right <= self.upper_bound
+                    and (value_left - value_right) * self.monotonic_cst[feature] <= 0.0):
+                return SKIP
         proxy = self.criterion.proxy_improvement()
         # Ties go to the lowest feature index, then the lowest threshold,
         # whatever order the features were drawn in.

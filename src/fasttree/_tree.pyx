@@ -5,7 +5,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 
-from libc.math cimport NAN, isnan
+from libc.math cimport INFINITY, NAN, isnan
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -125,10 +125,68 @@ cdef void store_free(NodeStore* store) noexcept nogil:
     store_init(store, store.n_values, store.sparse_values)
 
 
+cdef void clip_value(NodeStore* store, intp_t node_id, double lower,
+                     double upper) noexcept nogil:
+    """Clips a node's constrained value into [lower, upper]: a regression's
+    value, or a binary classifier's fraction of class 1 (with class 0's
+    fraction its complement)."""
+    cdef double value
+    cdef intp_t entry, first
+    if not store.sparse_values:
+        value = store.value[node_id * store.n_values]
+        store.value[node_id * store.n_values] = min(max(value, lower), upper)
+        return
+    first = store.value_offsets[node_id]
+    value = 0.0
+    for entry in range(first, store.value_offsets[node_id + 1]):
+        if store.value_index[entry] == 1:
+            value = store.value_data[entry]
+    value = min(max(value, lower), upper)
+    # Rewritten in place: a two-class node holds at most two entries.
+    entry = first
+    if value != 1.0:
+        store.value_index[entry] = 0
+        store.value_data[entry] = 1.0 - value
+        entry += 1
+    if value != 0.0:
+        store.value_index[entry] = 1
+        store.value_data[entry] = value
+        entry += 1
+    store.value_count = entry
+    store.value_offsets[node_id + 1] = entry
+
+
+cdef void child_bounds(Splitter splitter, SplitRecord* split, double lower, double upper,
+                       double* bounds) noexcept nogil:
+    """The children's bounds under the monotonic constraints, as scikit-learn
+    sets them: bounds[0:2] the left child's [lower, upper], bounds[2:4] the
+    right child's. A split on a constrained feature puts the middle of the
+    children's values between them; other splits pass the node's on."""
+    cdef int constraint = 0
+    cdef double middle
+    if splitter.monotonic_cst != NULL:
+        constraint = splitter.monotonic_cst[split.feature]
+    bounds[0] = lower
+    bounds[1] = upper
+    bounds[2] = lower
+    bounds[3] = upper
+    if constraint == 0:
+        return
+    middle = 0.5 * (split.value_left + split.value_right)
+    if constraint > 0:
+        bounds[1] = middle
+        bounds[2] = middle
+    else:
+        bounds[0] = middle
+        bounds[3] = middle
+
+
 cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
                            bint is_left, intp_t depth, intp_t n_node_samples,
-                           double impurity) noexcept nogil:
-    """Appends a leaf holding the criterion's current node; returns its id or -1."""
+                           double impurity, double lower=-INFINITY,
+                           double upper=INFINITY) noexcept nogil:
+    """Appends a leaf holding the criterion's current node, its value clipped
+    into [lower, upper] (see clip_value); returns its id or -1."""
     cdef intp_t node_id = store.node_count
     cdef Node* node
     if node_id >= store.capacity:
@@ -162,6 +220,8 @@ cdef intp_t store_add_node(NodeStore* store, Criterion criterion, intp_t parent,
     if depth > store.max_depth:
         store.max_depth = depth
     store.node_count += 1
+    if lower > -INFINITY or upper < INFINITY:
+        clip_value(store, node_id, lower, upper)
     return node_id
 
 
@@ -231,6 +291,8 @@ cdef struct PendingNode:
     intp_t parent
     bint is_left
     intp_t n_known_constants
+    double lower_bound        # the monotonic constraints' bounds on its value
+    double upper_bound
 
 
 cdef int grow_pending(PendingNode** stack, double** states, intp_t* capacity,
@@ -262,13 +324,14 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     cdef SplitRecord split
     cdef intp_t node_id
     cdef double impurity
+    cdef double bounds[4]
     cdef bint is_leaf
     cdef int status = 0
     if stack == NULL or states == NULL:
         free(stack)
         free(states)
         return -1
-    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0)
+    stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0, -INFINITY, INFINITY)
     splitter.criterion.compute_state(0, n_samples, states)
     stack_size = 1
     while stack_size > 0:
@@ -278,7 +341,8 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
                                         states + stack_size * state_size)
         impurity = splitter.criterion.node_impurity()
         node_id = store_add_node(store, splitter.criterion, current.parent, current.is_left,
-                                 current.depth, current.end - current.start, impurity)
+                                 current.depth, current.end - current.start, impurity,
+                                 current.lower_bound, current.upper_bound)
         if node_id < 0:
             status = -1
             break
@@ -291,6 +355,8 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
                 break
             # The right child's state goes where the right child will be
             # pushed, the left child's above it.
+            splitter.lower_bound = current.lower_bound
+            splitter.upper_bound = current.upper_bound
             if splitter.split_node(samples, current.start, current.end,
                                    current.n_known_constants, &split,
                                    states + (stack_size + 1) * state_size,
@@ -307,13 +373,15 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
             status = -1
             break
         store_set_split(store, node_id, &split)
+        child_bounds(splitter, &split, current.lower_bound, current.upper_bound, bounds)
         # The right child goes first so the left subtree is built (and
         # numbered) first.
         stack[stack_size] = PendingNode(split.position, current.end, current.depth + 1,
-                                        node_id, False, split.n_constants_right)
+                                        node_id, False, split.n_constants_right,
+                                        bounds[2], bounds[3])
         stack[stack_size + 1] = PendingNode(current.start, split.position,
                                             current.depth + 1, node_id, True,
-                                            split.n_constants_left)
+                                            split.n_constants_left, bounds[0], bounds[1])
         stack_size += 2
     free(stack)
     free(states)
@@ -327,6 +395,8 @@ cdef struct FrontierNode:
     intp_t depth
     double improvement    # weighted impurity decrease of its best split
     SplitRecord split     # that split; the samples are already partitioned by it
+    double lower_bound    # the monotonic constraints' bounds on its value
+    double upper_bound
 
 
 cdef bint frontier_before(FrontierNode* a, FrontierNode* b) noexcept nogil:
@@ -372,7 +442,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
                                 BuildLimits* limits, intp_t start, intp_t end,
                                 intp_t depth, intp_t parent, bint is_left,
                                 FrontierNode* heap, intp_t* heap_size,
-                                double* child_states) noexcept nogil:
+                                double* child_states, double lower,
+                                double upper) noexcept nogil:
     """Adds a node as a leaf and queues it when it has a worthwhile split.
 
     Nodes are expanded out of order, so each is initialised from its
@@ -383,7 +454,7 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     splitter.criterion.init_node(start, end)
     impurity = splitter.criterion.node_impurity()
     candidate.node_id = store_add_node(store, splitter.criterion, parent, is_left, depth,
-                                       end - start, impurity)
+                                       end - start, impurity, lower, upper)
     if candidate.node_id < 0:
         return -1
     if stops_before_search(limits, depth, end - start, splitter.criterion.weighted_n_node,
@@ -391,6 +462,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         return 0
     # Nodes are searched out of tree order, so a constant-feature prefix
     # inherited from the parent could be stale: start from none.
+    splitter.lower_bound = lower
+    splitter.upper_bound = upper
     if splitter.split_node(samples, start, end, 0, &candidate.split,
                            child_states, child_states + splitter.criterion.state_size) < 0:
         return -1
@@ -408,6 +481,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     candidate.start = start
     candidate.end = end
     candidate.depth = depth
+    candidate.lower_bound = lower
+    candidate.upper_bound = upper
     frontier_push(heap, heap_size, candidate)
     return 0
 
@@ -422,6 +497,7 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
     cdef intp_t heap_size = 0
     cdef intp_t n_leaves = 1
     cdef FrontierNode expanded
+    cdef double bounds[4]
     cdef int status
     cdef double* child_states = <double*> malloc(2 * splitter.criterion.state_size
                                                  * sizeof(double))
@@ -430,20 +506,24 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
         free(child_states)
         return -1
     status = add_frontier_candidate(store, splitter, samples, limits, 0, n_samples, 0,
-                                    NO_PARENT, False, heap, &heap_size, child_states)
+                                    NO_PARENT, False, heap, &heap_size, child_states,
+                                    -INFINITY, INFINITY)
     while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
         expanded = frontier_pop(heap, &heap_size)
         store_set_split(store, expanded.node_id, &expanded.split)
         n_leaves += 1
+        child_bounds(splitter, &expanded.split, expanded.lower_bound, expanded.upper_bound,
+                     bounds)
         status = add_frontier_candidate(store, splitter, samples, limits, expanded.start,
                                         expanded.split.position, expanded.depth + 1,
                                         expanded.node_id, True, heap, &heap_size,
-                                        child_states)
+                                        child_states, bounds[0], bounds[1])
         if status == 0:
             status = add_frontier_candidate(store, splitter, samples, limits,
                                             expanded.split.position, expanded.end,
                                             expanded.depth + 1, expanded.node_id, False,
-                                            heap, &heap_size, child_states)
+                                            heap, &heap_size, child_states, bounds[2],
+                                            bounds[3])
     free(heap)
     free(child_states)
     return status

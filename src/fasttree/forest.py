@@ -26,7 +26,8 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    predicted_classes, regression_offset, renamed_regression_criterion,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
-                   check_criterion_features, labels_of_outputs, multi_output_criterion,
+                   check_criterion_features, check_monotonic_cst, labels_of_outputs,
+                   multi_output_criterion,
                    regression_criterion, resolve_tree_limits)
 
 __all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
@@ -183,6 +184,15 @@ class BaseForest(BaseEnsemble):
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
         check_criterion_features(self.criterion, limits["categories"])
+        widths = targets.get("widths")
+        classes = targets.get("classes")
+        limits["monotonic_cst"] = check_monotonic_cst(
+            self.monotonic_cst, n_features, 1 if widths is None else len(widths),
+            len(classes) if widths is None and classes is not None else None,
+            limits["categories"])
+        if limits["multiway"] and limits["monotonic_cst"] is not None:
+            raise ValueError("monotonic_cst constrains binary trees; multiway (C4.5) trees "
+                             "take none")
         if targets.get("widths") is not None:
             check_single_output_options(self, limits["multiway"])
         if limits["multiway"] and self._splitter == "random":
@@ -552,7 +562,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn"):
+                 categorical_split="binary", missing="learn", monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -579,6 +589,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         self.oob_batch_size = oob_batch_size
         self.oob_tol = oob_tol
         self.oob_patience = oob_patience
+        self.monotonic_cst = monotonic_cst
 
     def _encode_targets(self, y, n_samples):
         classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
@@ -851,6 +862,9 @@ class RandomForestClassifier(ForestClassifier):
         trees. The curve is kept in ``oob_curve_``. Needs bootstrap=True.
     oob_tol : float, default=1e-3
     oob_patience : int, default=3
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonic constraints of every tree (see
+        :class:`fasttree.DecisionTreeClassifier`); the forest's mean keeps them.
 
     Attributes
     ----------
@@ -880,7 +894,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, aggregation="mean",
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = renamed_regression_criterion(criterion)
         self.max_depth = max_depth
@@ -903,6 +917,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         self.oob_batch_size = oob_batch_size
         self.oob_tol = oob_tol
         self.oob_patience = oob_patience
+        self.monotonic_cst = monotonic_cst
 
     def _encode_targets(self, y, n_samples):
         if self.aggregation not in ("mean", "median"):
@@ -1048,7 +1063,7 @@ class ExtraTreesClassifier(ForestClassifier):
                  n_jobs=None, random_state=None, verbose=0, warm_start=False,
                  class_weight=None, voting="soft", oob_batch_size=None, oob_tol=1e-3,
                  oob_patience=3, loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn"):
+                 categorical_split="binary", missing="learn", monotonic_cst=None):
         super().__init__(**parameters_of(locals()))
 
 
@@ -1074,6 +1089,6 @@ class ExtraTreesRegressor(ForestRegressor):
                  ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,
                  n_jobs=None, random_state=None, verbose=0, warm_start=False,
                  aggregation="mean", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", monotonic_cst=None):
         super().__init__(**parameters_of(locals()))
 

@@ -70,6 +70,42 @@ def regression_criterion(criterion, target, sample_weight):
     return REGRESSION_CRITERIA[criterion](target, sample_weight), widths
 
 
+def check_monotonic_cst(monotonic_cst, n_features, n_outputs, n_classes=None,
+                        categories=None):
+    """``monotonic_cst`` as int8 (-1 decreasing, 0 free, 1 increasing per
+    feature), or None; the messages are scikit-learn's.
+
+    Parameters
+    ----------
+    monotonic_cst : array-like of shape (n_features,) or None
+    n_features, n_outputs : int
+    n_classes : int, optional
+        For a classifier: its number of classes (two at most).
+    categories : ndarray, optional
+        Per feature its number of categories (categorical features take no
+        constraint).
+    """
+    if monotonic_cst is None:
+        return None
+    if n_outputs > 1:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+    constraints = np.asarray(monotonic_cst)
+    if constraints.ndim != 1 or constraints.shape[0] != n_features:
+        shape = constraints.shape[0] if constraints.ndim == 1 else constraints.shape
+        raise ValueError(f"monotonic_cst has shape {shape} but the input data X has "
+                         f"{n_features} features.")
+    if constraints.dtype.kind not in "biuf" or not np.isin(constraints, (-1, 0, 1)).all():
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but "
+                         f"got {np.unique(constraints)}")
+    if n_classes is not None and n_classes > 2:
+        raise ValueError("Monotonicity constraints are not supported with multiclass "
+                         "classification.")
+    if categories is not None and (constraints[np.asarray(categories) > 0] != 0).any():
+        raise ValueError("monotonic_cst constrains numeric features only; give the "
+                         "categorical features 0")
+    return constraints.astype(np.int8)
+
+
 def check_criterion_features(criterion, categories):
     """Raise when the criterion cannot split the categorical features
     (``categories``: per feature its number of categories, or None)."""
@@ -345,7 +381,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     splitter = Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=SplitMethod.SPLIT_RANDOM if limits["splitter"] == "random" else None,
-                        categories=limits.get("categories"), columns=limits.get("columns"))
+                        categories=limits.get("categories"), columns=limits.get("columns"),
+                        monotonic_cst=limits.get("monotonic_cst"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
@@ -667,6 +704,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         the tree is pruned back (weakest link first) while a collapse adds
         at most ``ccp_alpha`` risk per leaf removed. 0 keeps the whole tree.
         See :meth:`cost_complexity_pruning_path`.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        A monotonic constraint per feature: 1 increasing, -1 decreasing, 0
+        none. Splits on a constrained feature must order their children's
+        values as asked, and every node's value is kept within bounds its
+        ancestors' constrained splits set, as in scikit-learn: the
+        probability of the second class rises (1) or falls (-1) with the
+        feature. Two classes and one output only; categorical features
+        take 0.
 
     Attributes
     ----------
@@ -690,7 +735,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
-                 missing="learn"):
+                 missing="learn", monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -707,6 +752,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
         self.missing = missing
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -738,6 +784,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
         multiway = check_split_options(self)
+        limits["monotonic_cst"] = check_monotonic_cst(
+            self.monotonic_cst, X.shape[1], len(classes) if isinstance(classes, list) else 1,
+            None if isinstance(classes, list) else len(classes), limits["categories"])
+        if multiway and limits["monotonic_cst"] is not None:
+            raise ValueError("monotonic_cst constrains binary trees; multiway (C4.5) trees "
+                             "take none")
         if isinstance(classes, list):
             check_single_output_options(self, multiway)
             n_classes = [len(output_classes) for output_classes in classes]
@@ -874,17 +926,22 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
+    criterion : {'squared_error', 'absolute_error', 'poisson', 'friedman_mse'}, \
+default='squared_error'
         'squared_error': each split minimises the children's weighted
-        variance. 'poisson': the children's half Poisson deviance, for counts
+        variance. 'absolute_error': the children's weighted absolute
+        deviations from their weighted medians, and leaves predict the
+        weighted median (robust to outliers; numeric features only).
+        'poisson': the children's half Poisson deviance, for counts
         and rates (y >= 0 with a positive sum; a split that leaves a child
         no positive target is never taken, so every leaf predicts more than
         0). 'friedman_mse' grows the same trees as 'squared_error'; it becomes
         'squared_error', with a FutureWarning, as in scikit-learn 1.9.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha,
-    categorical_features
-        As for :class:`DecisionTreeClassifier`.
+    categorical_features, monotonic_cst
+        As for :class:`DecisionTreeClassifier`; ``monotonic_cst`` constrains
+        the predicted value (one output only).
 
     Attributes
     ----------
@@ -900,7 +957,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0, categorical_features="from_dtype"):
+                 ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None):
         self.criterion = renamed_regression_criterion(criterion)
         self.splitter = splitter
         self.max_depth = max_depth
@@ -913,6 +970,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -940,6 +998,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         limits["categories"] = None if encoding is None else encoding.counts
         check_criterion_target(self.criterion, target, type(self).__name__)
         check_criterion_features(self.criterion, limits["categories"])
+        limits["monotonic_cst"] = check_monotonic_cst(
+            self.monotonic_cst, X.shape[1], 1 if target.ndim == 1 else target.shape[1],
+            categories=limits["categories"])
         offset = regression_offset(self.criterion, target, sample_weight)
         criterion, widths = regression_criterion(self.criterion, target - offset, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
@@ -985,7 +1046,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn"):
+                 categorical_split="binary", missing="learn", monotonic_cst=None):
         super().__init__(**parameters_of(locals()))
 
 
@@ -1001,5 +1062,6 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype"):
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype",
+                 monotonic_cst=None):
         super().__init__(**parameters_of(locals()))
