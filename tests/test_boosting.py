@@ -325,3 +325,18 @@ def test_weights_that_overflow_stop_the_boosting_with_a_warning():
     assert 1 <= len(model.estimators_) < 30
     assert np.all(np.isfinite(model.estimator_weights_))
     assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+def test_members_from_other_libraries_get_x_of_more_than_two_dimensions():
+    dummy = pytest.importorskip("sklearn.dummy")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3, 3))
+    y = (np.arange(40) % 3 > 0).astype(int)  # two thirds 1: the dummy beats chance
+    booster = AdaBoostClassifier(dummy.DummyClassifier(strategy="most_frequent")).fit(X, y)
+    assert booster.predict(X).shape == (40,)
+    assert booster.predict_proba(X).shape == (40, 2)
+    regressor = AdaBoostRegressor(dummy.DummyRegressor()).fit(X, rng.normal(size=40))
+    assert regressor.predict(X).shape == (40,)
+    # fasttree's own stumps read a 2-D matrix and say so.
+    with pytest.raises(ValueError, match="2D|2-D|dimension"):
+        AdaBoostClassifier().fit(X, y)

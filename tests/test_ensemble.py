@@ -80,3 +80,24 @@ def test_rows_that_no_member_left_out_are_warned_of_and_left_out(ensemble_class)
 def test_out_of_bag_sums_refuse_an_estimate_without_out_of_bag_rows():
     with pytest.raises(ValueError, match="too few estimators"):
         OutOfBagSums(3, 1).covered()
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_a_joblib_backend_the_user_sets_runs_the_members_and_changes_nothing(backend):
+    joblib = pytest.importorskip("joblib")
+    from fasttree import BaggingRegressor, RandomForestClassifier
+    from fasttree._ensemble import user_joblib_backend
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    forest = RandomForestClassifier(n_estimators=6, n_jobs=2, random_state=0).fit(X, y)
+    bagging = BaggingRegressor(n_estimators=4, random_state=0).fit(X, X[:, 2])
+    assert user_joblib_backend() is None
+    with joblib.parallel_backend(backend, n_jobs=2):
+        assert user_joblib_backend() is not None
+        forest_there = RandomForestClassifier(n_estimators=6, n_jobs=2,
+                                              random_state=0).fit(X, y)
+        bagging_there = BaggingRegressor(n_estimators=4, random_state=0).fit(X, X[:, 2])
+    np.testing.assert_array_equal(forest_there.predict_proba(X), forest.predict_proba(X))
+    np.testing.assert_array_equal(bagging_there.predict(X), bagging.predict(X))

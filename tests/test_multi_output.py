@@ -253,8 +253,9 @@ def test_options_of_one_output_are_refused_for_several(params, message):
 def test_sparse_y_is_refused_with_a_type_error():
     sparse = pytest.importorskip("scipy.sparse")
     X = np.arange(20.0).reshape(10, 2)
-    with pytest.raises(TypeError, match="sparse y"):
-        DecisionTreeClassifier().fit(X, sparse.csr_matrix(np.eye(10, 3)))
+    for error in (TypeError, ValueError):  # scikit-learn's trees raise one, its forests the other
+        with pytest.raises(error, match="sparse multilabel-indicator for y is not supported"):
+            DecisionTreeClassifier().fit(X, sparse.csr_matrix(np.eye(10, 3)))
 
 
 def test_pruning_by_validation_takes_one_output_only():
@@ -329,16 +330,35 @@ def test_forest_classifier_hard_votes_count_one_vote_per_tree_and_output():
 
 
 def test_forest_classifier_out_of_bag_estimates_per_output():
-    X, y = multi_output_data("classification", n_samples=200)
+    X, labels = multi_output_data("classification", n_samples=200)
+    y = (labels == np.array(["yes", "a"])).astype(int)  # 0/1 labels: multilabel
     forest = RandomForestClassifier(n_estimators=25, random_state=0, oob_score=True).fit(X, y)
     decision = forest.oob_decision_function_
-    assert decision.shape == (200, 3, 2)
-    np.testing.assert_array_equal(decision[:, 2, 0], 0.0)  # the two-class output, padded
+    assert decision.shape == (200, 2, 2)
     covered = ~np.isnan(decision[:, 0, 0])
-    truth = np.stack([np.searchsorted(forest.classes_[k], y[:, k]) for k in range(2)], axis=1)
     predicted = np.argmax(np.nan_to_num(decision), axis=1)
-    expected = np.mean((predicted == truth)[covered].all(axis=1))
+    expected = np.mean((predicted == y)[covered].all(axis=1))
     assert_rounding_close(forest.oob_score_, expected)
+
+
+def test_out_of_bag_scores_of_labels_other_than_zero_and_one_are_refused():
+    # As scikit-learn: a multiclass-multioutput target has no OOB score.
+    X, y = multi_output_data("classification")
+    with pytest.raises(ValueError, match="cannot be used to compute OOB estimates"):
+        RandomForestClassifier(n_estimators=3, oob_score=True).fit(X, y)
+    # Without oob_score the same target fits.
+    RandomForestClassifier(n_estimators=3).fit(X, y)
+
+
+def test_a_warm_start_adding_no_tree_leaves_a_forest_grown_for_other_targets():
+    X, y = multi_output_data("classification")
+    forest = RandomForestClassifier(n_estimators=4, warm_start=True, random_state=0)
+    forest.fit(X, y[:, 0])
+    before = forest.predict_proba(X)
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        forest.fit(X, y)
+    np.testing.assert_array_equal(forest.predict_proba(X), before)
+    assert forest.n_outputs_ == 1
 
 
 @pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor])

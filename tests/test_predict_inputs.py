@@ -195,3 +195,28 @@ def test_float64_values_round_to_float32_before_they_meet_a_threshold():
     expected = tree.predict(rows.astype(np.float32))
     np.testing.assert_array_equal(tree.predict(rows), expected)
     np.testing.assert_array_equal(tree.predict(np.asfortranarray(rows)), expected)
+
+
+def test_a_tree_pickled_on_a_machine_of_the_other_byte_order_loads():
+    import copyreg
+    import io
+    import pickle
+
+    from fasttree import DecisionTreeClassifier, RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+
+    def swapped(array):
+        return array.byteswap().view(array.dtype.newbyteorder()).__reduce__()
+
+    for model in (DecisionTreeClassifier(random_state=0).fit(X, y),
+                  RandomForestRegressor(n_estimators=3, random_state=0).fit(X, X[:, 1])):
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer)
+        pickler.dispatch_table = copyreg.dispatch_table.copy()
+        pickler.dispatch_table[np.ndarray] = swapped
+        pickler.dump(model)
+        loaded = pickle.loads(buffer.getvalue())
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

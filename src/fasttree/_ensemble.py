@@ -3,6 +3,7 @@ seeds and row draws, fitting members on threads, out-of-bag sums, warm-start
 checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
 
 import numbers
+import sys
 import threading
 import time
 import warnings
@@ -31,14 +32,15 @@ def resolve_n_jobs(n_jobs):
     return int(n_jobs)
 
 
-def member_matrix(X, *, reads_float32, estimator=None, check_finite=True):
+def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_nd=False):
     """X as an ensemble hands it to its members.
 
     fasttree members work in float32, so X is converted once for all of them
     (NaN kept; infinity refused when ``check_finite``). Members from other
     libraries get float64, and a sparse X stays sparse (CSR, or CSC as given)
     for them; their own checks decide on NaN and infinity (a pipeline member
-    may replace them).
+    may replace them). With ``allow_nd`` they also get a dense X of more than
+    two dimensions (samples first), as scikit-learn's AdaBoost passes it on.
     """
     if reads_float32:
         return check_array_2d(X, estimator=estimator, check_finite=check_finite,
@@ -50,6 +52,12 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True):
         return stored.astype(np.float64)
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
         X = X.to_numpy()
+    if allow_nd and np.ndim(X) > 2:
+        X = np.asarray(X)
+        if X.dtype.kind not in "biuf" or 0 in X.shape:
+            check_array_2d(X.reshape(X.shape[0], -1), estimator=estimator,
+                           check_finite=False)  # raises, naming the fault
+        return np.ascontiguousarray(X, dtype=np.float64)
     check_array_2d(X, estimator=estimator, check_finite=False, keep_float=True)
     return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
 
@@ -156,10 +164,37 @@ def map_members(function, indices, n_threads, progress=None):
                       f"{time.perf_counter() - start:.1f} s", flush=True)
         return result
 
+    backend = user_joblib_backend()
+    if backend is not None:
+        # The user chose where parallel work runs (a cluster's backend, say):
+        # the members go there, threads preferred, as scikit-learn sends them.
+        import joblib
+
+        # (Progress is joblib's to report there: its workers may be processes.)
+        return joblib.Parallel(n_jobs=backend[1] if backend[1] is not None else n_threads,
+                               prefer="threads")(joblib.delayed(function)(index)
+                                                 for index in indices)
     if n_threads == 1 or len(indices) <= 1:
         return [run(index) for index in indices]
     with ThreadPoolExecutor(max_workers=min(n_threads, len(indices))) as pool:
         return list(pool.map(run, indices))
+
+
+def user_joblib_backend():
+    """``(backend, n_jobs)`` of a joblib backend the user has set (with
+    ``joblib.parallel_backend`` or ``parallel_config``), or None: without
+    one, or without joblib imported, fasttree runs its own threads."""
+    parallel = sys.modules.get("joblib.parallel")
+    if parallel is None:
+        return None
+    try:
+        backend, n_jobs = parallel.get_active_backend()
+    except Exception:  # an incompatible joblib: keep to fasttree's threads
+        return None
+    default = getattr(parallel, "DEFAULT_BACKEND", "loky")
+    if n_jobs is None and type(backend) is parallel.BACKENDS.get(default):
+        return None
+    return backend, n_jobs
 
 
 class OutOfBagSums:

@@ -597,6 +597,11 @@ class Tree:
             raise ValueError(f"cannot load a fasttree tree of format version {found!r}; "
                              "this version of fasttree reads versions "
                              f"{', '.join(map(str, READABLE_VERSIONS))}")
+        # Arrays pickled on a machine of the other byte order come back in
+        # it: the kernels read native ones.
+        state = {key: value.astype(value.dtype.newbyteorder("="))
+                 if isinstance(value, np.ndarray) and not _native(value.dtype) else value
+                 for key, value in state.items()}
         try:
             self.__init__(state["n_features"], state["n_values"], state,
                           output_widths=state.get("output_widths"))
@@ -625,6 +630,13 @@ class Tree:
         feature = nodes["feature"][internal]
         if ((feature < 0) | (feature >= self.n_features)).any():
             raise ValueError("corrupt fasttree model: a split feature is out of range")
+
+
+def _native(dtype):
+    """Whether every field of ``dtype`` is in this machine's byte order."""
+    if dtype.fields is not None:
+        return all(_native(field[0]) for field in dtype.fields.values())
+    return dtype.isnative
 
 
 def _output_widths(widths, n_values):

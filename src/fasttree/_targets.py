@@ -11,15 +11,16 @@ import warnings
 
 import numpy as np
 
-from ._validation import data_conversion_warning
+from ._validation import SparseTargetError, data_conversion_warning
 
 
 def as_targets(y, n_samples, estimator):
     """y as a 1-D array (one output) or of shape (n_samples, n_outputs) with
     n_outputs > 1 (several outputs); see :func:`as_1d` for one column."""
     if y is not None and hasattr(y, "toarray") and hasattr(y, "nnz"):
-        raise TypeError(f"{estimator}: a sparse y is not supported; pass a dense array "
-                        "(one column per output)")
+        # scikit-learn's words, which scripts match on.
+        raise SparseTargetError(f"{estimator}: sparse multilabel-indicator for y is not "
+                                "supported. Pass a dense array (one column per output)")
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     if y is not None:

@@ -35,6 +35,11 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
+class SparseTargetError(ValueError, TypeError):
+    """Raised for a sparse y: both a ValueError (scikit-learn's forests raise
+    one) and a TypeError (its trees raise one)."""
+
+
 def _bridged(fasttree_class, name, module="sklearn.exceptions"):
     """``fasttree_class``, or where scikit-learn's ``module`` has been imported
     a subclass of it that is also scikit-learn's class of that ``name``.

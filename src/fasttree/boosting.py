@@ -205,7 +205,7 @@ class BaseBoosting(BaseEnsemble):
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)
         X = member_matrix(X, reads_float32=isinstance(estimator, BaseEstimator),
-                          estimator=type(self).__name__)
+                          estimator=type(self).__name__, allow_nd=True)
         if encoding is not None and "categorical_features" in estimator.get_params(deep=False):
             estimator = type(estimator)(**{**estimator.get_params(deep=False),
                                            "categorical_features": encoding.mask})
@@ -214,7 +214,7 @@ class BaseBoosting(BaseEnsemble):
     def _member_matrix(self, X):
         """X for the fitted members' predictions (see ``member_matrix``)."""
         return member_matrix(X, reads_float32=isinstance(self.estimators_[0], BaseEstimator),
-                             estimator=type(self).__name__)
+                             estimator=type(self).__name__, allow_nd=True)
 
     def staged_score(self, X, y, sample_weight=None):
         """The score after each round: accuracy, or R^2 for the regressor.

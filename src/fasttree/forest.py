@@ -97,6 +97,11 @@ def majority_votes(indptr, index, data):
     return vote_indptr, np.ascontiguousarray(index[first]), np.ones(voting.size)
 
 
+def _zero_one(classes):
+    """Whether an output's class labels are numbers among 0 and 1."""
+    return classes.dtype.kind in "biuf" and bool(np.isin(classes, (0, 1)).all())
+
+
 def _same_classes(classes, other):
     """Whether two ``classes_`` (an array, or a list of one per output) agree."""
     if isinstance(classes, list) != isinstance(other, list):
@@ -201,6 +206,12 @@ class BaseForest(BaseEnsemble):
 
         fitted = self._warm_start_from(n_features, encoding,
                                        len(getattr(self, "_trees", ())))
+        if fitted and len(self._trees) == self.n_estimators and not self._same_targets(
+                targets):
+            # scikit-learn's warning was given: no tree is added, and the
+            # trees were grown for other targets than these, so the forest
+            # stays as it was.
+            return self
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         base_seed = self._base_seed if fitted else check_random_state(self.random_state)
@@ -593,12 +604,21 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _encode_targets(self, y, n_samples):
         classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
-        if self.warm_start and hasattr(self, "classes_") and not _same_classes(
+        adds_trees = len(getattr(self, "_trees", ())) < self.n_estimators
+        if self.warm_start and adds_trees and hasattr(self, "classes_") and not _same_classes(
                 classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the fitted forest")
         if self.voting not in ("soft", "hard"):
             raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
         if isinstance(classes, list):
+            if self.oob_score and not all(_zero_one(output) for output in classes):
+                # scikit-learn's refusal and words: only 0/1 labels
+                # (multilabel-indicator) have out-of-bag scores.
+                raise ValueError("The type of target cannot be used to compute OOB "
+                                 "estimates. Got multiclass-multioutput while only the "
+                                 "following are supported: continuous, "
+                                 "continuous-multioutput, binary, multiclass, "
+                                 "multilabel-indicator.")
             return {"classes": classes, "class_index": class_index, "loss": None,
                     "widths": np.array([len(output) for output in classes], dtype=np.int64)}
         return {"classes": classes, "class_index": class_index,
@@ -647,6 +667,9 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         self.n_classes_ = ([len(classes) for classes in self.classes_] if several
                            else len(self.classes_))
         self.loss_matrix_ = targets["loss"]
+
+    def _same_targets(self, targets):
+        return _same_classes(targets["classes"], self.classes_)
 
     def _set_member_attributes(self, estimator):
         estimator.classes_ = self.classes_
@@ -943,6 +966,10 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
     def _set_target_attributes(self, targets):
         pass
+
+    def _same_targets(self, targets):
+        target = targets["target"]
+        return (1 if target.ndim == 1 else target.shape[1]) == self.n_outputs_
 
     def _set_member_attributes(self, estimator):
         pass

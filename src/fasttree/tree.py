@@ -991,6 +991,15 @@ default='squared_error'
 
     def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names, encoding = self._validate_X_for_fit(X)
+        if self.criterion == "poisson":
+            # scikit-learn judges a Poisson target before its length; any
+            # other fault is left to check_regression_target to name.
+            try:
+                values = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                values = None
+            if values is not None and np.isfinite(values).all():
+                check_criterion_target(self.criterion, values, type(self).__name__)
         target = check_regression_target(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
