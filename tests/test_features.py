@@ -19,7 +19,7 @@ def random_matrix(seed, n_samples=500, n_features=7):
 @pytest.mark.parametrize("seed", range(3))
 def test_ranks_and_values_match_numpy_unique(seed):
     X = random_matrix(seed)
-    ranks, values, offsets, _ = rank_features(X)
+    ranks, values, offsets = rank_features(X)[:3]
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)
@@ -48,7 +48,7 @@ def test_ranks_order_every_kind_of_float_as_numpy_does(n_samples):
         rng.integers(-3, 4, size=n_samples),
         np.float32(rng.integers(0, 2**24, size=n_samples)),
     ]).astype(np.float32)
-    ranks, values, offsets, _ = rank_features(X)
+    ranks, values, offsets = rank_features(X)[:3]
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)
@@ -73,9 +73,38 @@ def test_whole_number_columns_rank_as_numpy_does_through_either_path(n_samples):
         np.where(np.arange(n_samples) == 0, 0.5, rng.integers(0, 9, size=n_samples)),
         rng.choice([-3e9, 0.0, 3e9], size=n_samples),             # whole, out of int range
     ]).astype(np.float32)
-    ranks, values, offsets, _ = rank_features(X)
+    ranks, values, offsets = rank_features(X)[:3]
     for feature in range(X.shape[1]):
         distinct, inverse = np.unique(X[:, feature], return_inverse=True)
         np.testing.assert_array_equal(ranks[feature], inverse)
         np.testing.assert_array_equal(values[offsets[feature]:offsets[feature + 1]], distinct)
     assert not np.signbit(values[values == 0.0]).any()
+
+
+def test_rare_rows_list_the_rows_without_a_features_common_value_both_ways():
+    from fasttree._features import NO_COMMON
+
+    rng = np.random.default_rng(0)
+    X = np.zeros((400, 5), dtype=np.float32)
+    X[rng.random(400) < 0.05, 0] = 1.0                  # sparse, binary
+    X[rng.random(400) < 0.1, 1] = rng.normal(size=400)[:1]  # one rare value
+    X[:, 2] = rng.normal(size=400)                      # continuous: no common value
+    X[:, 3] = rng.integers(0, 2, 400)                   # balanced: no common value
+    X[:, 4] = np.nan                                    # mostly missing: never common
+    X[:5, 4] = 2.0
+    ranked = rank_features(X)
+    for feature in range(5):
+        column = ranked.ranks[feature]
+        listed = ranked.rare_rows[ranked.rare_offsets[feature]:ranked.rare_offsets[feature + 1]]
+        if feature >= 2:
+            assert ranked.common_rank[feature] == NO_COMMON and listed.size == 0
+            continue
+        common = np.bincount(column).argmax()
+        assert ranked.common_rank[feature] == common
+        np.testing.assert_array_equal(listed, np.flatnonzero(column != common))
+    # Row by row, the same (feature, row) pairs.
+    pairs = {(feature, row) for feature in range(5) for row in ranked.rare_rows[
+        ranked.rare_offsets[feature]:ranked.rare_offsets[feature + 1]]}
+    by_row = {(int(feature), row) for row in range(400) for feature in ranked.rare_features[
+        ranked.rare_feature_offsets[row]:ranked.rare_feature_offsets[row + 1]]}
+    assert {(int(f), int(r)) for f, r in pairs} == by_row

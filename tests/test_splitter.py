@@ -469,3 +469,39 @@ def test_large_nodes_sorted_by_the_radix_path_agree_with_the_oracle(name, n_rows
     weights = random_weights(rng, n_rows + 60, "float")
     node = np.sort(rng.permutation(n_rows + 60)[:n_rows])[::-1].copy()
     assert check_against_oracle(name, X, y, weights, node, 4, min_samples_leaf=3) is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 4),
+       criterion=st.sampled_from(("gini", "entropy")), bootstrap=st.booleans())
+def test_bins_summed_from_rare_rows_grow_the_tree_a_full_fill_grows(seed, n_classes, criterion,
+                                                                    bootstrap):
+    # Sparse-like columns (mostly one value, a few others, one with missing
+    # values) and whole weights: the splitter sums such a feature's bins
+    # from the node's rows that do not hold its common value and takes the
+    # common value's bin as the node's totals minus them. Without the rare
+    # rows listed it fills every bin from every row; the trees must match.
+    from fasttree.tree import grow_tree, resolve_tree_limits, DecisionTreeClassifier
+    from fasttree._features import NO_COMMON
+
+    rng = np.random.default_rng(seed)
+    n_rows = 300
+    X = np.zeros((n_rows, 6), dtype=np.float32)
+    for column in range(5):
+        rare = rng.random(n_rows) < rng.uniform(0.01, 0.07)
+        X[rare, column] = rng.integers(1, 4, rare.sum())
+    X[:, 5] = rng.integers(0, 3, n_rows)
+    X[rng.random(n_rows) < 0.05, 5] = np.nan
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 1) ^ (rng.random(n_rows) < 0.2)).astype(np.int32)
+    y = (y + (X[:, 2] > 0)) % n_classes
+    weights = (rng.integers(0, 3, n_rows) if bootstrap else np.ones(n_rows)).astype(float)
+    ranked = rank_features(X)
+    assert (ranked.common_rank[:5] != NO_COMMON).all()
+    plain = ranked._replace(common_rank=np.full(6, NO_COMMON, dtype=np.uint32))
+    limits = resolve_tree_limits(DecisionTreeClassifier(criterion=criterion), {criterion: None},
+                                 n_rows, 6)
+    trees = [grow_tree(features, make_criterion(criterion, y, weights, n_classes), weights,
+                       limits, seed) for features in (ranked, plain)]
+    for name in ("children_left", "feature", "threshold", "value", "impurity",
+                 "weighted_n_node_samples", "missing_go_to_left"):
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

@@ -103,6 +103,15 @@ cdef class Criterion:
     # position i goes to copy i % n_copies.
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
                           intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil
+    # Exact sums only (the splitter's rare-row fills): add_to_bins for the
+    # node positions listed in positions alone, and the bin rest_bin made
+    # the node's totals minus every other bin (so that it holds the
+    # unlisted positions, exactly).
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
+                                    const uint32_t* positions,
+                                    intp_t n_positions) noexcept nogil
+    cdef void write_rest_bin(self, double* stats, intp_t* counts, intp_t n_bins,
+                             intp_t rest_bin, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
     # The orderings of a node's categories whose prefixes a subset split

@@ -84,6 +84,15 @@ cdef class Criterion:
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
 
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
+                                    const uint32_t* positions,
+                                    intp_t n_positions) noexcept nogil:
+        pass
+
+    cdef void write_rest_bin(self, double* stats, intp_t* counts, intp_t n_bins,
+                             intp_t rest_bin, intp_t n_node) noexcept nogil:
+        pass
+
     cdef double proxy_improvement(self) noexcept nogil:
         return 0.0
 
@@ -509,6 +518,32 @@ cdef class ClassificationCriterion(Criterion):
             bin_index = (i & copy_mask) * n_bins + bin_of(source, i)
             add_class_to_bin(stats + bin_index * stride, counts + bin_index,
                              class_number[node_class[i]], node_weight[i])
+
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
+                                    const uint32_t* positions,
+                                    intp_t n_positions) noexcept nogil:
+        cdef intp_t j, i, bin_index, stride = self.n_bin_stats
+        for j in range(n_positions):
+            i = positions[j]
+            bin_index = bin_of(source, i)
+            add_class_to_bin(stats + bin_index * stride, counts + bin_index,
+                             self.class_number[self.node_class[i]], self.node_weight[i])
+
+    cdef void write_rest_bin(self, double* stats, intp_t* counts, intp_t n_bins,
+                             intp_t rest_bin, intp_t n_node) noexcept nogil:
+        # Whole weights below 2**53 (exact_sums): every difference is exact.
+        cdef intp_t b, k, stride = self.n_bin_stats, listed = 0
+        cdef double* rest = stats + rest_bin * stride
+        rest[0] = self.weighted_n_node
+        for k in range(self.n_node_classes):
+            rest[1 + k] = self.node_class_total[k]
+        for b in range(n_bins):
+            if b == rest_bin:
+                continue
+            listed += counts[b]
+            for k in range(self.n_node_classes + 1):
+                rest[k] -= stats[b * stride + k]
+        counts[rest_bin] = n_node - listed
 
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         # Every class in index order, absent ones too: adding their 0.0

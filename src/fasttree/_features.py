@@ -7,8 +7,16 @@ import numpy as np
 
 from ._utils import dense_ranks
 
-RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks")
+RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
+                                              "common_rank rare_offsets rare_rows "
+                                              "rare_feature_offsets rare_features")
 RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``)."""
+
+# common_rank of a feature without a listed common value.
+NO_COMMON = 0xFFFFFFFF
+# A feature's common value is listed when it covers at least this share of
+# the rows (sparse and one-hot columns: mostly zeros).
+COMMON_SHARE = 7 / 8
 
 
 def feature_columns(X):
@@ -53,18 +61,70 @@ def rank_features(X, n_threads=1):
         the ranks of the features of at most 256 values in one byte each (a
         quarter of the cache the histograms of such features read), zeros
         for the others.
+        ``common_rank``, ``rare_offsets``, ``rare_rows`` : see ``rare_rows``.
     """
     columns = feature_columns(X)
     groups = np.array_split(np.arange(columns.shape[0]), max(1, min(n_threads,
                                                                     columns.shape[0])))
     if len(groups) == 1:
-        return RankedFeatures(*dense_ranks(columns))
-    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-        parts = list(pool.map(lambda group: dense_ranks(columns[group]), groups))
-    offsets = [parts[0][2]]
-    for part in parts[1:]:
-        offsets.append(part[2][1:] + offsets[-1][-1])
-    return RankedFeatures(ranks=np.concatenate([part[0] for part in parts]),
-                          values=np.concatenate([part[1] for part in parts]),
-                          value_offsets=np.concatenate(offsets),
-                          narrow_ranks=np.concatenate([part[3] for part in parts]))
+        ranks, values, value_offsets, narrow_ranks = dense_ranks(columns)
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            parts = list(pool.map(lambda group: dense_ranks(columns[group]), groups))
+        offsets = [parts[0][2]]
+        for part in parts[1:]:
+            offsets.append(part[2][1:] + offsets[-1][-1])
+        ranks = np.concatenate([part[0] for part in parts])
+        values = np.concatenate([part[1] for part in parts])
+        value_offsets = np.concatenate(offsets)
+        narrow_ranks = np.concatenate([part[3] for part in parts])
+    return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
+                          *rare_rows(narrow_ranks, values, value_offsets))
+
+
+def rare_rows(narrow_ranks, values, value_offsets):
+    """The rows that do not hold a feature's common value, for the features
+    of at most 256 values whose most frequent value (not a missing one)
+    covers ``COMMON_SHARE`` of the rows: the splitter sums a node's rows of
+    such a feature from its rare rows alone when they are fewer than the
+    node's (see ``Splitter.split_node``).
+
+    Returns
+    -------
+    common_rank : ndarray of uint32, shape (n_features,)
+        The common value's rank, or ``NO_COMMON``.
+    rare_offsets : ndarray of intp, shape (n_features + 1,)
+    rare_rows : ndarray of uint32
+        Feature ``f``'s other rows, ascending, are
+        ``rare_rows[rare_offsets[f]:rare_offsets[f + 1]]``.
+    rare_feature_offsets : ndarray of intp, shape (n_samples + 1,)
+    rare_features : ndarray of uint32
+        The same pairs row by row: the features in which row ``i`` does not
+        hold the common value are
+        ``rare_features[rare_feature_offsets[i]:rare_feature_offsets[i + 1]]``.
+    """
+    n_features, n_samples = narrow_ranks.shape
+    common_rank = np.full(n_features, NO_COMMON, dtype=np.uint32)
+    lengths = np.zeros(n_features, dtype=np.intp)
+    parts = []
+    n_distinct = np.diff(value_offsets)
+    for feature in np.flatnonzero(n_distinct <= 256):
+        counts = np.bincount(narrow_ranks[feature], minlength=n_distinct[feature])
+        common = int(np.argmax(counts))
+        # A missing value (the last rank, NaN ranked +inf) is never common:
+        # its rows take the missing-value sweeps.
+        if counts[common] < COMMON_SHARE * n_samples or np.isinf(
+                values[value_offsets[feature] + common]):
+            continue
+        common_rank[feature] = common
+        rows = np.flatnonzero(narrow_ranks[feature] != common).astype(np.uint32)
+        lengths[feature] = rows.size
+        parts.append(rows)
+    rare_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+    features = np.repeat(np.arange(n_features, dtype=np.uint32), lengths)
+    by_row = np.argsort(rows, kind="stable")
+    feature_offsets = np.concatenate(
+        [[0], np.cumsum(np.bincount(rows, minlength=n_samples))]).astype(np.intp)
+    return (common_rank, rare_offsets, np.ascontiguousarray(rows, dtype=np.uint32),
+            feature_offsets, np.ascontiguousarray(features[by_row]))

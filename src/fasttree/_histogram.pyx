@@ -39,6 +39,25 @@ cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
     return 0
 
 
+cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, BinSource source,
+                             intp_t n_node, intp_t n_bins, const uint32_t* positions,
+                             intp_t n_positions, intp_t common_bin) noexcept nogil:
+    """histogram_fill from the node positions listed (those not holding the
+    feature's common value, in bin common_bin) alone; the criterion must
+    have exact sums. The bins come out as histogram_fill's, exactly."""
+    cdef intp_t n_bin_stats = criterion.n_bin_stats
+    if histogram_reserve(histogram, n_bins, n_bin_stats) < 0:
+        return -1
+    histogram.n_bin_stats = n_bin_stats
+    histogram.n_bins = n_bins
+    memset(histogram.stats, 0, n_bins * n_bin_stats * sizeof(double))
+    memset(histogram.counts, 0, n_bins * sizeof(intp_t))
+    criterion.add_positions_to_bins(histogram.stats, histogram.counts, source, positions,
+                                    n_positions)
+    criterion.write_rest_bin(histogram.stats, histogram.counts, n_bins, common_bin, n_node)
+    return 0
+
+
 cdef int histogram_fill(Histogram* histogram, Criterion criterion, BinSource source,
                         intp_t n_node, intp_t n_bins) noexcept nogil:
     cdef intp_t n_bin_stats = criterion.n_bin_stats

@@ -13,6 +13,7 @@ from ._utils cimport intp_t
 
 cdef enum:
     NO_MISSING = 0xFFFFFFFF   # missing_rank of a feature without missing values
+    NO_COMMON = 0xFFFFFFFF    # common_rank of a feature without a common value listed
 
 
 cdef struct SplitRecord:
@@ -116,6 +117,18 @@ cdef class Splitter:
     cdef intp_t n_best_present
     cdef uint8_t* rank_goes_left      # partition table by rank; all zeros between splits
     cdef uint32_t* category_set       # the set written for the builders (_tree.pxd layout)
+    # Features whose common value fills most rows (sparse columns): per
+    # feature the common value's rank (NO_COMMON without one), and per row
+    # the features in which it does not hold it (rank_features' rare rows).
+    # A node indexes its rows by those features once (index_rare_rows), so
+    # each such feature's bins are summed from its rare rows in the node.
+    cdef const uint32_t* common_rank
+    cdef const intp_t* rare_feature_offsets
+    cdef const uint32_t* rare_features
+    cdef intp_t* node_rare_start      # per feature, where its node positions start in
+                                      # node_rare_positions (n_features + 1 entries)
+    cdef intp_t* node_rare_fill       # placement cursors of the same length
+    cdef uint32_t* node_rare_positions
     # Monotonic constraints: per feature -1 (decreasing), 0 or 1
     # (increasing), or NULL for none; a constrained feature's split must
     # keep both children's values within [lower_bound, upper_bound], the
@@ -138,6 +151,10 @@ cdef class Splitter:
     # (one-byte) ranks when the feature has few values.
     cdef BinSource feature_ranks_at(self, intp_t feature,
                                     const uint32_t* node_samples) noexcept nogil
+    # Buckets the node's positions by the features in which their rows do
+    # not hold the common value (node_rare_start, node_rare_positions).
+    cdef void index_rare_rows(self, const uint32_t* node_samples,
+                              intp_t n_node) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
     # the feature, filled straight from the samples, or over the rank_span
     # ranks the node holds (found by a first pass), or a sort.

@@ -5,9 +5,10 @@ import numpy as np
 
 from libc.math cimport INFINITY, nextafterf
 from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.string cimport memcpy, memset
 
 from ._criterion cimport bin_of
-from ._histogram cimport (histogram_bin, histogram_fill, histogram_free,
+from ._histogram cimport (histogram_bin, histogram_fill, histogram_fill_rare, histogram_free,
                           histogram_init)
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
                      rng_next, sort_items)
@@ -149,8 +150,19 @@ cdef class Splitter:
             constraints = monotonic_cst
             if self.n_features:
                 self.monotonic_cst = &constraints[0]
+        cdef const uint32_t[::1] common_rank = ranked.common_rank
+        cdef const intp_t[::1] feature_offsets = ranked.rare_feature_offsets
+        cdef const uint32_t[::1] rare_features = np.append(ranked.rare_features, np.uint32(0))
+        if (common_rank.shape[0] != self.n_features
+                or feature_offsets.shape[0] != self.n_samples + 1):
+            raise ValueError("common_rank and rare_feature_offsets do not fit the ranks")
+        self.common_rank = &common_rank[0] if self.n_features else NULL
+        self.rare_feature_offsets = &feature_offsets[0]
+        self.rare_features = &rare_features[0]
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
-                            ranked.narrow_ranks, categories, monotonic_cst)
+                            ranked.narrow_ranks, categories, monotonic_cst,
+                            ranked.common_rank, ranked.rare_feature_offsets,
+                            rare_features.base)
         # The subset sweeps' buffers serve the categorical features only.
         cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets)[categories > 0]
                                            .max(initial=1)))
@@ -173,8 +185,13 @@ cdef class Splitter:
         self.items = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
         self.scratch = <uint64_t*> malloc(self.n_samples * sizeof(uint64_t))
         self.goes_left = <uint8_t*> malloc(self.n_samples * sizeof(uint8_t))
+        self.node_rare_start = <intp_t*> malloc((self.n_features + 1) * sizeof(intp_t))
+        self.node_rare_fill = <intp_t*> malloc((self.n_features + 1) * sizeof(intp_t))
+        self.node_rare_positions = <uint32_t*> malloc(
+            max(1, feature_offsets[self.n_samples]) * sizeof(uint32_t))
         if not (self.features and self.node_ranks and self.items and self.scratch
-                and self.goes_left):
+                and self.goes_left and self.node_rare_start and self.node_rare_fill
+                and self.node_rare_positions):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -218,6 +235,9 @@ cdef class Splitter:
         free(self.items)
         free(self.scratch)
         free(self.goes_left)
+        free(self.node_rare_start)
+        free(self.node_rare_fill)
+        free(self.node_rare_positions)
         histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
@@ -233,6 +253,8 @@ cdef class Splitter:
         cdef int status
         cdef BinSource source
         cdef BestCandidate best
+        cdef intp_t n_rare
+        cdef bint rare_indexed = False
 
         best.proxy_improvement = -INFINITY
         best.feature = -1
@@ -276,14 +298,30 @@ cdef class Splitter:
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
                 # A second value usually shows within a few samples; a
-                # constant feature is found without filling its bins.
-                if holds_one_value(source, n_node):
+                # constant feature is found without filling its bins. A
+                # feature whose rare rows (those without its common value)
+                # are few next to the node's is summed from them alone.
+                n_rare = -1
+                if self.criterion.exact_sums and self.common_rank[feature] != NO_COMMON:
+                    if not rare_indexed:
+                        self.index_rare_rows(node_samples, n_node)
+                        rare_indexed = True
+                    n_rare = (self.node_rare_start[feature + 1]
+                              - self.node_rare_start[feature])
+                if n_rare == 0 or (n_rare < 0 and holds_one_value(source, n_node)):
                     self.features[pick] = self.features[first_unvisited]
                     self.features[first_unvisited] = feature
                     first_unvisited += 1
                     continue
-                if histogram_fill(&self.histogram, self.criterion, source, n_node,
-                                  n_distinct) < 0:
+                if n_rare > 0:
+                    if histogram_fill_rare(&self.histogram, self.criterion, source, n_node,
+                                           n_distinct,
+                                           self.node_rare_positions
+                                           + self.node_rare_start[feature],
+                                           n_rare, self.common_rank[feature]) < 0:
+                        return -1
+                elif histogram_fill(&self.histogram, self.criterion, source, n_node,
+                                    n_distinct) < 0:
                     return -1
                 first_bin = 0
                 while self.histogram.counts[first_bin] == 0:
@@ -596,6 +634,24 @@ cdef class Splitter:
             return BinSource(self.narrow_ranks + feature * self.n_samples, node_samples, 0,
                              True)
         return BinSource(self.ranks + feature * self.n_samples, node_samples, 0, False)
+
+    cdef void index_rare_rows(self, const uint32_t* node_samples,
+                              intp_t n_node) noexcept nogil:
+        # A counting sort of the node's (feature, position) pairs by feature.
+        cdef intp_t i, j, feature
+        cdef const intp_t* offsets = self.rare_feature_offsets
+        memset(self.node_rare_start, 0, (self.n_features + 1) * sizeof(intp_t))
+        for i in range(n_node):
+            for j in range(offsets[node_samples[i]], offsets[node_samples[i] + 1]):
+                self.node_rare_start[self.rare_features[j] + 1] += 1
+        for feature in range(self.n_features):
+            self.node_rare_start[feature + 1] += self.node_rare_start[feature]
+        memcpy(self.node_rare_fill, self.node_rare_start, self.n_features * sizeof(intp_t))
+        for i in range(n_node):
+            for j in range(offsets[node_samples[i]], offsets[node_samples[i] + 1]):
+                feature = self.rare_features[j]
+                self.node_rare_positions[self.node_rare_fill[feature]] = <uint32_t> i
+                self.node_rare_fill[feature] += 1
 
     cdef inline bint counts_all_values(self, intp_t n_distinct, intp_t n_node) noexcept nogil:
         # The bins of every value, cleared and scanned, cost little next to
