@@ -473,33 +473,37 @@ def test_large_nodes_sorted_by_the_radix_path_agree_with_the_oracle(name, n_rows
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 4),
-       criterion=st.sampled_from(("gini", "entropy")), bootstrap=st.booleans())
+       criterion=st.sampled_from(("gini", "entropy")), bootstrap=st.booleans(),
+       wide=st.booleans())
 def test_bins_summed_from_rare_rows_grow_the_tree_a_full_fill_grows(seed, n_classes, criterion,
-                                                                    bootstrap):
+                                                                    bootstrap, wide):
     # Sparse-like columns (mostly one value, a few others, one with missing
     # values) and whole weights: the splitter sums such a feature's bins
     # from the node's rows that do not hold its common value and takes the
     # common value's bin as the node's totals minus them. Without the rare
     # rows listed it fills every bin from every row; the trees must match.
+    # Narrow data with every feature drawn indexes each node's rare rows;
+    # wide data with three features drawn reads the drawn ones' lists.
     from fasttree.tree import grow_tree, resolve_tree_limits, DecisionTreeClassifier
     from fasttree._features import NO_COMMON
 
     rng = np.random.default_rng(seed)
-    n_rows = 300
-    X = np.zeros((n_rows, 6), dtype=np.float32)
-    for column in range(5):
+    n_rows, n_sparse = 300, (200 if wide else 5)
+    X = np.zeros((n_rows, n_sparse + 1), dtype=np.float32)
+    for column in range(n_sparse):
         rare = rng.random(n_rows) < rng.uniform(0.01, 0.07)
         X[rare, column] = rng.integers(1, 4, rare.sum())
-    X[:, 5] = rng.integers(0, 3, n_rows)
-    X[rng.random(n_rows) < 0.05, 5] = np.nan
+    X[:, -1] = rng.integers(0, 3, n_rows)
+    X[rng.random(n_rows) < 0.05, -1] = np.nan
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 1) ^ (rng.random(n_rows) < 0.2)).astype(np.int32)
     y = (y + (X[:, 2] > 0)) % n_classes
     weights = (rng.integers(0, 3, n_rows) if bootstrap else np.ones(n_rows)).astype(float)
     ranked = rank_features(X)
-    assert (ranked.common_rank[:5] != NO_COMMON).all()
-    plain = ranked._replace(common_rank=np.full(6, NO_COMMON, dtype=np.uint32))
-    limits = resolve_tree_limits(DecisionTreeClassifier(criterion=criterion), {criterion: None},
-                                 n_rows, 6)
+    assert (ranked.common_rank[:n_sparse] != NO_COMMON).all()
+    plain = ranked._replace(common_rank=np.full(n_sparse + 1, NO_COMMON, dtype=np.uint32))
+    limits = resolve_tree_limits(
+        DecisionTreeClassifier(criterion=criterion, max_features=3 if wide else None),
+        {criterion: None}, n_rows, n_sparse + 1)
     trees = [grow_tree(features, make_criterion(criterion, y, weights, n_classes), weights,
                        limits, seed) for features in (ranked, plain)]
     for name in ("children_left", "feature", "threshold", "value", "impurity",

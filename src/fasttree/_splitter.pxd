@@ -120,15 +120,25 @@ cdef class Splitter:
     # Features whose common value fills most rows (sparse columns): per
     # feature the common value's rank (NO_COMMON without one), and per row
     # the features in which it does not hold it (rank_features' rare rows).
-    # A node indexes its rows by those features once (index_rare_rows), so
-    # each such feature's bins are summed from its rare rows in the node.
+    # A node either indexes its rows by those features once
+    # (index_rare_rows: O(features + the node's rare entries)) or, when few
+    # features are drawn, looks up each drawn feature's rare rows in a map
+    # of the node's samples (list_rare_rows: O(that feature's rare rows));
+    # either way a feature's bins are summed from its rare rows in the node.
     cdef const uint32_t* common_rank
     cdef const intp_t* rare_feature_offsets
     cdef const uint32_t* rare_features
+    cdef const intp_t* rare_offsets
+    cdef const uint32_t* rare_rows
+    cdef double rare_per_row          # rare entries per training row, on average
+    cdef double rare_per_feature      # and per feature that has a common value
     cdef intp_t* node_rare_start      # per feature, where its node positions start in
                                       # node_rare_positions (n_features + 1 entries)
     cdef intp_t* node_rare_fill       # placement cursors of the same length
     cdef uint32_t* node_rare_positions
+    cdef uint32_t* sample_position    # the node position of every sample of the
+                                      # current node (stale entries for the others)
+    cdef uint32_t* listed_positions   # list_rare_rows' result
     # Monotonic constraints: per feature -1 (decreasing), 0 or 1
     # (increasing), or NULL for none; a constrained feature's split must
     # keep both children's values within [lower_bound, upper_bound], the
@@ -155,6 +165,11 @@ cdef class Splitter:
     # not hold the common value (node_rare_start, node_rare_positions).
     cdef void index_rare_rows(self, const uint32_t* node_samples,
                               intp_t n_node) noexcept nogil
+    # Writes to listed_positions the node positions of the feature's rare
+    # rows that lie in the node (sample_position mapping it); returns their
+    # number.
+    cdef intp_t list_rare_rows(self, intp_t feature, const uint32_t* node_samples,
+                               intp_t n_node) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
     # the feature, filled straight from the samples, or over the rank_span
     # ranks the node holds (found by a first pass), or a sort.

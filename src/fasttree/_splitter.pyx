@@ -15,6 +15,11 @@ from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_ite
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
+# How split_node reaches a node's rare rows (see Splitter.common_rank).
+cdef enum:
+    RARE_UNDECIDED = 0
+    RARE_INDEXED = 1
+    RARE_LISTED = 2
 
 
 # The bins of a random split's sides.
@@ -156,13 +161,22 @@ cdef class Splitter:
         if (common_rank.shape[0] != self.n_features
                 or feature_offsets.shape[0] != self.n_samples + 1):
             raise ValueError("common_rank and rare_feature_offsets do not fit the ranks")
+        cdef const intp_t[::1] rare_offsets = ranked.rare_offsets
+        cdef const uint32_t[::1] rare_rows = np.append(ranked.rare_rows, np.uint32(0))
+        if rare_offsets.shape[0] != self.n_features + 1:
+            raise ValueError("rare_offsets needs an entry per feature and one more")
         self.common_rank = &common_rank[0] if self.n_features else NULL
         self.rare_feature_offsets = &feature_offsets[0]
         self.rare_features = &rare_features[0]
+        self.rare_offsets = &rare_offsets[0]
+        self.rare_rows = &rare_rows[0]
+        n_common = int(np.count_nonzero(ranked.common_rank != NO_COMMON))
+        self.rare_per_row = feature_offsets[self.n_samples] / max(1, self.n_samples)
+        self.rare_per_feature = feature_offsets[self.n_samples] / max(1, n_common)
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
                             ranked.narrow_ranks, categories, monotonic_cst,
                             ranked.common_rank, ranked.rare_feature_offsets,
-                            rare_features.base)
+                            rare_features.base, ranked.rare_offsets, rare_rows.base)
         # The subset sweeps' buffers serve the categorical features only.
         cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets)[categories > 0]
                                            .max(initial=1)))
@@ -189,9 +203,12 @@ cdef class Splitter:
         self.node_rare_fill = <intp_t*> malloc((self.n_features + 1) * sizeof(intp_t))
         self.node_rare_positions = <uint32_t*> malloc(
             max(1, feature_offsets[self.n_samples]) * sizeof(uint32_t))
+        self.sample_position = <uint32_t*> calloc(self.n_samples, sizeof(uint32_t))
+        self.listed_positions = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         if not (self.features and self.node_ranks and self.items and self.scratch
                 and self.goes_left and self.node_rare_start and self.node_rare_fill
-                and self.node_rare_positions):
+                and self.node_rare_positions and self.sample_position
+                and self.listed_positions):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -238,6 +255,8 @@ cdef class Splitter:
         free(self.node_rare_start)
         free(self.node_rare_fill)
         free(self.node_rare_positions)
+        free(self.sample_position)
+        free(self.listed_positions)
         histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
@@ -254,7 +273,8 @@ cdef class Splitter:
         cdef BinSource source
         cdef BestCandidate best
         cdef intp_t n_rare
-        cdef bint rare_indexed = False
+        cdef int rare_access = RARE_UNDECIDED
+        cdef const uint32_t* rare_positions = NULL
 
         best.proxy_improvement = -INFINITY
         best.feature = -1
@@ -303,11 +323,25 @@ cdef class Splitter:
                 # are few next to the node's is summed from them alone.
                 n_rare = -1
                 if self.criterion.exact_sums and self.common_rank[feature] != NO_COMMON:
-                    if not rare_indexed:
-                        self.index_rare_rows(node_samples, n_node)
-                        rare_indexed = True
-                    n_rare = (self.node_rare_start[feature + 1]
-                              - self.node_rare_start[feature])
+                    if rare_access == RARE_UNDECIDED:
+                        # Index every rare entry of the node, or map the
+                        # node's samples and read the drawn features' lists
+                        # (a list entry costs a few look-ups): the cheaper.
+                        if (self.n_features + n_node * self.rare_per_row
+                                <= n_node + 3 * self.max_features * self.rare_per_feature):
+                            self.index_rare_rows(node_samples, n_node)
+                            rare_access = RARE_INDEXED
+                        else:
+                            for i in range(n_node):
+                                self.sample_position[node_samples[i]] = <uint32_t> i
+                            rare_access = RARE_LISTED
+                    if rare_access == RARE_INDEXED:
+                        n_rare = (self.node_rare_start[feature + 1]
+                                  - self.node_rare_start[feature])
+                        rare_positions = self.node_rare_positions + self.node_rare_start[feature]
+                    elif 3 * (self.rare_offsets[feature + 1] - self.rare_offsets[feature]) < n_node:
+                        n_rare = self.list_rare_rows(feature, node_samples, n_node)
+                        rare_positions = self.listed_positions
                 if n_rare == 0 or (n_rare < 0 and holds_one_value(source, n_node)):
                     self.features[pick] = self.features[first_unvisited]
                     self.features[first_unvisited] = feature
@@ -315,10 +349,8 @@ cdef class Splitter:
                     continue
                 if n_rare > 0:
                     if histogram_fill_rare(&self.histogram, self.criterion, source, n_node,
-                                           n_distinct,
-                                           self.node_rare_positions
-                                           + self.node_rare_start[feature],
-                                           n_rare, self.common_rank[feature]) < 0:
+                                           n_distinct, rare_positions, n_rare,
+                                           self.common_rank[feature]) < 0:
                         return -1
                 elif histogram_fill(&self.histogram, self.criterion, source, n_node,
                                     n_distinct) < 0:
@@ -634,6 +666,20 @@ cdef class Splitter:
             return BinSource(self.narrow_ranks + feature * self.n_samples, node_samples, 0,
                              True)
         return BinSource(self.ranks + feature * self.n_samples, node_samples, 0, False)
+
+    cdef intp_t list_rare_rows(self, intp_t feature, const uint32_t* node_samples,
+                               intp_t n_node) noexcept nogil:
+        cdef intp_t j, n_rare = 0
+        cdef uint32_t sample, position
+        for j in range(self.rare_offsets[feature], self.rare_offsets[feature + 1]):
+            sample = self.rare_rows[j]
+            position = self.sample_position[sample]
+            # A stale entry points elsewhere: the sample is in the node
+            # exactly when the node holds it at that position.
+            if position < n_node and node_samples[position] == sample:
+                self.listed_positions[n_rare] = position
+                n_rare += 1
+        return n_rare
 
     cdef void index_rare_rows(self, const uint32_t* node_samples,
                               intp_t n_node) noexcept nogil:
