@@ -82,6 +82,49 @@ def rank_features(X, n_threads=1):
                           *rare_rows(narrow_ranks, values, value_offsets))
 
 
+def random_split_features(columns, categories=None):
+    """What the random splitter reads in place of ``rank_features``: random
+    thresholds compare values (``columns``, from ``feature_columns``), so
+    only the categorical features (``categories``: per feature its number of
+    categories, or None) are ranked, for their subset sweeps. A numeric
+    feature gets rank 0 everywhere, and as its values 0, then +inf when it
+    has missing values (which is all the splitter asks of it).
+
+    Returns
+    -------
+    RankedFeatures
+    """
+    n_features, n_samples = columns.shape
+    categorical = (np.zeros(n_features, dtype=bool) if categories is None
+                   else np.asarray(categories) > 0)
+    ranks = np.zeros((n_features, n_samples), dtype=np.uint32)
+    narrow_ranks = np.zeros((n_features, n_samples), dtype=np.uint8)
+    feature_values = []
+    if categorical.any():
+        ranked = dense_ranks(np.ascontiguousarray(columns[categorical]))
+        ranks[categorical] = ranked[0]
+        narrow_ranks[categorical] = ranked[3]
+        categorical_values = np.split(ranked[1], ranked[2][1:-1])
+    else:
+        categorical_values = []
+    next_categorical = iter(categorical_values)
+    for feature in range(n_features):
+        if categorical[feature]:
+            feature_values.append(next(next_categorical))
+        elif n_samples and np.isinf(columns[feature].max()):
+            feature_values.append(np.array([0.0, np.inf], dtype=np.float32))
+        else:
+            feature_values.append(np.zeros(1, dtype=np.float32))
+    value_offsets = np.concatenate(
+        [[0], np.cumsum([len(values) for values in feature_values])]).astype(np.intp)
+    values = (np.concatenate(feature_values).astype(np.float32) if feature_values
+              else np.zeros(0, dtype=np.float32))
+    return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
+                          np.full(n_features, NO_COMMON, dtype=np.uint32),
+                          np.zeros(n_features + 1, dtype=np.intp), np.zeros(0, dtype=np.uint32),
+                          np.zeros(n_samples + 1, dtype=np.intp), np.zeros(0, dtype=np.uint32))
+
+
 def rare_rows(narrow_ranks, values, value_offsets):
     """The rows that do not hold a feature's common value, for the features
     of at most 256 values whose most frequent value (not a missing one)

@@ -57,6 +57,10 @@ cdef struct BestCandidate:
     bint missing_left         # they go left
     bint is_subset            # a set of categories goes left (the splitter's best_left_ranks)
     float threshold           # the drawn threshold of a random split (SPLIT_RANDOM)
+    # A random split of a numeric feature (read from values, not ranks):
+    # whether each child holds a single value of the feature.
+    bint one_value_left
+    bint one_value_right
 
 
 # How split_node sweeps a feature.

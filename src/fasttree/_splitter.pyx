@@ -273,6 +273,9 @@ cdef class Splitter:
         cdef BinSource source
         cdef BestCandidate best
         cdef intp_t n_rare
+        cdef bint random_numeric, left_single, right_single
+        cdef const float* column
+        cdef float value
         cdef int rare_access = RARE_UNDECIDED
         cdef const uint32_t* rare_positions = NULL
 
@@ -408,14 +411,22 @@ cdef class Splitter:
         # subtree, built first, leaves that position in place for the right.
         record.n_constants_left = first_unvisited
         record.n_constants_right = first_unvisited
-        if best.left_rank == best.min_rank and not best.missing_left and not best.is_subset:
+        random_numeric = self.method == SPLIT_RANDOM and not best.is_subset
+        if random_numeric:
+            left_single = best.one_value_left
+            right_single = best.one_value_right
+        else:
+            left_single = (best.left_rank == best.min_rank and not best.missing_left
+                           and not best.is_subset)
+            right_single = best.right_rank == best.max_rank
+        if left_single:
             for i in range(first_unvisited, self.n_features):
                 if self.features[i] == feature:
                     self.features[i] = self.features[first_unvisited]
                     self.features[first_unvisited] = feature
                     break
             record.n_constants_left = first_unvisited + 1
-            if best.right_rank == best.max_rank:
+            if right_single:
                 record.n_constants_right = first_unvisited + 1
         record.proxy_improvement = best.proxy_improvement
         record.is_subset = best.is_subset
@@ -435,7 +446,15 @@ cdef class Splitter:
                 self.values[self.value_offsets[feature] + best.left_rank],
                 self.values[self.value_offsets[feature] + best.right_rank])
 
-        if not best.is_subset:
+        if random_numeric:
+            # A drawn threshold compares values (missing ones are +inf).
+            column = self.columns + feature * self.n_samples
+            for i in range(n_node):
+                value = column[node_samples[i]]
+                self.goes_left[i] = (value <= best.threshold) | (
+                    best.missing_left & (value == INFINITY))
+                n_left += self.goes_left[i]
+        elif not best.is_subset:
             # Partition by rank, exactly the rule the sweep evaluated, and
             # stably: every node keeps its samples in ascending order, so the
             # reads of ranks walk memory forwards.
@@ -830,10 +849,9 @@ cdef class Splitter:
         cdef uint32_t* sides = self.node_ranks
         cdef float value, min_value = INFINITY, max_value = -INFINITY, threshold
         cdef float left_max = -INFINITY, right_min = INFINITY
-        cdef intp_t i, n_left = 0, min_at = -1, max_at = -1, left_at = -1, right_at = -1
+        cdef intp_t i, n_left = 0
         cdef bint has_missing = False, missing_left = False
         cdef double drawn
-        cdef BinSource source
         # Missing values are +inf here; every known one is finite. The loops
         # keep only the extremes (where they lie is looked up for a winner).
         if self.missing_rank(feature) == NO_MISSING:
@@ -898,24 +916,16 @@ cdef class Splitter:
             return 1
         for i in range(n_node):
             value = node_values[i]
-            if value == min_value and min_at < 0:
-                min_at = i
-            if value == max_value and max_at < 0:
-                max_at = i
             if value <= threshold:
-                if value > left_max:
-                    left_max = value
-                    left_at = i
+                left_max = max(left_max, value)
             elif value < right_min:  # +inf (missing) is never below right_min
                 right_min = value
-                right_at = i
-        source = self.feature_ranks_at(feature, node_samples)
-        best.left_rank = <uint32_t> bin_of(source, left_at)
-        best.right_rank = (<uint32_t> bin_of(source, right_at) if right_at >= 0
-                           else self.missing_rank(feature))
-        best.min_rank = <uint32_t> bin_of(source, min_at)
-        best.max_rank = (self.missing_rank(feature) if has_missing
-                         else <uint32_t> bin_of(source, max_at))
+        # Whether each child holds one value of the feature: the left one
+        # its known values (unless the missing ones join them), the right
+        # one its known values, or with missing values there, those alone.
+        best.one_value_left = left_max == min_value and not missing_left
+        best.one_value_right = (right_min == INFINITY if has_missing
+                                else right_min == max_value)
         best.has_missing = has_missing
         best.missing_left = missing_left
         best.is_subset = False

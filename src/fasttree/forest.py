@@ -11,7 +11,7 @@ from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
-from ._features import feature_columns, rank_features
+from ._features import feature_columns, random_split_features, rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
 from ._threads import map_rows, start_threads
@@ -224,9 +224,11 @@ class BaseForest(BaseEnsemble):
             oob.add(*out_of_bag_values(tree, X, counts))
         batch_size = self.oob_batch_size or self.n_estimators
         curve = []
-        ranked = rank_features(X, n_threads)
         if self._splitter == "random":
             limits["columns"] = feature_columns(X)
+            ranked = random_split_features(limits["columns"], limits["categories"])
+        else:
+            ranked = rank_features(X, n_threads)
         while len(trees) < self.n_estimators:
             batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
             for tree, tree_importances, oob_part in self._grow_trees(

@@ -11,7 +11,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini, Misclassification,
                          MultiOutput, OutputImpurity, Poisson, SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
-from ._features import feature_columns, rank_features
+from ._features import feature_columns, random_split_features, rank_features
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
@@ -514,10 +514,13 @@ class BaseDecisionTree(BaseEstimator):
         ``ranked`` is ``rank_features(X)`` when the caller has it already (a
         booster fitting many trees on one X); otherwise X is ranked here.
         """
-        if ranked is None:
-            ranked = rank_features(X)
         if limits["splitter"] == "random":
-            limits = {**limits, "columns": feature_columns(X)}
+            columns = feature_columns(X)
+            limits = {**limits, "columns": columns}
+            if ranked is None:
+                ranked = random_split_features(columns, limits.get("categories"))
+        elif ranked is None:
+            ranked = rank_features(X)
         return grow_tree(ranked, criterion, sample_weight, limits,
                          check_random_state(self.random_state), value_offset, output_widths)
 
