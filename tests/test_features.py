@@ -1,9 +1,9 @@
-"""Feature ranking (src/fasttree/_features.py): dense ranks and distinct values."""
+"""Feature columns and ranking (src/fasttree/_features.py): dense ranks and distinct values."""
 
 import numpy as np
 import pytest
 
-from fasttree._features import rank_features
+from fasttree._features import feature_columns, rank_features
 
 
 def random_matrix(seed, n_samples=500, n_features=7):
@@ -108,3 +108,15 @@ def test_rare_rows_list_the_rows_without_a_features_common_value_both_ways():
     by_row = {(int(feature), row) for row in range(400) for feature in ranked.rare_features[
         ranked.rare_feature_offsets[row]:ranked.rare_feature_offsets[row + 1]]}
     assert {(int(f), int(r)) for f, r in pairs} == by_row
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (63, 5), (64, 5), (65, 5), (200, 41)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_feature_columns_transpose_to_float32_with_missing_values_as_infinity(shape, dtype):
+    rng = np.random.default_rng(sum(shape))
+    X = rng.normal(size=shape).astype(dtype)
+    X[rng.random(shape) < 0.1] = np.nan
+    expected = np.where(np.isnan(X.T), np.inf, X.T).astype(np.float32)
+    columns = feature_columns(np.asfortranarray(X))
+    assert columns.dtype == np.float32 and columns.flags.c_contiguous
+    np.testing.assert_array_equal(columns, expected)

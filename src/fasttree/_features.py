@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._utils import dense_ranks
+from ._utils import dense_ranks, feature_columns_float32
 
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
                                               "common_rank rare_offsets rare_rows "
@@ -23,14 +23,7 @@ def feature_columns(X):
     """X's features as rows (float32, shape (n_features, n_samples)), missing
     values as +inf, which fit never sees otherwise: they rank last, and the
     random splitter reads an infinite value as missing."""
-    columns = np.ascontiguousarray(X.T, dtype=np.float32)
-    # min propagates NaN: one pass, no mask, unless X has missing values.
-    if columns.size and np.isnan(columns.min()):
-        missing = np.isnan(columns)
-        if np.shares_memory(columns, X):
-            columns = columns.copy()
-        columns[missing] = np.inf
-    return columns
+    return feature_columns_float32(np.ascontiguousarray(X, dtype=np.float32))
 
 
 def rank_features(X, n_threads=1):

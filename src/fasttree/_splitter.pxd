@@ -57,10 +57,11 @@ cdef struct BestCandidate:
     bint missing_left         # they go left
     bint is_subset            # a set of categories goes left (the splitter's best_left_ranks)
     float threshold           # the drawn threshold of a random split (SPLIT_RANDOM)
-    # A random split of a numeric feature (read from values, not ranks):
-    # whether each child holds a single value of the feature.
-    bint one_value_left
-    bint one_value_right
+    # A random split: the node's least value of the feature (the left child
+    # holds one value if all its values are this), and the value the right
+    # child holds if it holds one (its largest; +inf for missing ones).
+    float least_value
+    float right_top_value
 
 
 # How split_node sweeps a feature.
@@ -92,7 +93,9 @@ cdef class Splitter:
     # drawn threshold: reading ranks instead would need each threshold's
     # rank, a search that misses the cache at every probe.
     cdef const float* columns
+    cdef float* value_buffers         # the two buffers below, in one allocation
     cdef float* node_values           # the node's values of the feature being drawn
+    cdef float* best_node_values      # those of the best random split so far (swapped in)
     cdef intp_t n_samples             # rows of the training matrix
     cdef intp_t n_features
     cdef intp_t max_features          # features to evaluate per node

@@ -213,7 +213,7 @@ cdef class Splitter:
         for f in range(self.n_features):
             self.features[f] = f
         self.columns = NULL
-        self.node_values = NULL
+        self.value_buffers = NULL
         if self.method == SPLIT_RANDOM:
             if columns is None:
                 raise ValueError("SPLIT_RANDOM needs the feature columns")
@@ -223,9 +223,11 @@ cdef class Splitter:
             column_view = columns
             self.columns = &column_view[0, 0] if columns.size else NULL
             self._keep_alive = self._keep_alive + (columns,)
-            self.node_values = <float*> malloc(max(1, self.n_samples) * sizeof(float))
-            if not self.node_values:
+            self.value_buffers = <float*> malloc(2 * max(1, self.n_samples) * sizeof(float))
+            if not self.value_buffers:
                 raise MemoryError()
+            self.node_values = self.value_buffers
+            self.best_node_values = self.value_buffers + max(1, self.n_samples)
         # A feature's missing values rank last, as +inf (see rank_features).
         self.missing_ranks = <uint32_t*> malloc(max(self.n_features, 1) * sizeof(uint32_t))
         if not self.missing_ranks:
@@ -237,7 +239,7 @@ cdef class Splitter:
                 self.missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
 
     def __dealloc__(self):
-        free(self.node_values)
+        free(self.value_buffers)
         free(self.missing_ranks)
         free(self.category_bin)
         free(self.category_rank)
@@ -274,8 +276,9 @@ cdef class Splitter:
         cdef BestCandidate best
         cdef intp_t n_rare
         cdef bint random_numeric, left_single, right_single
-        cdef const float* column
         cdef float value
+        cdef intp_t n_least, n_right_top
+        cdef bint goes_left
         cdef int rare_access = RARE_UNDECIDED
         cdef const uint32_t* rare_positions = NULL
 
@@ -405,38 +408,16 @@ cdef class Splitter:
 
         feature = best.feature
         record.feature = feature
-        # A child that holds one value of the split feature is constant in
-        # it: the feature joins the known constants at position
-        # first_unvisited. Only the left child may know it alone, since its
-        # subtree, built first, leaves that position in place for the right.
-        record.n_constants_left = first_unvisited
-        record.n_constants_right = first_unvisited
-        random_numeric = self.method == SPLIT_RANDOM and not best.is_subset
-        if random_numeric:
-            left_single = best.one_value_left
-            right_single = best.one_value_right
-        else:
-            left_single = (best.left_rank == best.min_rank and not best.missing_left
-                           and not best.is_subset)
-            right_single = best.right_rank == best.max_rank
-        if left_single:
-            for i in range(first_unvisited, self.n_features):
-                if self.features[i] == feature:
-                    self.features[i] = self.features[first_unvisited]
-                    self.features[first_unvisited] = feature
-                    break
-            record.n_constants_left = first_unvisited + 1
-            if right_single:
-                record.n_constants_right = first_unvisited + 1
         record.proxy_improvement = best.proxy_improvement
         record.is_subset = best.is_subset
         record.threshold_rank = best.left_rank
         n_left = 0
         source = self.feature_ranks_at(feature, node_samples)
+        random_numeric = self.method == SPLIT_RANDOM and not best.is_subset
         if best.is_subset:
             record.threshold = 0.0
             n_left = self.subset_goes_left(source, n_node, feature, best.missing_left)
-        elif self.method == SPLIT_RANDOM:
+        elif random_numeric:
             record.threshold = best.threshold
         elif best.right_rank == self.missing_rank(feature):
             # Every known value left, the missing ones right.
@@ -447,28 +428,57 @@ cdef class Splitter:
                 self.values[self.value_offsets[feature] + best.right_rank])
 
         if random_numeric:
-            # A drawn threshold compares values (missing ones are +inf).
-            column = self.columns + feature * self.n_samples
+            # A drawn threshold compares values (missing ones are +inf); the
+            # children's extremes tell whether each holds one value, found
+            # here for the winner alone rather than for every candidate.
+            n_least = n_right_top = 0
             for i in range(n_node):
-                value = column[node_samples[i]]
-                self.goes_left[i] = (value <= best.threshold) | (
+                value = self.best_node_values[i]
+                goes_left = (value <= best.threshold) | (
                     best.missing_left & (value == INFINITY))
-                n_left += self.goes_left[i]
-        elif not best.is_subset:
-            # Partition by rank, exactly the rule the sweep evaluated, and
-            # stably: every node keeps its samples in ascending order, so the
-            # reads of ranks walk memory forwards.
-            if best.missing_left:
-                missing_left_rank = self.missing_rank(feature)
-                for i in range(n_node):
-                    rank = <uint32_t> bin_of(source, i)
-                    self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
-                    n_left += self.goes_left[i]
-            else:
-                # Missing values (ranked last) go right with the larger values.
-                for i in range(n_node):
-                    self.goes_left[i] = bin_of(source, i) <= <intp_t> best.left_rank
-                    n_left += self.goes_left[i]
+                self.goes_left[i] = goes_left
+                n_left += goes_left
+                n_least += value == best.least_value
+                n_right_top += value == best.right_top_value
+            # The least value always goes left; the right child's top one
+            # (its largest known, or +inf) always goes right.
+            left_single = n_least == n_left
+            right_single = n_right_top == n_node - n_left
+        else:
+            left_single = (best.left_rank == best.min_rank and not best.missing_left
+                           and not best.is_subset)
+            right_single = best.right_rank == best.max_rank
+            if not best.is_subset:
+                # Partition by rank, exactly the rule the sweep evaluated,
+                # and stably: every node keeps its samples in ascending
+                # order, so the reads of ranks walk memory forwards.
+                if best.missing_left:
+                    missing_left_rank = self.missing_rank(feature)
+                    for i in range(n_node):
+                        rank = <uint32_t> bin_of(source, i)
+                        self.goes_left[i] = (rank <= best.left_rank) | (rank == missing_left_rank)
+                        n_left += self.goes_left[i]
+                else:
+                    # Missing values (ranked last) go right with the larger values.
+                    for i in range(n_node):
+                        self.goes_left[i] = bin_of(source, i) <= <intp_t> best.left_rank
+                        n_left += self.goes_left[i]
+
+        # A child that holds one value of the split feature is constant in
+        # it: the feature joins the known constants at position
+        # first_unvisited. Only the left child may know it alone, since its
+        # subtree, built first, leaves that position in place for the right.
+        record.n_constants_left = first_unvisited
+        record.n_constants_right = first_unvisited
+        if left_single:
+            for i in range(first_unvisited, self.n_features):
+                if self.features[i] == feature:
+                    self.features[i] = self.features[first_unvisited]
+                    self.features[first_unvisited] = feature
+                    break
+            record.n_constants_left = first_unvisited + 1
+            if right_single:
+                record.n_constants_right = first_unvisited + 1
         self.criterion.partition(samples, start, end, self.goes_left, left_state,
                                  right_state)
         record.position = start + n_left
@@ -848,18 +858,35 @@ cdef class Splitter:
         cdef float* node_values = self.node_values
         cdef uint32_t* sides = self.node_ranks
         cdef float value, min_value = INFINITY, max_value = -INFINITY, threshold
-        cdef float left_max = -INFINITY, right_min = INFINITY
-        cdef intp_t i, n_left = 0
+        cdef float lane_min[4]
+        cdef float lane_max[4]
+        cdef intp_t i, lane, n_left = 0
         cdef bint has_missing = False, missing_left = False
         cdef double drawn
-        # Missing values are +inf here; every known one is finite. The loops
-        # keep only the extremes (where they lie is looked up for a winner).
+        # Missing values are +inf here; every known one is finite.
+        for lane in range(4):
+            lane_min[lane] = INFINITY
+            lane_max[lane] = -INFINITY
         if self.missing_rank(feature) == NO_MISSING:
-            for i in range(n_node):
+            # Four pairs of extremes, so that each comparison waits on the
+            # one four samples back rather than on the last.
+            for i in range(0, n_node - 3, 4):
+                node_values[i] = column[node_samples[i]]
+                node_values[i + 1] = column[node_samples[i + 1]]
+                node_values[i + 2] = column[node_samples[i + 2]]
+                node_values[i + 3] = column[node_samples[i + 3]]
+                for lane in range(4):
+                    value = node_values[i + lane]
+                    lane_min[lane] = value if value < lane_min[lane] else lane_min[lane]
+                    lane_max[lane] = value if value > lane_max[lane] else lane_max[lane]
+            for i in range(n_node - n_node % 4, n_node):
                 value = column[node_samples[i]]
                 node_values[i] = value
-                min_value = min(min_value, value)
-                max_value = max(max_value, value)
+                lane_min[0] = value if value < lane_min[0] else lane_min[0]
+                lane_max[0] = value if value > lane_max[0] else lane_max[0]
+            for lane in range(4):
+                min_value = min(min_value, lane_min[lane])
+                max_value = max(max_value, lane_max[lane])
         else:
             for i in range(n_node):
                 value = column[node_samples[i]]
@@ -909,27 +936,18 @@ cdef class Splitter:
             if missing_left:
                 self.criterion.move_bin_left(histogram_bin(&self.histogram, MISSING_SIDE))
                 n_left += self.histogram.counts[MISSING_SIDE]
-        # The candidate in ranks, as split_node partitions and records it:
-        # the node's largest rank going left, its least going right, and its
-        # range (looked up only for a candidate that wins).
         if self.offer(best, n_left, n_node, feature, 0) != IMPROVED:
             return 1
-        for i in range(n_node):
-            value = node_values[i]
-            if value <= threshold:
-                left_max = max(left_max, value)
-            elif value < right_min:  # +inf (missing) is never below right_min
-                right_min = value
-        # Whether each child holds one value of the feature: the left one
-        # its known values (unless the missing ones join them), the right
-        # one its known values, or with missing values there, those alone.
-        best.one_value_left = left_max == min_value and not missing_left
-        best.one_value_right = (right_min == INFINITY if has_missing
-                                else right_min == max_value)
+        # Keep the winner's values for split_node's partition, which then
+        # reads them in order rather than gathering them from the column.
+        self.node_values = self.best_node_values
+        self.best_node_values = node_values
         best.has_missing = has_missing
         best.missing_left = missing_left
         best.is_subset = False
         best.threshold = threshold
+        best.least_value = min_value
+        best.right_top_value = INFINITY if has_missing and not missing_left else max_value
         return 1
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:

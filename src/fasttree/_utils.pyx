@@ -2,6 +2,7 @@
 """Random numbers and sorting for the nogil kernels; sparse rows of leaf values."""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t
+from libc.math cimport INFINITY
 from libc.string cimport memset
 
 # Below this size a comparison sort beats the radix sort's fixed cost of
@@ -352,6 +353,32 @@ cdef void rank_by_sorting(const float* column, intp_t n_samples, uint32_t* ranks
             previous_key = key
         ranks[sample] = rank
 
+
+
+def feature_columns_float32(const float[:, ::1] X not None):
+    """X's columns as rows, (n_features, n_samples) float32, NaN as +inf.
+
+    Copies tiles of rows that stay in the first-level cache while every
+    feature's stretch of them is written out in order (a plain transposed
+    copy misses the cache at every read or every write).
+    """
+    import numpy as np
+    cdef intp_t n_samples = X.shape[0], n_features = X.shape[1]
+    columns = np.empty((n_features, n_samples), dtype=np.float32)
+    cdef float[:, ::1] out = columns
+    cdef intp_t tile = 64, tile_index, start, stop, row, feature
+    cdef float value
+    if n_samples == 0 or n_features == 0:
+        return columns
+    with nogil:
+        for tile_index in range((n_samples + tile - 1) // tile):
+            start = tile_index * tile
+            stop = min(start + tile, n_samples)
+            for feature in range(n_features):
+                for row in range(start, stop):
+                    value = X[row, feature]
+                    out[feature, row] = value if value == value else INFINITY
+    return columns
 
 
 def all_finite(const float[:, ::1] X not None):
