@@ -113,6 +113,51 @@ def test_missing_values_go_to_a_side_drawn_at_random():
     assert sides == {0, 1}
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_whole_and_halved_weights_grow_the_same_random_tree(n_classes):
+    # Whole weights sum a random split's left side in one pass of packed
+    # integers; halved ones fill bins of doubles. Gini scales exactly with
+    # the weights, so both must pick the same splits.
+    X, y = classification_data(n_samples=400, n_features=5, n_classes=n_classes)
+    X[::5, 1] = np.nan
+    X[1::7, 3] = np.nan
+    ones = np.ones(len(y))
+    for seed in range(5):
+        whole = ExtraTreeClassifier(random_state=seed).fit(X, y, sample_weight=ones).tree_
+        halved = ExtraTreeClassifier(random_state=seed).fit(
+            X, y, sample_weight=0.5 * ones).tree_
+        np.testing.assert_array_equal(whole.feature, halved.feature)
+        np.testing.assert_array_equal(whole.threshold, halved.threshold)
+        np.testing.assert_array_equal(whole.missing_go_to_left, halved.missing_go_to_left)
+
+
+def test_a_random_regression_split_prefers_the_feature_that_separates_the_target():
+    # Any threshold on the two-valued feature separates the target exactly;
+    # one on a continuous feature almost never does. With missing values on
+    # the others and uneven weights, the root must take feature 2 every time.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[:, 2] = rng.integers(0, 2, 300)
+    X[::6, 0] = np.nan
+    X[::4, 3] = np.nan
+    y = 10.0 * X[:, 2] + rng.normal(scale=0.01, size=300)
+    weights = rng.integers(1, 4, 300).astype(float)
+    for seed in range(20):
+        tree = ExtraTreeRegressor(random_state=seed, max_features=None, max_depth=1).fit(
+            X, y, sample_weight=weights).tree_
+        assert tree.feature[0] == 2
+        assert tree.n_node_samples[1] == np.sum(X[:, 2] == 0)
+
+
+def test_random_split_leaves_hold_min_samples_leaf_with_missing_values():
+    X, y = regression_data(n_samples=500, n_features=4)
+    X[::3, 1] = np.nan
+    for seed in range(5):
+        tree = ExtraTreeRegressor(random_state=seed, min_samples_leaf=7).fit(X, y).tree_
+        leaves = tree.children_left == -1
+        assert tree.n_node_samples[leaves].min() >= 7
+
+
 def test_a_node_of_one_known_value_and_missing_ones_splits_at_that_value():
     X = np.array([[np.nan], [1.0], [np.nan]])
     tree = ExtraTreeRegressor(max_depth=1, random_state=0).fit(X, [0.0, 1.0, 0.0])

@@ -114,6 +114,14 @@ cdef class Criterion:
                              intp_t rest_bin, intp_t n_node) noexcept nogil
     # Moves the samples summed in a bin into the left child.
     cdef void move_bin_left(self, const double* bin) noexcept nogil
+    # A random split's left side in one pass, if the criterion has a fast
+    # way: moves into the left child the node positions whose value
+    # (values[i], missing ones +inf) is at most threshold, or is missing
+    # when missing_left, with the arithmetic of a fill of them into one bin
+    # and move_bin_left of it. Returns how many moved, or -1 when the
+    # criterion has no such way (the splitter then fills bins).
+    cdef intp_t move_values_left(self, const float* values, float threshold,
+                                 bint missing_left, intp_t n_node) noexcept nogil
     # The orderings of a node's categories whose prefixes a subset split
     # tries (the bins of the current node's categories): ordering o sorts
     # them by bin[slots[o]] / bin[0], their share of a class or their mean
@@ -181,6 +189,8 @@ cdef class ClassificationCriterion(Criterion):
     cdef double* group_weight          # per-class weight of the tied samples move_left
                                        # moves at once; all zeros between calls
     cdef intp_t* group_classes         # classes present in that group
+    cdef int64_t* value_sums           # move_values_left's packed sums: 4 copies per class
+    cdef double* value_bin             # and the bin it moves (1 + n_classes doubles)
     cdef object _keep_alive            # owners of the arrays pointed to
 
     # The fraction of class 1 in a class-number-indexed set of weights.
@@ -232,6 +242,10 @@ cdef class SquaredError(Criterion):
     cdef double node_loss              # weighted loss of the node about its mean:
                                        # sum of (target - mean)**2 (squared error)
     cdef double sum_left               # weighted sum of targets moved left
+    # move_values_left's pass for one side: the values at most threshold, or
+    # the missing ones.
+    cdef intp_t move_side_left(self, const float* values, float threshold, bint missing,
+                               intp_t n_node) noexcept nogil
     cdef object _keep_alive
 
     # Adds state[2], the weighted loss of positions [start, end) about their

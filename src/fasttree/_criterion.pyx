@@ -84,6 +84,10 @@ cdef class Criterion:
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
 
+    cdef intp_t move_values_left(self, const float* values, float threshold,
+                                 bint missing_left, intp_t n_node) noexcept nogil:
+        return -1
+
     cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
                                     const uint32_t* positions,
                                     intp_t n_positions) noexcept nogil:
@@ -118,6 +122,11 @@ cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
     count[0] += 1
     bin[0] += weight
     bin[1 + label] += weight
+
+
+cdef inline double side_of(float value, float threshold, bint missing) noexcept nogil:
+    # 1.0 when the value is on the side moved (at most threshold, or missing).
+    return <double> ((value == INFINITY) if missing else (value <= threshold))
 
 
 cdef inline void add_target_to_bin(double* bin, intp_t* count, double weight,
@@ -271,7 +280,9 @@ cdef class ClassificationCriterion(Criterion):
         self.weight_right = <double*> calloc(n_classes, sizeof(double))
         self.group_weight = <double*> calloc(n_classes, sizeof(double))
         self.group_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        if not (self.node_classes and self.class_number and self.node_class_total
+        self.value_sums = <int64_t*> calloc(4 * n_classes, sizeof(int64_t))
+        self.value_bin = <double*> calloc(1 + n_classes, sizeof(double))
+        if not (self.value_sums and self.value_bin and self.node_classes and self.class_number and self.node_class_total
                 and self.kept_left and self.weight_left
                 and self.weight_right and self.group_weight and self.group_classes):
             raise MemoryError()
@@ -294,6 +305,8 @@ cdef class ClassificationCriterion(Criterion):
         free(self.weight_right)
         free(self.group_weight)
         free(self.group_classes)
+        free(self.value_sums)
+        free(self.value_bin)
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
         cdef intp_t i
@@ -557,6 +570,55 @@ cdef class ClassificationCriterion(Criterion):
             weight_left[k] += bin[1 + k]
             weight_right[k] -= bin[1 + k]
         self.weighted_n_left += bin[0]
+
+    cdef intp_t move_values_left(self, const float* values, float threshold,
+                                 bint missing_left, intp_t n_node) noexcept nogil:
+        # Packed sums only (whole weights): a position's increment, masked
+        # to zero unless it goes left, adds its weight and count to its
+        # class's sum. Exact, so the order of the additions does not matter.
+        cdef intp_t i, k, n_classes = self.n_node_classes, n_left = 0
+        cdef const int64_t* increments
+        cdef const int32_t* node_class = self.node_class
+        cdef const intp_t* class_number = self.class_number
+        cdef int64_t* sums = self.value_sums
+        cdef int64_t moved, all_sum = 0, second_sum = 0, total
+        cdef int32_t second_class
+        cdef float value
+        cdef double* bin = self.value_bin
+        if not self.packed_sums:
+            return -1
+        increments = self.position_increment + (self.node_weight - self.position_weight)
+        if n_classes == 2:
+            # Two classes: the second's sum is masked once more, and the
+            # first's is the rest; no scattered stores, so the loop
+            # vectorises.
+            second_class = <int32_t> self.node_classes[1]
+            for i in range(n_node):
+                value = values[i]
+                moved = increments[i] & -(<int64_t> ((value <= threshold)
+                                                    | (missing_left & (value == INFINITY))))
+                all_sum += moved
+                second_sum += moved & -(<int64_t> (node_class[i] == second_class))
+            sums[0] = all_sum - second_sum
+            sums[1] = second_sum
+        else:
+            # Four copies of the sums, so that consecutive positions of one
+            # class do not wait on each other's stores.
+            memset(sums, 0, 4 * n_classes * sizeof(int64_t))
+            for i in range(n_node):
+                value = values[i]
+                sums[(i & 3) * n_classes + class_number[node_class[i]]] += increments[i] & -(
+                    <int64_t> ((value <= threshold) | (missing_left & (value == INFINITY))))
+            for k in range(n_classes):
+                sums[k] += sums[n_classes + k] + sums[2 * n_classes + k] + sums[3 * n_classes + k]
+        total = 0
+        for k in range(n_classes):
+            bin[1 + k] = <double> (sums[k] >> 32)
+            total += sums[k] >> 32
+            n_left += sums[k] & LOW_HALF
+        bin[0] = <double> total
+        self.move_bin_left(bin)
+        return n_left
 
     cdef void node_value(self, double* out) noexcept nogil:
         cdef intp_t k
@@ -937,6 +999,47 @@ cdef class SquaredError(Criterion):
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         self.sum_left += bin[1]
         self.weighted_n_left += bin[0]
+
+    cdef intp_t move_values_left(self, const float* values, float threshold,
+                                 bint missing_left, intp_t n_node) noexcept nogil:
+        # The left side's sums, then the missing values' when they go left
+        # too (so that the moves add what move_bin_left of their bins adds).
+        cdef intp_t n_left = self.move_side_left(values, threshold, False, n_node)
+        if missing_left:
+            n_left += self.move_side_left(values, INFINITY, True, n_node)
+        return n_left
+
+    cdef intp_t move_side_left(self, const float* values, float threshold, bint missing,
+                               intp_t n_node) noexcept nogil:
+        # A position of the other side adds its terms times 0.0: a product,
+        # not a branch, since the side is unpredictable. The products are
+        # +0.0 or -0.0, which change no sum (none is -0.0, all starting
+        # from +0.0). Two lanes of sums, so that each addition waits on the
+        # one two positions back.
+        cdef intp_t i, n_moved = 0
+        cdef const double* node_weight = self.node_weight
+        cdef const double* node_target = self.node_target
+        cdef double weight_even = 0.0, weight_odd = 0.0, target_even = 0.0, target_odd = 0.0
+        cdef double side_even, side_odd
+        cdef double bin[2]
+        for i in range(0, n_node - 1, 2):
+            side_even = side_of(values[i], threshold, missing)
+            side_odd = side_of(values[i + 1], threshold, missing)
+            weight_even += node_weight[i] * side_even
+            target_even += (node_weight[i] * node_target[i]) * side_even
+            weight_odd += node_weight[i + 1] * side_odd
+            target_odd += (node_weight[i + 1] * node_target[i + 1]) * side_odd
+            n_moved += <intp_t> (side_even + side_odd)
+        if n_node % 2:
+            i = n_node - 1
+            side_even = side_of(values[i], threshold, missing)
+            weight_even += node_weight[i] * side_even
+            target_even += (node_weight[i] * node_target[i]) * side_even
+            n_moved += <intp_t> side_even
+        bin[0] = weight_even + weight_odd
+        bin[1] = target_even + target_odd
+        self.move_bin_left(bin)
+        return n_moved
 
     cdef double proxy_improvement(self) noexcept nogil:
         cdef double sum_right = self.sum_total - self.sum_left

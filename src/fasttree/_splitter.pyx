@@ -914,20 +914,26 @@ cdef class Splitter:
                 threshold = nextafterf(threshold, -INFINITY)
             if has_missing:
                 missing_left = rng_next(&self.rng_state) & 1
-        # Each position's side as a bin (0 left, 1 right, 2 missing), summed
-        # in one fill, as the exact sweeps sum theirs.
-        for i in range(n_node):
-            # Without branches: which side a value takes is unpredictable.
-            value = node_values[i]
-            sides[i] = (value > threshold) + (value == INFINITY)
         self.criterion.reset()
-        if self.criterion.needs_sorted_moves:
+        n_left = self.criterion.move_values_left(node_values, threshold, missing_left, n_node)
+        if n_left >= 0:
+            pass
+        elif self.criterion.needs_sorted_moves:
             # No bins: the left side's samples move one by one.
+            n_left = 0
             for i in range(n_node):
-                if sides[i] == LEFT_SIDE or (missing_left and sides[i] == MISSING_SIDE):
+                value = node_values[i]
+                if value <= threshold or (missing_left and value == INFINITY):
                     self.criterion.move_position_left(i)
                     n_left += 1
         else:
+            # Each position's side as a bin (0 left, 1 right, 2 missing),
+            # summed in one fill, as the exact sweeps sum theirs.
+            n_left = 0
+            for i in range(n_node):
+                # Without branches: which side a value takes is unpredictable.
+                value = node_values[i]
+                sides[i] = (value > threshold) + (value == INFINITY)
             if histogram_fill(&self.histogram, self.criterion,
                               BinSource(sides, NULL, 0, False), n_node, 3) < 0:
                 return -1
