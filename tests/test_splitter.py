@@ -484,26 +484,63 @@ def test_bins_summed_from_rare_rows_grow_the_tree_a_full_fill_grows(seed, n_clas
     # rows listed it fills every bin from every row; the trees must match.
     # Narrow data with every feature drawn indexes each node's rare rows;
     # wide data with three features drawn reads the drawn ones' lists.
-    from fasttree.tree import grow_tree, resolve_tree_limits, DecisionTreeClassifier
-    from fasttree._features import NO_COMMON
-
     rng = np.random.default_rng(seed)
     n_rows, n_sparse = 300, (200 if wide else 5)
     X = np.zeros((n_rows, n_sparse + 1), dtype=np.float32)
     for column in range(n_sparse):
-        rare = rng.random(n_rows) < rng.uniform(0.01, 0.07)
-        X[rare, column] = rng.integers(1, 4, rare.sum())
+        # 1% to 7% of the rows: always below the 1/8 that makes a value rare.
+        rare = rng.permutation(n_rows)[:rng.integers(3, 22)]
+        X[rare, column] = rng.integers(1, 4, rare.size)
     X[:, -1] = rng.integers(0, 3, n_rows)
     X[rng.random(n_rows) < 0.05, -1] = np.nan
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 1) ^ (rng.random(n_rows) < 0.2)).astype(np.int32)
     y = (y + (X[:, 2] > 0)) % n_classes
     weights = (rng.integers(0, 3, n_rows) if bootstrap else np.ones(n_rows)).astype(float)
+    assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, criterion,
+                                              3 if wide else None, n_sparse, seed)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 3),
+       criterion=st.sampled_from(("gini", "entropy")), bootstrap=st.booleans())
+def test_rare_rows_of_many_valued_features_grow_the_tree_a_full_sweep_grows(
+        seed, n_classes, criterion, bootstrap):
+    # Sparse-like columns of more than 256 values (continuous rare values):
+    # large nodes fill bins from the rare rows, small ones sort the rare
+    # rows alone and move the common value's rows as one bin; a column with
+    # missing values among its rare rows takes the full sort in the nodes
+    # holding them.
+    rng = np.random.default_rng(seed)
+    n_rows, n_sparse = 2400, 4
+    X = np.zeros((n_rows, n_sparse + 1), dtype=np.float32)
+    for column in range(n_sparse):
+        # 285 to 295 rare rows: more than 256 values, fewer than 1/8 of the rows.
+        rare = rng.permutation(n_rows)[:rng.integers(285, 296)]
+        X[rare, column] = rng.normal(size=rare.size)
+    X[np.flatnonzero(X[:, 3])[:10], 3] = np.nan
+    X[:, -1] = rng.integers(0, 3, n_rows)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5) ^ (rng.random(n_rows) < 0.2)).astype(np.int32)
+    y = (y + (X[:, 2] < 0)) % n_classes
+    weights = (rng.integers(0, 3, n_rows) if bootstrap else np.ones(n_rows)).astype(float)
+    assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, criterion, None,
+                                              n_sparse, seed, many_values=True)
+
+
+def assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, criterion, max_features,
+                                              n_sparse, seed, many_values=False):
+    """The tree grown with the rare rows of X's first n_sparse columns listed
+    is the one grown without (every bin filled from every row)."""
+    from fasttree.tree import grow_tree, resolve_tree_limits, DecisionTreeClassifier
+    from fasttree._features import NO_COMMON
+
     ranked = rank_features(X)
     assert (ranked.common_rank[:n_sparse] != NO_COMMON).all()
-    plain = ranked._replace(common_rank=np.full(n_sparse + 1, NO_COMMON, dtype=np.uint32))
+    if many_values:
+        assert (np.diff(ranked.value_offsets)[:n_sparse] > 256).all()
+    plain = ranked._replace(common_rank=np.full(X.shape[1], NO_COMMON, dtype=np.uint32))
     limits = resolve_tree_limits(
-        DecisionTreeClassifier(criterion=criterion, max_features=3 if wide else None),
-        {criterion: None}, n_rows, n_sparse + 1)
+        DecisionTreeClassifier(criterion=criterion, max_features=max_features),
+        {criterion: None}, X.shape[0], X.shape[1])
     trees = [grow_tree(features, make_criterion(criterion, y, weights, n_classes), weights,
                        limits, seed) for features in (ranked, plain)]
     for name in ("children_left", "feature", "threshold", "value", "impurity",

@@ -353,10 +353,14 @@ def fit_categories(X, categorical_features, feature_names=None):
     n_features = _n_columns(X)
     if n_features is None:
         return X, None
-    table = _as_table(X)
+    # A sparse X holds numbers of one dtype: only the dtype is read for
+    # 'from_dtype', and X is densified only when it has categorical columns.
+    table = np.empty((0, n_features), dtype=X.dtype) if is_sparse(X) else _as_table(X)
     mask = categorical_mask(table, categorical_features, n_features, feature_names)
     if not mask.any():
         return X, None
+    if is_sparse(X):
+        table = _as_table(X)
     codes, levels = encode_categories(table, mask)
     return codes, CategoryEncoding(mask, levels)
 

@@ -72,7 +72,7 @@ def rank_features(X, n_threads=1):
         value_offsets = np.concatenate(offsets)
         narrow_ranks = np.concatenate([part[3] for part in parts])
     return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
-                          *rare_rows(narrow_ranks, values, value_offsets))
+                          *rare_rows(ranks, narrow_ranks, values, value_offsets))
 
 
 def random_split_features(columns, categories=None):
@@ -118,12 +118,13 @@ def random_split_features(columns, categories=None):
                           np.zeros(n_samples + 1, dtype=np.intp), np.zeros(0, dtype=np.uint32))
 
 
-def rare_rows(narrow_ranks, values, value_offsets):
+def rare_rows(ranks, narrow_ranks, values, value_offsets):
     """The rows that do not hold a feature's common value, for the features
-    of at most 256 values whose most frequent value (not a missing one)
-    covers ``COMMON_SHARE`` of the rows: the splitter sums a node's rows of
-    such a feature from its rare rows alone when they are fewer than the
-    node's (see ``Splitter.split_node``).
+    whose most frequent value (not a missing one) covers ``COMMON_SHARE`` of
+    the rows: the splitter sums a node's rows of such a feature from its
+    rare rows alone when they are fewer than the node's (see
+    ``Splitter.split_node``). ``narrow_ranks`` are read for the features of
+    at most 256 values, ``ranks`` for the others.
 
     Returns
     -------
@@ -144,8 +145,9 @@ def rare_rows(narrow_ranks, values, value_offsets):
     lengths = np.zeros(n_features, dtype=np.intp)
     parts = []
     n_distinct = np.diff(value_offsets)
-    for feature in np.flatnonzero(n_distinct <= 256):
-        counts = np.bincount(narrow_ranks[feature], minlength=n_distinct[feature])
+    for feature in np.flatnonzero(n_distinct >= 1):
+        feature_ranks = (narrow_ranks if n_distinct[feature] <= 256 else ranks)[feature]
+        counts = np.bincount(feature_ranks, minlength=n_distinct[feature])
         common = int(np.argmax(counts))
         # A missing value (the last rank, NaN ranked +inf) is never common:
         # its rows take the missing-value sweeps.
@@ -153,7 +155,7 @@ def rare_rows(narrow_ranks, values, value_offsets):
                 values[value_offsets[feature] + common]):
             continue
         common_rank[feature] = common
-        rows = np.flatnonzero(narrow_ranks[feature] != common).astype(np.uint32)
+        rows = np.flatnonzero(feature_ranks != common).astype(np.uint32)
         lengths[feature] = rows.size
         parts.append(rows)
     rare_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)

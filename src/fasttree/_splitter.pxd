@@ -146,6 +146,7 @@ cdef class Splitter:
     cdef uint32_t* sample_position    # the node position of every sample of the
                                       # current node (stale entries for the others)
     cdef uint32_t* listed_positions   # list_rare_rows' result
+    cdef uint32_t* zero_bins          # n_samples zeros: a BinSource putting every position in bin 0
     # Monotonic constraints: per feature -1 (decreasing), 0 or 1
     # (increasing), or NULL for none; a constrained feature's split must
     # keep both children's values within [lower_bound, upper_bound], the
@@ -189,6 +190,14 @@ cdef class Splitter:
     cdef void sweep_sorted(self, const uint32_t* node_samples, intp_t n_node,
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil
+    # sweep_sorted for a feature with a common value whose n_rare rare
+    # positions in the node (exact sums) are few: sorts those alone and
+    # moves the common value's rows as one bin, the node's totals minus the
+    # rare rows'. Returns 1 when swept, 0 when the node has missing values
+    # of the feature (sweep_sorted then takes it), -1 when out of memory.
+    cdef int sweep_rare_sorted(self, const uint32_t* node_samples, intp_t n_node,
+                               intp_t feature, const uint32_t* rare_positions,
+                               intp_t n_rare, BestCandidate* best) noexcept nogil
     # Moves the groups of equal ranks of sorted_items[0:n_sorted] left one by
     # one (n_moved samples are left already), offering the threshold after
     # each but the last.

@@ -205,10 +205,11 @@ cdef class Splitter:
             max(1, feature_offsets[self.n_samples]) * sizeof(uint32_t))
         self.sample_position = <uint32_t*> calloc(self.n_samples, sizeof(uint32_t))
         self.listed_positions = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
+        self.zero_bins = <uint32_t*> calloc(max(1, self.n_samples), sizeof(uint32_t))
         if not (self.features and self.node_ranks and self.items and self.scratch
                 and self.goes_left and self.node_rare_start and self.node_rare_fill
                 and self.node_rare_positions and self.sample_position
-                and self.listed_positions):
+                and self.listed_positions and self.zero_bins):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -259,6 +260,7 @@ cdef class Splitter:
         free(self.node_rare_positions)
         free(self.sample_position)
         free(self.listed_positions)
+        free(self.zero_bins)
         histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
@@ -320,35 +322,39 @@ cdef class Splitter:
                 continue
 
             source = self.feature_ranks_at(feature, node_samples)
+            # A feature whose rare rows (those without its common value) are
+            # few next to the node's is summed from them alone.
+            n_rare = -1
+            if self.criterion.exact_sums and self.common_rank[feature] != NO_COMMON:
+                if rare_access == RARE_UNDECIDED:
+                    # Index every rare entry of the node, or map the node's
+                    # samples and read the drawn features' lists (a list
+                    # entry costs a few look-ups): the cheaper.
+                    if (self.n_features + n_node * self.rare_per_row
+                            <= n_node + 3 * self.max_features * self.rare_per_feature):
+                        self.index_rare_rows(node_samples, n_node)
+                        rare_access = RARE_INDEXED
+                    else:
+                        for i in range(n_node):
+                            self.sample_position[node_samples[i]] = <uint32_t> i
+                        rare_access = RARE_LISTED
+                if rare_access == RARE_INDEXED:
+                    n_rare = self.node_rare_start[feature + 1] - self.node_rare_start[feature]
+                    rare_positions = self.node_rare_positions + self.node_rare_start[feature]
+                elif 3 * (self.rare_offsets[feature + 1] - self.rare_offsets[feature]) < n_node:
+                    n_rare = self.list_rare_rows(feature, node_samples, n_node)
+                    rare_positions = self.listed_positions
+            if n_rare == 0:
+                self.features[pick] = self.features[first_unvisited]
+                self.features[first_unvisited] = feature
+                first_unvisited += 1
+                continue
             if self.counts_all_values(n_distinct, n_node):
                 # Few values in all: one pass sums the node into a bin for
                 # every value of the feature, and the bins tell its range.
                 # A second value usually shows within a few samples; a
-                # constant feature is found without filling its bins. A
-                # feature whose rare rows (those without its common value)
-                # are few next to the node's is summed from them alone.
-                n_rare = -1
-                if self.criterion.exact_sums and self.common_rank[feature] != NO_COMMON:
-                    if rare_access == RARE_UNDECIDED:
-                        # Index every rare entry of the node, or map the
-                        # node's samples and read the drawn features' lists
-                        # (a list entry costs a few look-ups): the cheaper.
-                        if (self.n_features + n_node * self.rare_per_row
-                                <= n_node + 3 * self.max_features * self.rare_per_feature):
-                            self.index_rare_rows(node_samples, n_node)
-                            rare_access = RARE_INDEXED
-                        else:
-                            for i in range(n_node):
-                                self.sample_position[node_samples[i]] = <uint32_t> i
-                            rare_access = RARE_LISTED
-                    if rare_access == RARE_INDEXED:
-                        n_rare = (self.node_rare_start[feature + 1]
-                                  - self.node_rare_start[feature])
-                        rare_positions = self.node_rare_positions + self.node_rare_start[feature]
-                    elif 3 * (self.rare_offsets[feature + 1] - self.rare_offsets[feature]) < n_node:
-                        n_rare = self.list_rare_rows(feature, node_samples, n_node)
-                        rare_positions = self.listed_positions
-                if n_rare == 0 or (n_rare < 0 and holds_one_value(source, n_node)):
+                # constant feature is found without filling its bins.
+                if n_rare < 0 and holds_one_value(source, n_node):
                     self.features[pick] = self.features[first_unvisited]
                     self.features[first_unvisited] = feature
                     first_unvisited += 1
@@ -373,6 +379,18 @@ cdef class Splitter:
                 n_evaluated += 1
                 self.sweep_bins(n_node, feature, first_bin, last_bin, 0, &best)
                 continue
+
+            if 0 < n_rare and 2 * n_rare <= n_node:
+                status = self.sweep_rare_sorted(node_samples, n_node, feature, rare_positions,
+                                                n_rare, &best)
+                if status < 0:
+                    return -1
+                if status == 1:
+                    end_unvisited -= 1
+                    self.features[pick] = self.features[end_unvisited]
+                    self.features[end_unvisited] = feature
+                    n_evaluated += 1
+                    continue
 
             min_rank = 0xFFFFFFFFu
             max_rank = 0
@@ -768,6 +786,75 @@ cdef class Splitter:
         self.criterion.move_left(sorted_items, first_missing, n_node)
         self.sweep_groups(sorted_items, first_missing, n_node - first_missing, n_node, feature,
                           min_rank, rank_span, True, True, best)
+
+    cdef int sweep_rare_sorted(self, const uint32_t* node_samples, intp_t n_node,
+                               intp_t feature, const uint32_t* rare_positions,
+                               intp_t n_rare, BestCandidate* best) noexcept nogil:
+        cdef BinSource source = self.feature_ranks_at(feature, node_samples)
+        cdef uint32_t common = self.common_rank[feature]
+        cdef uint32_t rank, min_rank = common, max_rank = common, common_rank, next_rank
+        cdef intp_t j, i = 0, group_end, n_moved = 0, n_common = n_node - n_rare
+        cdef bint common_next
+        cdef uint64_t* sorted_items
+        cdef int outcome
+        cdef BestCandidate local_best
+        for j in range(n_rare):
+            rank = <uint32_t> bin_of(source, rare_positions[j])
+            self.node_ranks[j] = rank
+            min_rank = rank if rank < min_rank else min_rank
+            max_rank = rank if rank > max_rank else max_rank
+        if max_rank == self.missing_rank(feature):
+            return 0
+        for j in range(n_rare):
+            self.items[j] = pack_item(self.node_ranks[j] - min_rank, rare_positions[j])
+        sorted_items = sort_items(self.items, self.scratch, n_rare,
+                                  bit_length(max_rank - min_rank))
+        # The common value's rows as one bin (bin 1): the node's totals
+        # minus the rare rows' (bin 0), exact with exact sums.
+        if histogram_fill_rare(&self.histogram, self.criterion,
+                               BinSource(self.zero_bins, NULL, 0, False), n_node, 2,
+                               rare_positions, n_rare, 1) < 0:
+            return -1
+        common_rank = common - min_rank
+        self.criterion.reset()
+        local_best = best[0]
+        # The groups in rank order, the common value's among the rare ones;
+        # the threshold after each but the last is offered.
+        common_next = n_rare == 0 or item_rank(sorted_items[0]) > common_rank
+        while True:
+            if common_next:
+                rank = common_rank
+                self.criterion.move_bin_left(histogram_bin(&self.histogram, 1))
+                n_moved += n_common
+                n_common = 0
+            else:
+                rank = item_rank(sorted_items[i])
+                group_end = i + 1
+                while group_end < n_rare and item_rank(sorted_items[group_end]) == rank:
+                    group_end += 1
+                if group_end - i == 1:
+                    self.criterion.move_position_left(item_position(sorted_items[i]))
+                else:
+                    self.criterion.move_left(sorted_items, i, group_end)
+                n_moved += group_end - i
+                i = group_end
+            if n_moved >= n_node:
+                break
+            common_next = n_common > 0 and (i >= n_rare
+                                            or item_rank(sorted_items[i]) > common_rank)
+            next_rank = common_rank if common_next else item_rank(sorted_items[i])
+            outcome = self.offer(&local_best, n_moved, n_node, feature, rank + min_rank)
+            if outcome == STOP:
+                break
+            if outcome == IMPROVED:
+                local_best.right_rank = next_rank + min_rank
+                local_best.min_rank = min_rank
+                local_best.max_rank = max_rank
+                local_best.has_missing = False
+                local_best.missing_left = False
+                local_best.is_subset = False
+        best[0] = local_best
+        return 1
 
     cdef void sweep_groups(self, const uint64_t* sorted_items, intp_t n_sorted,
                            intp_t n_moved, intp_t n_node, intp_t feature, uint32_t min_rank,

@@ -4,6 +4,7 @@ random subset of the features, their predictions averaged or voted."""
 import copy
 import inspect
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
                           feature_names_of)
+from ._routing import metadata_router, routed_member_params, rows_of
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -92,6 +94,16 @@ class BaseBagging(BaseEnsemble):
         """The estimator the members are copies of (unchecked)."""
         return self._default_estimator() if self.estimator is None else self.estimator
 
+    def get_metadata_routing(self):
+        """How scikit-learn's metadata routing passes this ensemble's extra
+        keyword arguments on to the members' methods.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+        """
+        return metadata_router(self, self._template(), self._member_methods())
+
     def _check_parameters(self, n_samples, n_features, weight_total=None):
         """Validate the bagging parameters; return (draws per member, features per
         member). ``weight_total``: the sum of the sample weights the draws follow."""
@@ -124,7 +136,7 @@ class BaseBagging(BaseEnsemble):
 
     # ------------------------------------------------------------ fitting
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members, each on its own rows and features.
 
         Parameters
@@ -138,12 +150,18 @@ class BaseBagging(BaseEnsemble):
             rows of weight 1, as in scikit-learn 1.9), so any estimator can be
             bagged with weights; a fractional ``max_samples`` is then a share
             of the total weight.
+        **fit_params : dict
+            Passed on to the members' ``fit`` through scikit-learn's metadata
+            routing (which must be on, and the parameters requested with the
+            member's ``set_fit_request``); values with one entry per row are
+            taken at the member's rows.
 
         Returns
         -------
         self
         """
         name = type(self).__name__
+        member_fit_params = routed_member_params(self, "fit", fit_params).get("fit", {})
         template = self._validate_estimator()
         weighted = accepts_sample_weight(template)
         # fasttree estimators work in float32: converting once here spares
@@ -185,7 +203,7 @@ class BaseBagging(BaseEnsemble):
         new = self._fit_members(template, X, targets["fit_target"], probabilities, weighted,
                                 base_seed, range(len(members), self.n_estimators),
                                 n_draws, n_chosen, n_threads, is_categorical,
-                                drawn_rows_only=use_float32)
+                                drawn_rows_only=use_float32, fit_params=member_fit_params)
         for member, member_features in new:
             members.append(member)
             features.append(member_features)
@@ -210,7 +228,8 @@ class BaseBagging(BaseEnsemble):
         return self
 
     def _fit_members(self, template, X, y, probabilities, weighted, base_seed, indices,
-                     n_draws, n_chosen, n_threads, is_categorical=None, drawn_rows_only=False):
+                     n_draws, n_chosen, n_threads, is_categorical=None, drawn_rows_only=False,
+                     fit_params=None):
         """Fit the members at ``indices`` on ``n_threads`` threads; results in order.
 
         Each draws its rows with ``probabilities`` (None: all alike); its draw
@@ -219,7 +238,8 @@ class BaseBagging(BaseEnsemble):
         are repeated.
 
         ``is_categorical``: the features X holds as category codes, for
-        members that take ``categorical_features``.
+        members that take ``categorical_features``. ``fit_params``: routed
+        to every member's ``fit`` (see :func:`rows_of`).
         """
         n_samples, n_features = X.shape
         seeded = sorted(key for key in template.get_params(deep=True)
@@ -246,10 +266,12 @@ class BaseBagging(BaseEnsemble):
                 # them (a member may treat a weight of 0 as it likes); fasttree
                 # trees ignore such rows, so they get the drawn rows only.
                 rows = np.flatnonzero(counts) if drawn_rows_only else np.arange(n_samples)
-                member.fit(X[np.ix_(rows, features)], y[rows], sample_weight=counts[rows])
+                member.fit(X[np.ix_(rows, features)], y[rows], sample_weight=counts[rows],
+                           **rows_of(fit_params or {}, rows, n_samples))
             else:
                 rows = np.repeat(np.arange(n_samples), counts)
-                member.fit(X[np.ix_(rows, features)], y[rows])
+                member.fit(X[np.ix_(rows, features)], y[rows],
+                           **rows_of(fit_params or {}, rows, n_samples))
             return member, features
 
         return map_members(fit_one, indices, n_threads,
@@ -457,21 +479,23 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     def _has_probabilities(self):
         return all(hasattr(member, "predict_proba") for member in self.estimators_)
 
-    def _member_probabilities(self, index, member, X):
-        """The member's predict_proba placed in this ensemble's class columns.
+    def _member_probabilities(self, index, member, X, params=None):
+        """The member's predict_proba (given ``params``) placed in this
+        ensemble's class columns.
 
         A member whose sample lacked a class has fewer columns.
         """
-        probabilities = np.asarray(member.predict_proba(X), dtype=np.float64)
+        probabilities = np.asarray(member.predict_proba(X, **(params or {})), dtype=np.float64)
         member_classes = getattr(member, "classes_", self.classes_)
         out = np.zeros((X.shape[0], self.n_classes_))
         out[:, self._class_positions(member_classes)] = probabilities
         return out
 
-    def _member_votes(self, index, member, X):
-        """One-hot rows: the class the member predicts."""
+    def _member_votes(self, index, member, X, params=None):
+        """One-hot rows: the class the member predicts (given ``params``)."""
         out = np.zeros((X.shape[0], self.n_classes_))
-        out[np.arange(X.shape[0]), self._class_positions(member.predict(X))] = 1.0
+        out[np.arange(X.shape[0]),
+            self._class_positions(member.predict(X, **(params or {})))] = 1.0
         return out
 
     def _oob_output(self, index, member, X):
@@ -484,7 +508,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         predicted = np.argmax(averages[has_oob], axis=1)
         self.oob_score_ = float(np.mean(predicted == targets["class_index"][has_oob]))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, **params):
         """Mean over members of their class probabilities.
 
         Members without ``predict_proba`` make this the share of votes
@@ -493,29 +517,72 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        **params : dict
+            Passed on to the members' ``predict_proba`` (or ``predict``)
+            through scikit-learn's metadata routing.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        X = self._validate_X_for_predict(X)
+        routed = routed_member_params(self, "predict_proba", params)
+        return self._probabilities(self._validate_X_for_predict(X), routed)
+
+    def predict_log_proba(self, X, **params):
+        """Natural logarithm of :meth:`predict_proba` (-inf for probability 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        **params : dict
+            As for :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        routed = routed_member_params(self, "predict_log_proba", params)
+        probabilities = self._probabilities(self._validate_X_for_predict(X), routed)
+        with np.errstate(divide="ignore"):
+            return np.log(probabilities)
+
+    def _probabilities(self, X, routed):
+        """predict_proba of validated X; ``routed``: the members' routed params."""
         if not self._has_probabilities():
-            return self._mean_output(self._member_votes, X)
-        return self._mean_output(self._member_probabilities, X)
+            return self._mean_output(
+                partial(self._member_votes, params=routed.get("predict")), X)
+        return self._mean_output(
+            partial(self._member_probabilities, params=routed.get("predict_proba")), X)
+
+    def _member_methods(self):
+        """The member method each prediction method calls, for the routing."""
+        template = self._template()
+        probabilities = "predict_proba" if hasattr(template, "predict_proba") else "predict"
+        soft = self.voting == "soft" and probabilities == "predict_proba"
+        callees = {"fit": "fit", "predict": probabilities if soft else "predict",
+                   "predict_proba": probabilities, "predict_log_proba": probabilities}
+        if hasattr(template, "decision_function"):
+            callees["decision_function"] = "decision_function"
+        return callees
 
     @available_if(lambda self: hasattr(self._template(), "decision_function"))
-    def decision_function(self, X):
+    def decision_function(self, X, **params):
         """Mean over members of their ``decision_function`` (when the estimator has one).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        **params : dict
+            Passed on to the members' ``decision_function`` through
+            scikit-learn's metadata routing.
 
         Returns
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
         """
+        member_params = routed_member_params(self, "decision_function", params).get(
+            "decision_function", {})
         X = self._validate_X_for_predict(X)
 
         def decisions(index, member, X_member):
@@ -523,7 +590,8 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
             if not np.array_equal(getattr(member, "classes_", self.classes_), self.classes_):
                 raise ValueError(f"member {index} was fitted on a sample without every class, "
                                  "so its decision_function columns are not the ensemble's")
-            return np.asarray(member.decision_function(X_member), dtype=np.float64)
+            return np.asarray(member.decision_function(X_member, **member_params),
+                              dtype=np.float64)
 
         return self._mean_output(decisions, X)
 
@@ -544,12 +612,15 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         X = self._validate_X_for_predict(X)
         return self._mean_output(self._member_votes, X)
 
-    def predict(self, X):
+    def predict(self, X, **params):
         """Predicted class by ``voting``; ties go to the first class of ``classes_``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        **params : dict
+            Passed on to the members' ``predict_proba`` (soft voting) or
+            ``predict`` through scikit-learn's metadata routing.
 
         Returns
         -------
@@ -557,10 +628,13 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         """
         self._check_fitted()
         self._check_combination()
+        routed = routed_member_params(self, "predict", params)
+        X = self._validate_X_for_predict(X)
         if self.voting == "soft" and self._has_probabilities():
-            scores = self.predict_proba(X)
+            scores = self._probabilities(X, routed)
         else:
-            scores = self.vote_fractions(X)
+            scores = self._mean_output(
+                partial(self._member_votes, params=routed.get("predict")), X)
         return self.classes_[np.argmax(scores, axis=1)]
 
 
@@ -630,10 +704,11 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         target = targets["target"]
         self.n_outputs_ = 1 if target.ndim == 1 else target.shape[1]
 
-    def _member_predictions(self, index, member, X):
-        """The member's predictions, one row per row of X and one column per output."""
+    def _member_predictions(self, index, member, X, params=None):
+        """The member's predictions (given ``params``), one row per row of X
+        and one column per output."""
         n_outputs = getattr(self, "n_outputs_", 1)
-        values = np.asarray(member.predict(X), dtype=np.float64)
+        values = np.asarray(member.predict(X, **(params or {})), dtype=np.float64)
         if values.size != X.shape[0] * n_outputs:
             raise ValueError(f"member {type(member).__name__} returned {values.shape} "
                              f"predictions for {X.shape[0]} rows; {n_outputs} value(s) per "
@@ -642,28 +717,37 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
 
     _oob_output = _member_predictions
 
+    def _member_methods(self):
+        return {"fit": "fit", "predict": "predict"}
+
     def _set_oob_attributes(self, averages, has_oob, targets):
         several = targets["target"].ndim == 2
         self.oob_prediction_ = averages if several else averages[:, 0]
         self.oob_score_ = r2_score(targets["target"][has_oob], self.oob_prediction_[has_oob])
 
-    def predict(self, X):
+    def predict(self, X, **params):
         """Mean (or median, by ``aggregation``) of the members' predictions.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        **params : dict
+            Passed on to the members' ``predict`` through scikit-learn's
+            metadata routing.
 
         Returns
         -------
         ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
         """
+        member_predictions = partial(
+            self._member_predictions,
+            params=routed_member_params(self, "predict", params).get("predict"))
         X = self._validate_X_for_predict(X)
         self._check_combination()
         if self.aggregation == "median":
-            predictions = np.stack(self._map_members(self._member_predictions, X), axis=2)
+            predictions = np.stack(self._map_members(member_predictions, X), axis=2)
             result = np.median(predictions, axis=2)
         else:
-            result = self._mean_output(self._member_predictions, X)
+            result = self._mean_output(member_predictions, X)
         return result[:, 0] if getattr(self, "n_outputs_", 1) == 1 else result
 
