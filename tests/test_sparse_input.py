@@ -167,3 +167,48 @@ def test_ensembles_hand_sparse_X_to_members_of_other_libraries(ensemble_class, f
     for member in model.estimators_:
         assert member.fit_format_ == expected
         assert member.predict_format_ == expected
+
+
+def messy_csr(dense, rng):
+    """A CSR matrix of ``dense`` whose rows store their entries out of order,
+    some of them as two parts that add up (which densifying sums)."""
+    rows, columns = np.nonzero(dense)
+    values = dense[rows, columns]
+    split = rng.random(rows.size) < 0.2
+    parts = values[split] // 2
+    values[split] -= parts
+    rows, columns = (np.concatenate([a, a[split]]) for a in (rows, columns))
+    values = np.concatenate([values, parts])
+    # Rows in order, entries within a row shuffled.
+    order = np.lexsort((rng.random(rows.size), rows))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=dense.shape[0]))])
+    matrix = scipy.sparse.csr_matrix((values[order], columns[order], indptr),
+                                     shape=dense.shape)
+    assert not matrix.has_canonical_format
+    return matrix
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, DecisionTreeRegressor,
+                                             RandomForestClassifier, RandomForestRegressor])
+@pytest.mark.parametrize("n_features", [12, 300])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_sparse_rows_walked_as_they_go_predict_as_their_dense_copy(estimator_class, n_features,
+                                                                   dtype):
+    # Enough rows for several blocks on two threads and several copy chunks;
+    # 300 features take the forests' interleaved copies.
+    rng = np.random.default_rng(n_features)
+    dense = rng.normal(size=(3000, n_features)) * (rng.random((3000, n_features)) < 0.1)
+    dense = np.round(dense * 4) if dtype == np.int64 else dense
+    y = dense[:, :5].sum(axis=1) > 0 if estimator_class in CLASSIFIERS else dense[:, :5].sum(1)
+    params = {"random_state": 0}
+    if estimator_class in (RandomForestClassifier, RandomForestRegressor):
+        params.update(n_estimators=4, n_jobs=2)
+    model = estimator_class(**params).fit(dense[:2000], y[:2000])
+    new = dense[2000:].astype(dtype)
+    for rows in (scipy.sparse.csr_matrix(new), messy_csr(new, rng),
+                 scipy.sparse.csc_array(new)):
+        for method in ("predict", "predict_proba", "apply"):
+            if hasattr(model, method):
+                np.testing.assert_array_equal(getattr(model, method)(rows),
+                                              getattr(model, method)(rows.toarray()),
+                                              err_msg=method)

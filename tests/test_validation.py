@@ -281,3 +281,29 @@ def test_a_failed_refit_does_not_pair_the_old_tree_with_the_new_width(estimator_
         estimator.fit(X[:, :1], y[:5])
     with pytest.raises(ValueError):
         estimator.predict(rng.normal(size=(5, 1)))
+
+
+def test_sparse_rows_for_the_walk_refuse_a_corrupt_matrix():
+    import scipy.sparse
+
+    X = np.eye(6)
+    model = DecisionTreeClassifier(random_state=0).fit(X, np.arange(6) % 2)
+    rows = scipy.sparse.csr_matrix(X)
+    rows.indices[2] = 40   # a column beyond the six
+    with pytest.raises(ValueError, match="not a valid CSR matrix"):
+        model.predict(rows)
+
+
+def test_sparse_rows_slice_and_densify_as_the_matrix_does():
+    import scipy.sparse
+
+    from fasttree._validation import csr_for_walk
+
+    X = np.arange(24, dtype=float).reshape(6, 4) * (np.arange(24).reshape(6, 4) % 3 == 0)
+    rows = csr_for_walk(scipy.sparse.csr_matrix(X))
+    assert rows.shape == (6, 4) and rows.indptr.dtype == np.intp
+    np.testing.assert_array_equal(rows.toarray(), X)
+    np.testing.assert_array_equal(rows[2:5].toarray(), X[2:5])
+    np.testing.assert_array_equal(rows[5:2].toarray(), X[5:2])
+    with pytest.raises(IndexError):
+        rows[::2]

@@ -106,9 +106,17 @@ cdef struct RowSource:
     intp_t feature_stride    # bytes from a value to the next feature's
     bint is_double           # float64 values, else float32
     bint in_place            # C-contiguous float32: walked without a copy
+    # Sparse rows (scipy CSR): row i of the source is row first_row + i of
+    # the matrix, its entries csr_indptr[row] .. csr_indptr[row + 1] - 1 in
+    # csr_indices (columns) and data (values); the other values are zeros.
+    # NULL for dense rows.
+    const intp_t* csr_indptr
+    const int32_t* csr_indices
+    intp_t first_row
 
 
-# Fills source from X (a 2-D float32 or float64 ndarray) or raises.
+# Fills source from X (a 2-D float32 or float64 ndarray, or a CSR matrix
+# with intp indptr, int32 indices and float32 or float64 data) or raises.
 cdef int row_source(object X, RowSource* source) except -1
 
 # Copies rows [first_row, first_row + n_rows) of source into interleaved

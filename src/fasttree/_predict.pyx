@@ -7,12 +7,13 @@ cimport numpy as cnp
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_MULTIWAY, KIND_SUBSET, KIND_THRESHOLD,
                      MISSING_LEFT, MISSING_SEEN, NO_BRANCH, Node, branch_of, branch_words,
                      category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
+from ._validation import CSRRows
 
 cnp.import_array()
 
@@ -478,6 +479,11 @@ cdef enum:
 
 
 cdef int row_source(object X, RowSource* source) except -1:
+    source.csr_indptr = NULL
+    source.csr_indices = NULL
+    source.first_row = 0
+    if isinstance(X, CSRRows):
+        return csr_row_source(X, source)
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype not in (np.float32,
                                                                           np.float64):
         raise ValueError("rows to walk must be a 2-D float32 or float64 array")
@@ -490,6 +496,80 @@ cdef int row_source(object X, RowSource* source) except -1:
     source.in_place = (not source.is_double and X.flags.c_contiguous
                        and source.feature_stride == sizeof(float))
     return 0
+
+
+cdef int csr_row_source(object X, RowSource* source) except -1:
+    # CSRRows were checked when made (column indices, indptr); the kernels
+    # read the arrays raw, so their layouts and lengths are checked here.
+    indptr, indices, data = X.indptr, X.indices, X.data
+    n_rows, n_features = X.shape
+    for array, dtypes in ((indptr, (np.intp,)), (indices, (np.int32,)),
+                          (data, (np.float32, np.float64))):
+        if (not isinstance(array, np.ndarray) or array.ndim != 1
+                or not array.flags.c_contiguous or array.dtype not in dtypes):
+            raise ValueError("sparse rows to walk must have intp indptr, int32 indices and "
+                             "float32 or float64 data")
+    if (indptr.shape[0] != n_rows + 1 or indices.shape[0] != data.shape[0]
+            or (n_rows and (indptr[0] < 0 or indptr[n_rows] > indices.shape[0]))):
+        raise ValueError("sparse rows to walk are inconsistent")
+    source.data = <const char*> cnp.PyArray_DATA(data)
+    source.n_rows = n_rows
+    source.n_features = n_features
+    source.row_stride = 0
+    source.feature_stride = 0
+    source.is_double = data.dtype == np.float64
+    source.in_place = False
+    source.csr_indptr = <const intp_t*> cnp.PyArray_DATA(indptr)
+    source.csr_indices = <const int32_t*> cnp.PyArray_DATA(indices)
+    return 0
+
+
+cdef void scatter_csr(const real_t* data, const RowSource* source, intp_t first_row,
+                      intp_t n_rows, float* out, bint interleaved) noexcept nogil:
+    # Rows first_row.. of a CSR source as dense float32 rows (row-major, or
+    # interleaved blocks): zeros, then each row's stored values in place.
+    # Only the chunk is cleared, which stays in cache; the cost is that of
+    # the chunk plus the stored values, never of a dense copy of X.
+    cdef intp_t n_features = source.n_features
+    cdef intp_t row, entry, matrix_row
+    cdef float* block
+    memset(out, 0, (block_values(n_rows, n_features) if interleaved
+                    else n_rows * n_features) * sizeof(float))
+    for row in range(n_rows):
+        matrix_row = source.first_row + first_row + row
+        if interleaved:
+            block = out + (row // ROW_BLOCK) * ROW_BLOCK * n_features + row % ROW_BLOCK
+            for entry in range(source.csr_indptr[matrix_row], source.csr_indptr[matrix_row + 1]):
+                block[source.csr_indices[entry] * ROW_BLOCK] = <float> data[entry]
+        else:
+            block = out + row * n_features
+            for entry in range(source.csr_indptr[matrix_row], source.csr_indptr[matrix_row + 1]):
+                block[source.csr_indices[entry]] = <float> data[entry]
+
+
+cdef void copy_source_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
+                           float* out, bint interleaved) noexcept nogil:
+    # Rows [first_row, first_row + n_rows) of a source that is not walked in
+    # place, as row-major float32 rows or interleaved blocks.
+    cdef const char* first
+    if source.csr_indptr != NULL:
+        if source.is_double:
+            scatter_csr(<const double*> source.data, source, first_row, n_rows, out,
+                        interleaved)
+        else:
+            scatter_csr(<const float*> source.data, source, first_row, n_rows, out,
+                        interleaved)
+        return
+    first = source.data + first_row * source.row_stride
+    if interleaved:
+        if source.is_double:
+            copy_interleaved(<const double*> first, source, n_rows, out)
+        else:
+            copy_interleaved(<const float*> first, source, n_rows, out)
+    elif source.is_double:
+        copy_rows(<const double*> first, source, n_rows, out)
+    else:
+        copy_rows(<const float*> first, source, n_rows, out)
 
 
 cdef void copy_interleaved(const real_t* first, const RowSource* source, intp_t n_rows,
@@ -563,11 +643,7 @@ cdef void copy_rows(const real_t* first, const RowSource* source, intp_t n_rows,
 
 cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
                            float* blocks) noexcept nogil:
-    cdef const char* first = source.data + first_row * source.row_stride
-    if source.is_double:
-        copy_interleaved(<const double*> first, source, n_rows, blocks)
-    else:
-        copy_interleaved(<const float*> first, source, n_rows, blocks)
+    copy_source_rows(source, first_row, n_rows, blocks, True)
     # Checked after the conversion, so that a float64 value beyond the
     # float32 range counts as infinite, as it does in fit. The last block's
     # rows are spread over its whole length (padded with zeros).
@@ -576,9 +652,10 @@ cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_r
 
 cdef inline bint copies_rows(const RowSource* source) noexcept nogil:
     # Rows whose values lie side by side (C order, float64 or a row slice)
-    # are copied row by row; others (Fortran order, column slices) are
-    # interleaved, which reads each column in runs.
-    return source.feature_stride == (sizeof(double) if source.is_double else sizeof(float))
+    # are copied row by row, and so are sparse rows; others (Fortran order,
+    # column slices) are interleaved, which reads each column in runs.
+    return source.csr_indptr != NULL or source.feature_stride == (
+        sizeof(double) if source.is_double else sizeof(float))
 
 
 cdef intp_t copy_chunk_rows(const RowSource* source) noexcept nogil:
@@ -608,16 +685,11 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
                            source.n_rows, leaves)
     chunk_rows = copy_chunk_rows(source)
     cdef bint by_rows = copies_rows(source)
-    cdef const char* first
     start = 0
     while start < source.n_rows:
         n_chunk = min(chunk_rows, source.n_rows - start)
         if by_rows:
-            first = source.data + start * source.row_stride
-            if source.is_double:
-                copy_rows(<const double*> first, source, n_chunk, buffer)
-            else:
-                copy_rows(<const float*> first, source, n_chunk, buffer)
+            copy_source_rows(source, start, n_chunk, buffer, False)
             general = tests.general or any_non_finite(buffer, n_chunk * n_features)
         else:
             general = interleave_source(source, start, n_chunk, buffer) or tests.general
@@ -720,7 +792,10 @@ cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
                       intp_t* leaves, float* buffer) noexcept nogil:
     # find_source_leaves for rows [start, start + n_rows) of source.
     cdef RowSource part = source[0]
-    part.data = source.data + start * source.row_stride
+    if source.csr_indptr != NULL:
+        part.first_row = source.first_row + start
+    else:
+        part.data = source.data + start * source.row_stride
     part.n_rows = n_rows
     return find_source_leaves(tree, tests, &part, leaves, buffer)
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._c45 import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
-from ._validation import dense_from_sparse, is_sparse, non_finite_error
+from ._validation import CSRRows, csr_for_walk, is_sparse, non_finite_error
 from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
@@ -389,12 +389,20 @@ class Tree:
             return sparse_rows(self._value, leaves)
         return sparse_rows(self.leaf_values)
 
-    def _rows(self, X):
+    def _rows(self, X, sparse_ok=False):
         """X as the kernels read it: float32 or float64 as given (any order,
         strides or writability), other real dtypes converted to float32, and
-        sparse X as dense float32."""
-        if is_sparse(X):
-            X = dense_from_sparse(X)
+        sparse X as :class:`CSRRows` (``sparse_ok``: the walks read its rows
+        as they go) or else as dense float32."""
+        if is_sparse(X) or isinstance(X, CSRRows):
+            if not isinstance(X, CSRRows):
+                X = csr_for_walk(X)
+            if X.shape[1] != self.n_features:
+                raise ValueError(f"X must have shape (n_samples, {self.n_features}); "
+                                 f"got {X.shape}")
+            if sparse_ok:
+                return X
+            X = X.toarray()
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             if X.dtype.kind not in "biuf":
@@ -422,7 +430,7 @@ class Tree:
     def apply(self, X):
         """Leaf index of every row of X (a 2-D array of real numbers; NaN is
         a missing value, infinity is refused)."""
-        X = self._rows(X)
+        X = self._rows(X, sparse_ok=True)
         return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp), *self.walk_tests)
 
     def predict(self, X):
@@ -433,7 +441,7 @@ class Tree:
     def predict_values(self, X):
         """The values of every row's leaf, shape (n_samples, n_values), written
         straight from the walk."""
-        X = self._rows(X)
+        X = self._rows(X, sparse_ok=self._fractions is None)
         if self._fractions is not None:
             # Rows missing a value, or holding a category absent from a node,
             # mix the leaves they reach.
@@ -458,13 +466,13 @@ class Tree:
 
     def predict_class_index(self, X):
         """Index of the majority class of every row's leaf (the first on ties)."""
-        X = self._rows(X)
+        X = self._rows(X, sparse_ok=True)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
                               *self.walk_tests, self.majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
-        X = self._rows(X)
+        X = self._rows(X, sparse_ok=True)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
                               *self.walk_tests, self.first_value)
 

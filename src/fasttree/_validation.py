@@ -174,33 +174,95 @@ def is_sparse(X):
     return sparse is not None and sparse.issparse(X)
 
 
-def dense_from_sparse(X, *, name="X", estimator=None):
-    """A sparse X as a dense float32 array, its implicit entries as zeros.
-
-    The split kernel and the tree walk read dense rows, and fit ranks every
-    feature into a dense array anyway, so densifying costs fit at most the
-    memory of one more copy of X (as float32).
-    """
+def checked_sparse(X, *, name="X", estimator=None):
+    """A sparse X as CSR or CSC (as given, else CSR), checked: 2-D, real
+    values, no NaN (scikit-learn's rule: only dense X may miss values)."""
     prefix = f"{estimator}: " if estimator else ""
     if len(X.shape) != 2:
         raise ValueError(f"{prefix}{name} must be 2-D, got a sparse array of shape {X.shape}")
     stored = X.tocsr() if X.format not in ("csr", "csc") else X
     if stored.data.dtype.kind not in "biuf":
         raise ValueError(f"{prefix}{name} has unsupported dtype {stored.data.dtype}")
-    # scikit-learn refuses NaN in sparse X (only dense X may miss values);
-    # the phrase is its own, which scripts match on.
+    # The phrase is scikit-learn's own, which scripts match on.
     if stored.data.dtype.kind == "f" and np.isnan(stored.data).any():
         raise ValueError(f"{prefix}Input {name} contains NaN in a sparse matrix; missing "
                          "values are supported in dense X only")
+    return stored
+
+
+def dense_from_sparse(X, *, name="X", estimator=None):
+    """A sparse X as a dense float32 array, its implicit entries as zeros.
+
+    The split kernel reads dense rows, and fit ranks every feature into a
+    dense array anyway, so densifying costs fit at most the memory of one
+    more copy of X (as float32).
+    """
+    stored = checked_sparse(X, name=name, estimator=estimator)
     with np.errstate(over="ignore"):
         return stored.astype(np.float32).toarray(order="C")
+
+
+class CSRRows:
+    """Rows of a sparse matrix as the prediction kernels walk them, without
+    densifying: row i's values are ``data[indptr[i]:indptr[i + 1]]`` in the
+    columns ``indices[...]`` (intp indptr, int32 indices, float32 or float64
+    data). Checked once when made by :func:`csr_for_walk`; a slice of rows
+    shares the arrays (its indptr is a view, not rebased to 0)."""
+
+    format = "csr"
+
+    def __init__(self, indptr, indices, data, n_features):
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.shape = (indptr.shape[0] - 1, n_features)
+
+    def __getitem__(self, rows):
+        start, stop, step = rows.indices(self.shape[0])
+        if step != 1:
+            raise IndexError("CSRRows takes slices of consecutive rows only")
+        stop = max(start, stop)
+        return CSRRows(self.indptr[start:stop + 1], self.indices, self.data, self.shape[1])
+
+    def toarray(self):
+        """The rows as a dense C-ordered array (of the data's dtype)."""
+        out = np.zeros(self.shape, dtype=self.data.dtype)
+        first, last = self.indptr[0], self.indptr[-1]
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices[first:last]] = self.data[first:last]
+        return out
+
+
+def csr_for_walk(X, *, name="X", estimator=None):
+    """A sparse X as :class:`CSRRows`: float32 values (float64 kept), no
+    duplicate entries (each would overwrite the other, where densifying
+    adds them), every column index checked."""
+    stored = checked_sparse(X, name=name, estimator=estimator).tocsr()
+    if not stored.has_canonical_format:
+        stored = stored.copy()
+        stored.sum_duplicates()
+    data = stored.data
+    if data.dtype not in (np.float32, np.float64):
+        with np.errstate(over="ignore"):
+            data = data.astype(np.float32)
+    n_rows, n_features = stored.shape
+    indptr = np.ascontiguousarray(stored.indptr, dtype=np.intp)
+    indices = np.ascontiguousarray(stored.indices, dtype=np.int32)
+    if (n_features > np.iinfo(np.int32).max or indptr[0] != 0
+            or indptr[-1] > min(indices.shape[0], data.shape[0]) or np.any(np.diff(indptr) < 0)
+            or (indices.size and (indices.min() < 0 or indices.max() >= n_features))):
+        raise ValueError(f"{name} is not a valid CSR matrix")
+    return CSRRows(indptr, indices, np.ascontiguousarray(data), n_features)
 
 
 def non_finite_error(X, *, name="X", estimator=None, allow_nan=False):
     """The ValueError that says where X holds NaN (unless ``allow_nan``),
     infinity or float32 overflow."""
     prefix = f"{estimator}: " if estimator else ""
-    array = np.asarray(X)
+    if isinstance(X, CSRRows):
+        array = X.toarray()
+    else:
+        array = dense_from_sparse(X) if is_sparse(X) else np.asarray(X)
     if array.dtype.kind == "f":
         bad = np.isinf(array) if allow_nan else ~np.isfinite(array)
     else:

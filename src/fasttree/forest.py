@@ -17,9 +17,9 @@ from ._targets import class_weight_per_sample, check_regression_target, encode_o
 from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
-from ._validation import (check_array_2d, check_random_state, check_sample_weight,
-                          feature_names_of, invalid_parameter, is_int_at_least,
-                          non_finite_error)
+from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
+                          csr_for_walk, feature_names_of, invalid_parameter, is_int_at_least,
+                          is_sparse, non_finite_error)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
@@ -338,9 +338,15 @@ class BaseForest(BaseEnsemble):
                 for index in range(len(self._trees))]
 
     def _validate_X_for_predict(self, X):
-        # The prediction kernel refuses NaN and infinity itself.
-        return self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, check_finite=False, keep_float=True))
+        # The prediction kernel refuses infinity itself, and reads sparse
+        # rows as it goes (no dense copy of X).
+        def convert(X):
+            if is_sparse(X):
+                return csr_for_walk(X, estimator=type(self).__name__)
+            return check_array_2d(X, estimator=type(self).__name__, check_finite=False,
+                                  keep_float=True)
+
+        return self._checked_predict_input(X, convert)
 
     def _ensemble_arrays(self):
         """All trees' walk nodes and leaf values back to back (built once, not pickled).
@@ -395,6 +401,8 @@ class BaseForest(BaseEnsemble):
     def _mixed_outputs(self, X, leaf_output, out, per_tree):
         """``_tree_outputs`` of trees with fractional missing values: every
         tree's leaf outputs mixed by its ``leaf_mixture``."""
+        if isinstance(X, CSRRows):
+            X = X.toarray()
         if np.isinf(np.asarray(X, dtype=np.float32)).any():
             raise non_finite_error(X, allow_nan=True)
         X = np.asarray(X, dtype=np.float32)

@@ -20,8 +20,8 @@ from ._targets import (as_1d, centring_offsets, class_weight_per_sample,
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
-                          check_sample_weight, feature_names_of, invalid_parameter,
-                          is_int_at_least)
+                          check_sample_weight, csr_for_walk, feature_names_of,
+                          invalid_parameter, is_int_at_least, is_sparse)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -536,9 +536,14 @@ class BaseDecisionTree(BaseEstimator):
         NaN is a missing value. The prediction kernels refuse infinity
         themselves, so that check is left to them unless ``check_finite``.
         """
-        return self._checked_predict_input(X, lambda X: check_array_2d(
-            X, estimator=type(self).__name__, check_finite=check_finite,
-            keep_float=not check_finite, allow_nan=True))
+        def convert(X):
+            if is_sparse(X) and not check_finite:
+                # The walks read sparse rows as they go (no dense copy of X).
+                return csr_for_walk(X, estimator=type(self).__name__)
+            return check_array_2d(X, estimator=type(self).__name__, check_finite=check_finite,
+                                  keep_float=not check_finite, allow_nan=True)
+
+        return self._checked_predict_input(X, convert)
 
     def apply(self, X):
         """Index of the leaf that each sample ends in.
