@@ -12,7 +12,8 @@ import scipy.sparse
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
-                      RandomForestClassifier, RandomForestRegressor, RuleListClassifier)
+                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor, RuleListClassifier)
 from synthetic import classification_data, regression_data
 
 CLASSIFIERS = [DecisionTreeClassifier, RandomForestClassifier, BaggingClassifier,
@@ -212,3 +213,28 @@ def test_sparse_rows_walked_as_they_go_predict_as_their_dense_copy(estimator_cla
                 np.testing.assert_array_equal(getattr(model, method)(rows),
                                               getattr(model, method)(rows.toarray()),
                                               err_msg=method)
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor,
+                                          ExtraTreesClassifier, ExtraTreesRegressor])
+def test_a_sparse_forest_fit_has_the_dense_fits_out_of_bag_estimates(forest_class):
+    # Fit ranks a sparse X column by column and predicts its out-of-bag rows
+    # from sparse rows: the numbers must be the dense fit's.
+    X, y = sparse_data(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    params = {"n_estimators": 8, "oob_score": True, "bootstrap": True, "random_state": 0}
+    dense = forest_class(**params).fit(X, y)
+    sparse = forest_class(**params).fit(as_sparse(X, "csc_matrix", explicit_zeros=True), y)
+    assert sparse.oob_score_ == dense.oob_score_
+    for name in ("oob_decision_function_", "oob_prediction_"):
+        if hasattr(dense, name):
+            np.testing.assert_array_equal(getattr(sparse, name), getattr(dense, name))
+    np.testing.assert_array_equal(sparse.predict(X), dense.predict(X))
+
+
+def test_a_multiway_tree_fits_sparse_X_as_dense():
+    X, y = sparse_data(DecisionTreeClassifier)
+    params = {"categorical_split": "multiway", "criterion": "entropy", "random_state": 0}
+    dense = DecisionTreeClassifier(**params).fit(X, y)
+    sparse = DecisionTreeClassifier(**params).fit(scipy.sparse.csr_matrix(X), y)
+    np.testing.assert_array_equal(sparse.predict_proba(X), dense.predict_proba(X))

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._utils import dense_ranks, feature_columns_float32
+from ._validation import is_sparse
 
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
                                               "common_rank rare_offsets rare_rows "
@@ -23,6 +24,12 @@ def feature_columns(X):
     """X's features as rows (float32, shape (n_features, n_samples)), missing
     values as +inf, which fit never sees otherwise: they rank last, and the
     random splitter reads an infinite value as missing."""
+    if is_sparse(X):
+        # Zeros, then the stored values: no dense copy of a sparse X.
+        csc = X.tocsc()
+        columns = np.zeros((X.shape[1], X.shape[0]), dtype=np.float32)
+        columns[np.repeat(np.arange(X.shape[1]), np.diff(csc.indptr)), csc.indices] = csc.data
+        return columns
     return feature_columns_float32(np.ascontiguousarray(X, dtype=np.float32))
 
 
@@ -31,8 +38,9 @@ def rank_features(X, n_threads=1):
 
     Parameters
     ----------
-    X : ndarray of float32, shape (n_samples, n_features)
-        Finite training values, or NaN for missing ones: those are ranked
+    X : ndarray of float32 or sparse matrix, shape (n_samples, n_features)
+        Finite training values (a sparse X from ``sparse_for_fit``, read
+        column by column), or NaN for missing ones: those are ranked
         as ``+inf``, after every known value (the splitter reads an infinite
         last value as the feature's missing rank).
     n_threads : int, default=1

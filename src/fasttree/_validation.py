@@ -202,6 +202,30 @@ def dense_from_sparse(X, *, name="X", estimator=None):
         return stored.astype(np.float32).toarray(order="C")
 
 
+def densified(X):
+    """X as a dense C-ordered float32 array when it is sparse, else as it is."""
+    return np.ascontiguousarray(X.toarray(), dtype=np.float32) if is_sparse(X) else X
+
+
+def sparse_for_fit(X, *, name="X", estimator=None):
+    """A sparse training X as float32 CSC (duplicate entries summed), checked
+    as :func:`check_array_2d` checks a dense one (no NaN, infinity or value
+    beyond float32, at least one row and one feature). Fit ranks its columns
+    straight from it, with no dense copy."""
+    stored = checked_sparse(X, name=name, estimator=estimator)
+    if 0 in stored.shape:
+        # check_array_2d words the refusal of an empty X.
+        check_array_2d(np.zeros(stored.shape, dtype=np.float32), name=name,
+                       estimator=estimator)
+    with np.errstate(over="ignore"):
+        columns = stored.tocsc().astype(np.float32)   # a copy: free to change
+    if not columns.has_canonical_format:
+        columns.sum_duplicates()
+    if not np.isfinite(columns.data).all():
+        raise non_finite_error(columns, name=name, estimator=estimator, allow_nan=True)
+    return columns
+
+
 class CSRRows:
     """Rows of a sparse matrix as the prediction kernels walk them, without
     densifying: row i's values are ``data[indptr[i]:indptr[i + 1]]`` in the

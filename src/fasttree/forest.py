@@ -18,8 +18,8 @@ from ._threads import map_rows, start_threads
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
-                          csr_for_walk, feature_names_of, invalid_parameter, is_int_at_least,
-                          is_sparse, non_finite_error)
+                          csr_for_walk, densified, feature_names_of, invalid_parameter,
+                          is_int_at_least, is_sparse, non_finite_error, sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
@@ -40,10 +40,12 @@ def out_of_bag_values(tree, X, counts):
     Runs the nogil kernel on the calling thread (forest workers call it).
     """
     rows = np.flatnonzero(counts == 0)
+    # A sparse X (CSR here) stays sparse: the walk reads its rows as it goes.
+    part = csr_for_walk(X[rows]) if is_sparse(X) else np.ascontiguousarray(X[rows])
     if tree.fractional:
-        return rows, tree.predict_values(np.ascontiguousarray(X[rows]))
+        return rows, tree.predict_values(part)
     leaves = np.empty(rows.shape[0], dtype=np.intp)
-    apply_rows(*tree.walk_tests, np.ascontiguousarray(X[rows]), leaves)
+    apply_rows(*tree.walk_tests, part, leaves)
     return rows, tree.node_values[leaves]
 
 
@@ -176,7 +178,10 @@ class BaseForest(BaseEnsemble):
         name = type(self).__name__
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
-        X = check_array_2d(X, estimator=name, allow_nan=True)
+        if is_sparse(X):
+            X = sparse_for_fit(X, estimator=name)
+        else:
+            X = check_array_2d(X, estimator=name, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
         n_samples, n_features = X.shape
@@ -219,9 +224,6 @@ class BaseForest(BaseEnsemble):
         track_oob = self.oob_score or self.oob_batch_size is not None
         oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
                            self._n_values(targets)) if track_oob else None
-        for index, tree in enumerate(trees if track_oob else []):
-            counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
-            oob.add(*out_of_bag_values(tree, X, counts))
         batch_size = self.oob_batch_size or self.n_estimators
         curve = []
         if self._splitter == "random":
@@ -229,6 +231,11 @@ class BaseForest(BaseEnsemble):
             ranked = random_split_features(limits["columns"], limits["categories"])
         else:
             ranked = rank_features(X, n_threads)
+        # Past the ranking X is read by rows only (out-of-bag predictions).
+        X = X.tocsr() if is_sparse(X) else X
+        for index, tree in enumerate(trees if track_oob else []):
+            counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
+            oob.add(*out_of_bag_values(tree, X, counts))
         while len(trees) < self.n_estimators:
             batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
             for tree, tree_importances, oob_part in self._grow_trees(
@@ -299,6 +306,7 @@ class BaseForest(BaseEnsemble):
         rows and values or None).
         """
         n_samples = sample_weight.shape[0]
+        dense_X = densified(X) if limits["multiway"] else None
 
         def grow(index):
             # The tree's draws are those of a tree fit with its member's
@@ -310,7 +318,7 @@ class BaseForest(BaseEnsemble):
             # Without a bootstrap the "subsample" is every row.
             weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
             if limits["multiway"]:
-                tree = grow_c45_tree(X, ranked, targets["class_index"], weight,
+                tree = grow_c45_tree(dense_X, ranked, targets["class_index"], weight,
                                      len(targets["classes"]), self, limits, feature_seed)
             else:
                 offset = self._value_offset(targets, weight)

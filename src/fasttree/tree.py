@@ -20,8 +20,8 @@ from ._targets import (as_1d, centring_offsets, class_weight_per_sample,
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
-                          check_sample_weight, csr_for_walk, feature_names_of,
-                          invalid_parameter, is_int_at_least, is_sparse)
+                          check_sample_weight, csr_for_walk, densified, feature_names_of,
+                          invalid_parameter, is_int_at_least, is_sparse, sparse_for_fit)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -484,7 +484,10 @@ class BaseDecisionTree(BaseEstimator):
         categorical columns)."""
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)
-        X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
+        if is_sparse(X):
+            X = sparse_for_fit(X, estimator=type(self).__name__)
+        else:
+            X = check_array_2d(X, estimator=type(self).__name__, allow_nan=True)
         if X.shape[0] > MAX_SAMPLES:
             raise ValueError(f"{type(self).__name__} supports at most {MAX_SAMPLES} samples")
         return X, names, encoding
@@ -810,7 +813,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             return self
         loss = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
         if multiway:
-            tree = grow_c45_tree(X, rank_features(X) if ranked is None else ranked,
+            tree = grow_c45_tree(densified(X), rank_features(X) if ranked is None else ranked,
                                  class_index, sample_weight, len(classes), self, limits,
                                  check_random_state(self.random_state))
         else:
