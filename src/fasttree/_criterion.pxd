@@ -54,6 +54,7 @@ cdef class Criterion:
     # (the splitter sorts, and random splits move their sides' samples).
     cdef readonly bint needs_sorted_moves
     cdef double* position_weight       # weight of the sample at every position
+    cdef bint unit_weights             # every one of them is 1.0 (init_positions)
     cdef double* spare_weight          # partition buffers of the same length
     cdef uint32_t* spare_sample
     cdef const double* node_weight     # position_weight from the current node's start

@@ -14,6 +14,11 @@ from libc.stdint cimport int64_t
 
 from ._utils cimport item_position, item_rank, pack_item, sort_items
 
+cdef extern from "_vector.h":
+    intp_t ft_left_sums(const float* values, float threshold, int missing,
+                        const double* weight, const double* target, intp_t n,
+                        double* weight_sum, double* target_sum) noexcept nogil
+
 
 cdef void* allocate(intp_t count, size_t size) except NULL:
     cdef void* memory = malloc(max(count, 1) * size)
@@ -46,8 +51,11 @@ cdef class Criterion:
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
         cdef intp_t i
+        cdef bint unit = True
         for i in range(n_samples):
             self.position_weight[i] = self.sample_weight[samples[i]]
+            unit &= self.position_weight[i] == 1.0
+        self.unit_weights = unit
 
     cdef void init_node(self, intp_t start, intp_t end) noexcept nogil:
         self.compute_state(start, end, self.scratch_state)
@@ -1011,33 +1019,12 @@ cdef class SquaredError(Criterion):
 
     cdef intp_t move_side_left(self, const float* values, float threshold, bint missing,
                                intp_t n_node) noexcept nogil:
-        # A position of the other side adds its terms times 0.0: a product,
-        # not a branch, since the side is unpredictable. The products are
-        # +0.0 or -0.0, which change no sum (none is -0.0, all starting
-        # from +0.0). Two lanes of sums, so that each addition waits on the
-        # one two positions back.
-        cdef intp_t i, n_moved = 0
-        cdef const double* node_weight = self.node_weight
-        cdef const double* node_target = self.node_target
-        cdef double weight_even = 0.0, weight_odd = 0.0, target_even = 0.0, target_odd = 0.0
-        cdef double side_even, side_odd
+        # Masks, not branches, since the side is unpredictable; unit weights
+        # skip the weights (the same numbers: 1.0 * target is the target).
         cdef double bin[2]
-        for i in range(0, n_node - 1, 2):
-            side_even = side_of(values[i], threshold, missing)
-            side_odd = side_of(values[i + 1], threshold, missing)
-            weight_even += node_weight[i] * side_even
-            target_even += (node_weight[i] * node_target[i]) * side_even
-            weight_odd += node_weight[i + 1] * side_odd
-            target_odd += (node_weight[i + 1] * node_target[i + 1]) * side_odd
-            n_moved += <intp_t> (side_even + side_odd)
-        if n_node % 2:
-            i = n_node - 1
-            side_even = side_of(values[i], threshold, missing)
-            weight_even += node_weight[i] * side_even
-            target_even += (node_weight[i] * node_target[i]) * side_even
-            n_moved += <intp_t> side_even
-        bin[0] = weight_even + weight_odd
-        bin[1] = target_even + target_odd
+        cdef intp_t n_moved = ft_left_sums(
+            values, threshold, missing, NULL if self.unit_weights else self.node_weight,
+            self.node_target, n_node, &bin[0], &bin[1])
         self.move_bin_left(bin)
         return n_moved
 

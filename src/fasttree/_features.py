@@ -20,6 +20,14 @@ NO_COMMON = 0xFFFFFFFF
 COMMON_SHARE = 7 / 8
 
 
+def feature_rows(X):
+    """A dense X as C-contiguous float32 (missing values NaN), which the
+    random splitter reads for its small nodes; None for a sparse X."""
+    if is_sparse(X):
+        return None
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
 def feature_columns(X):
     """X's features as rows (float32, shape (n_features, n_samples)), missing
     values as +inf, which fit never sees otherwise: they rank last, and the
@@ -30,7 +38,7 @@ def feature_columns(X):
         columns = np.zeros((X.shape[1], X.shape[0]), dtype=np.float32)
         columns[np.repeat(np.arange(X.shape[1]), np.diff(csc.indptr)), csc.indices] = csc.data
         return columns
-    return feature_columns_float32(np.ascontiguousarray(X, dtype=np.float32))
+    return feature_columns_float32(feature_rows(X))
 
 
 def rank_features(X, n_threads=1):

@@ -64,6 +64,15 @@ cdef struct BestCandidate:
     float right_top_value
 
 
+# A random split's draw for one feature at a node.
+cdef struct RandomDraw:
+    float threshold           # known values <= threshold go left
+    bint missing_left         # missing values go left
+    float min_value           # the node's least known value (+inf: none)
+    float max_value           # and its largest
+    bint has_missing          # the node has missing values of the feature
+
+
 # How split_node sweeps a feature.
 cpdef enum SplitMethod:
     SPLIT_AUTO = 0    # the cheapest for each node and feature
@@ -93,6 +102,13 @@ cdef class Splitter:
     # drawn threshold: reading ranks instead would need each threshold's
     # rank, a search that misses the cache at every probe.
     cdef const float* columns
+    # SPLIT_RANDOM, dense X only: the same values row by row, (n_samples,
+    # n_features) float32, missing ones NaN, or NULL. A small node reads its
+    # drawn features from its rows: the first feature brings each row's
+    # cache lines in and the next ones find them there, where reading the
+    # columns would miss the cache once per feature and sample.
+    cdef const float* rows
+    cdef intp_t row_node_limit        # nodes of at most this many samples read rows
     cdef float* value_buffers         # the two buffers below, in one allocation
     cdef float* node_values           # the node's values of the feature being drawn
     cdef float* best_node_values      # those of the best random split so far (swapped in)
@@ -226,6 +242,20 @@ cdef class Splitter:
     # the node, else 1.
     cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
                         BestCandidate* best) noexcept nogil
+    # draw_split's steps: a threshold (and a side for missing values) drawn
+    # for a node's extremes, and a draw scored on self.node_values and
+    # offered to best (-1 when out of memory, else 1).
+    cdef RandomDraw draw_threshold(self, float min_value, float max_value,
+                                   bint has_missing) noexcept nogil
+    cdef int offer_draw(self, intp_t n_node, intp_t feature, RandomDraw draw,
+                        BestCandidate* best) noexcept nogil
+    # For a node of two samples: whether they differ in a numeric feature (a
+    # missing value differs from a known one), and if so the feature's draw.
+    # Every such draw separates the two samples alike.
+    cdef bint draw_pair(self, const uint32_t* node_samples, intp_t feature,
+                        RandomDraw* draw) noexcept nogil
+    # A sample's value of a feature, missing as +inf.
+    cdef float sample_value(self, uint32_t sample, intp_t feature) noexcept nogil
     # The subset sweeps of a categorical feature: every ordering's prefixes
     # (and each category alone, when the criterion asks), with missing values
     # right, then left. Returns -1 when out of memory, 0 when the feature is

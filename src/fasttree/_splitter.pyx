@@ -3,13 +3,19 @@
 
 import numpy as np
 
-from libc.math cimport INFINITY, nextafterf
+from libc.math cimport INFINITY
 from libc.stdlib cimport calloc, free, malloc, qsort
 from libc.string cimport memcpy, memset
 
 from ._criterion cimport bin_of
 from ._histogram cimport (histogram_bin, histogram_fill, histogram_fill_rare, histogram_free,
                           histogram_init)
+cdef extern from *:
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+cdef extern from "_vector.h":
+    void ft_extremes(const float* values, intp_t n, float* least, float* largest) noexcept nogil
+
 from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
                      rng_next, sort_items)
 
@@ -27,6 +33,33 @@ cdef enum:
     LEFT_SIDE = 0
     RIGHT_SIDE = 1
     MISSING_SIDE = 2
+
+
+# A node whose rows hold at most this many values (a quarter of a core's
+# second-level cache here) reads a random split's values from its rows.
+cdef intp_t ROW_READ_FLOATS = 65536
+
+
+# Samples ahead of the one read at which a gather asks for a value early.
+cdef intp_t PREFETCH_DISTANCE = 32
+
+
+cdef inline float float_below(float value) noexcept nogil:
+    # The float32 just below a finite value (nextafterf towards -inf,
+    # without the library call).
+    cdef uint32_t bits
+    if value == 0.0:
+        bits = 0x80000001u  # the negative value of least magnitude
+    else:
+        memcpy(&bits, &value, sizeof(float))
+        bits = bits - 1 if value > 0.0 else bits + 1
+    memcpy(&value, &bits, sizeof(float))
+    return value
+
+
+cdef inline float known_or_infinite(float value) noexcept nogil:
+    # A missing value (NaN) as the random splitter reads it: +inf.
+    return INFINITY if value != value else value
 
 
 # 2**-53: a uniform double in [0, 1) is the top 53 bits of a draw times this.
@@ -102,18 +135,23 @@ cdef class Splitter:
     columns : ndarray of float32 or None
         ``fasttree._features.feature_columns`` of the training matrix; needed
         (only) by SPLIT_RANDOM, whose splits compare values.
+    rows : ndarray of float32 or None
+        SPLIT_RANDOM: the training matrix itself, C-contiguous float32 with
+        NaN for missing values, which small nodes read (see
+        ``ROW_READ_FLOATS``); None reads the columns only.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None, categories=None,
-                  columns=None, monotonic_cst=None):
+                  columns=None, monotonic_cst=None, rows=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         cdef intp_t f
         cdef const float[:, ::1] column_view
+        cdef const float[:, ::1] row_view
         if narrow_ranks.shape[0] != ranks.shape[0] or narrow_ranks.shape[1] != ranks.shape[1]:
             raise ValueError("ranks and narrow_ranks differ in shape")
         self.criterion = criterion
@@ -214,6 +252,8 @@ cdef class Splitter:
         for f in range(self.n_features):
             self.features[f] = f
         self.columns = NULL
+        self.rows = NULL
+        self.row_node_limit = 0
         self.value_buffers = NULL
         if self.method == SPLIT_RANDOM:
             if columns is None:
@@ -224,6 +264,15 @@ cdef class Splitter:
             column_view = columns
             self.columns = &column_view[0, 0] if columns.size else NULL
             self._keep_alive = self._keep_alive + (columns,)
+            if rows is not None and rows.size:
+                if (rows.dtype != np.float32 or not rows.flags.c_contiguous
+                        or rows.shape != (self.n_samples, self.n_features)):
+                    raise ValueError("rows must be C-contiguous float32 of shape "
+                                     "(n_samples, n_features)")
+                row_view = rows
+                self.rows = &row_view[0, 0]
+                self.row_node_limit = ROW_READ_FLOATS // self.n_features
+                self._keep_alive = self._keep_alive + (rows,)
             self.value_buffers = <float*> malloc(2 * max(1, self.n_samples) * sizeof(float))
             if not self.value_buffers:
                 raise MemoryError()
@@ -283,6 +332,17 @@ cdef class Splitter:
         cdef bint goes_left
         cdef int rare_access = RARE_UNDECIDED
         cdef const uint32_t* rare_positions = NULL
+        # A random split of a node of two samples sends one left and one
+        # right whichever non-constant feature it draws, so those features
+        # tie and the lowest (the tie-break) wins: each still draws its
+        # threshold (the draws do not depend on how the node is reached),
+        # but only the winner is scored.
+        # (Not under monotonic constraints, which care which sample goes
+        # left; the multi-class subset sweeps are left to their own.)
+        cdef bint pair_node = (self.method == SPLIT_RANDOM and n_node == 2
+                               and self.monotonic_cst == NULL and not self.any_categorical)
+        cdef intp_t pair_feature = -1
+        cdef RandomDraw draw, pair_draw
 
         best.proxy_improvement = -INFINITY
         best.feature = -1
@@ -303,6 +363,11 @@ cdef class Splitter:
             # a constant feature (0) or an evaluated one (1) themselves.
             if self.any_categorical and self.n_categories[feature] > 0:
                 status = self.sweep_categories(node_samples, n_node, feature, &best)
+            elif pair_node:
+                status = self.draw_pair(node_samples, feature, &draw)
+                if status == 1 and (pair_feature < 0 or feature < pair_feature):
+                    pair_feature = feature
+                    pair_draw = draw
             elif self.method == SPLIT_RANDOM:
                 status = self.draw_split(node_samples, n_node, feature, &best)
             else:
@@ -421,6 +486,11 @@ cdef class Splitter:
             else:
                 self.sweep_sorted(node_samples, n_node, feature, min_rank, rank_span, &best)
 
+        if pair_feature >= 0:
+            for i in range(2):
+                self.node_values[i] = self.sample_value(node_samples[i], pair_feature)
+            if self.offer_draw(2, pair_feature, pair_draw, &best) < 0:
+                return -1
         if best.feature < 0:
             return 0
 
@@ -941,68 +1011,83 @@ cdef class Splitter:
 
     cdef int draw_split(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
                         BestCandidate* best) noexcept nogil:
-        cdef const float* column = self.columns + feature * self.n_samples
+        cdef const float* source = self.columns + feature * self.n_samples
+        cdef intp_t stride = 1
         cdef float* node_values = self.node_values
-        cdef uint32_t* sides = self.node_ranks
-        cdef float value, min_value = INFINITY, max_value = -INFINITY, threshold
-        cdef float lane_min[4]
-        cdef float lane_max[4]
-        cdef intp_t i, lane, n_left = 0
-        cdef bint has_missing = False, missing_left = False
-        cdef double drawn
+        cdef float value, min_value = INFINITY, max_value = -INFINITY
+        cdef intp_t i, lane
+        cdef bint has_missing = False
+        if n_node <= self.row_node_limit:
+            source = self.rows + feature
+            stride = self.n_features
         # Missing values are +inf here; every known one is finite.
-        for lane in range(4):
-            lane_min[lane] = INFINITY
-            lane_max[lane] = -INFINITY
         if self.missing_rank(feature) == NO_MISSING:
-            # Four pairs of extremes, so that each comparison waits on the
-            # one four samples back rather than on the last.
+            # The samples' values are scattered over the columns: asking for
+            # them a few iterations early overlaps the cache misses. (A small
+            # node's rows are mostly in cache already.)
             for i in range(0, n_node - 3, 4):
-                node_values[i] = column[node_samples[i]]
-                node_values[i + 1] = column[node_samples[i + 1]]
-                node_values[i + 2] = column[node_samples[i + 2]]
-                node_values[i + 3] = column[node_samples[i + 3]]
+                if stride == 1 and i + PREFETCH_DISTANCE + 3 < n_node:
+                    for lane in range(4):
+                        __builtin_prefetch(
+                            source + node_samples[i + PREFETCH_DISTANCE + lane] * stride)
                 for lane in range(4):
-                    value = node_values[i + lane]
-                    lane_min[lane] = value if value < lane_min[lane] else lane_min[lane]
-                    lane_max[lane] = value if value > lane_max[lane] else lane_max[lane]
+                    node_values[i + lane] = source[node_samples[i + lane] * stride]
             for i in range(n_node - n_node % 4, n_node):
-                value = column[node_samples[i]]
-                node_values[i] = value
-                lane_min[0] = value if value < lane_min[0] else lane_min[0]
-                lane_max[0] = value if value > lane_max[0] else lane_max[0]
-            for lane in range(4):
-                min_value = min(min_value, lane_min[lane])
-                max_value = max(max_value, lane_max[lane])
+                node_values[i] = source[node_samples[i] * stride]
+            if n_node:
+                ft_extremes(node_values, n_node, &min_value, &max_value)
         else:
             for i in range(n_node):
-                value = column[node_samples[i]]
+                if stride == 1 and i + PREFETCH_DISTANCE < n_node:
+                    __builtin_prefetch(source + node_samples[i + PREFETCH_DISTANCE])
+                # The rows hold NaN where the columns hold +inf.
+                value = known_or_infinite(source[node_samples[i] * stride])
                 node_values[i] = value
                 has_missing |= value == INFINITY
                 min_value = min(min_value, value)
                 max_value = max(max_value, value if value != INFINITY else -INFINITY)
         if min_value == INFINITY or (min_value == max_value and not has_missing):
             return 0
+        return self.offer_draw(n_node, feature,
+                               self.draw_threshold(min_value, max_value, has_missing), best)
+
+    cdef RandomDraw draw_threshold(self, float min_value, float max_value,
+                                   bint has_missing) noexcept nogil:
+        cdef RandomDraw draw
+        cdef double drawn
+        draw.min_value = min_value
+        draw.max_value = max_value
+        draw.has_missing = has_missing
+        draw.missing_left = False
         if min_value == max_value:
             # Every known value left, the missing ones right, at a finite
             # threshold: the known value.
-            threshold = min_value
-        else:
-            # Uniform in [least, largest); a draw that rounds up to the
-            # largest value becomes the least, as scikit-learn does.
-            drawn = min_value + (rng_next(&self.rng_state) >> 11) * UNIT_53 * (
-                <double> max_value - min_value)
-            if drawn >= max_value:
-                drawn = min_value
-            # The float32 at or below the draw: it sends left exactly the
-            # values <= the draw.
-            threshold = <float> drawn
-            if threshold > drawn:
-                threshold = nextafterf(threshold, -INFINITY)
-            if has_missing:
-                missing_left = rng_next(&self.rng_state) & 1
+            draw.threshold = min_value
+            return draw
+        # Uniform in [least, largest); a draw that rounds up to the
+        # largest value becomes the least, as scikit-learn does.
+        drawn = min_value + (rng_next(&self.rng_state) >> 11) * UNIT_53 * (
+            <double> max_value - min_value)
+        if drawn >= max_value:
+            drawn = min_value
+        # The float32 at or below the draw: it sends left exactly the
+        # values <= the draw.
+        draw.threshold = <float> drawn
+        if draw.threshold > drawn:
+            draw.threshold = float_below(draw.threshold)
+        if has_missing:
+            draw.missing_left = rng_next(&self.rng_state) & 1
+        return draw
+
+    cdef int offer_draw(self, intp_t n_node, intp_t feature, RandomDraw draw,
+                        BestCandidate* best) noexcept nogil:
+        cdef float* node_values = self.node_values
+        cdef uint32_t* sides = self.node_ranks
+        cdef float value
+        cdef intp_t i, n_left
         self.criterion.reset()
-        n_left = self.criterion.move_values_left(node_values, threshold, missing_left, n_node)
+        n_left = self.criterion.move_values_left(node_values, draw.threshold,
+                                                 draw.missing_left, n_node)
         if n_left >= 0:
             pass
         elif self.criterion.needs_sorted_moves:
@@ -1010,23 +1095,22 @@ cdef class Splitter:
             n_left = 0
             for i in range(n_node):
                 value = node_values[i]
-                if value <= threshold or (missing_left and value == INFINITY):
+                if value <= draw.threshold or (draw.missing_left and value == INFINITY):
                     self.criterion.move_position_left(i)
                     n_left += 1
         else:
             # Each position's side as a bin (0 left, 1 right, 2 missing),
             # summed in one fill, as the exact sweeps sum theirs.
-            n_left = 0
             for i in range(n_node):
                 # Without branches: which side a value takes is unpredictable.
                 value = node_values[i]
-                sides[i] = (value > threshold) + (value == INFINITY)
+                sides[i] = (value > draw.threshold) + (value == INFINITY)
             if histogram_fill(&self.histogram, self.criterion,
                               BinSource(sides, NULL, 0, False), n_node, 3) < 0:
                 return -1
             self.criterion.move_bin_left(histogram_bin(&self.histogram, LEFT_SIDE))
             n_left = self.histogram.counts[LEFT_SIDE]
-            if missing_left:
+            if draw.missing_left:
                 self.criterion.move_bin_left(histogram_bin(&self.histogram, MISSING_SIDE))
                 n_left += self.histogram.counts[MISSING_SIDE]
         if self.offer(best, n_left, n_node, feature, 0) != IMPROVED:
@@ -1035,13 +1119,33 @@ cdef class Splitter:
         # reads them in order rather than gathering them from the column.
         self.node_values = self.best_node_values
         self.best_node_values = node_values
-        best.has_missing = has_missing
-        best.missing_left = missing_left
+        best.has_missing = draw.has_missing
+        best.missing_left = draw.missing_left
         best.is_subset = False
-        best.threshold = threshold
-        best.least_value = min_value
-        best.right_top_value = INFINITY if has_missing and not missing_left else max_value
+        best.threshold = draw.threshold
+        best.least_value = draw.min_value
+        best.right_top_value = (INFINITY if draw.has_missing and not draw.missing_left
+                                else draw.max_value)
         return 1
+
+    cdef bint draw_pair(self, const uint32_t* node_samples, intp_t feature,
+                        RandomDraw* draw) noexcept nogil:
+        cdef float first = self.sample_value(node_samples[0], feature)
+        cdef float second = self.sample_value(node_samples[1], feature)
+        if first == second:
+            return False
+        # One value may be missing (+inf), not both.
+        draw[0] = self.draw_threshold(min(first, second),
+                                      second if first == INFINITY
+                                      else (first if second == INFINITY
+                                            else max(first, second)),
+                                      first == INFINITY or second == INFINITY)
+        return True
+
+    cdef float sample_value(self, uint32_t sample, intp_t feature) noexcept nogil:
+        if self.rows != NULL:
+            return known_or_infinite(self.rows[sample * self.n_features + feature])
+        return self.columns[feature * self.n_samples + sample]
 
     cdef inline uint32_t missing_rank(self, intp_t feature) noexcept nogil:
         return self.missing_ranks[feature]

@@ -17,19 +17,6 @@ cdef enum:
     COUNTING_BUCKETS_PER_ITEM = 2
 
 
-cdef uint64_t rng_next(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15u
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu
-    return z ^ (z >> 31)
-
-
-cdef intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil:
-    # The modulo bias is below 2**-40 for any n a tree can have.
-    return <intp_t> (rng_next(state) % (<uint64_t> n))
-
-
 cdef inline void swap_items(uint64_t* items, intp_t i, intp_t j) noexcept nogil:
     cdef uint64_t tmp = items[i]
     items[i] = items[j]

@@ -11,7 +11,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini, Misclassification,
                          MultiOutput, OutputImpurity, Poisson, SquaredError)
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
-from ._features import feature_columns, random_split_features, rank_features
+from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
@@ -382,7 +382,7 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=SplitMethod.SPLIT_RANDOM if limits["splitter"] == "random" else None,
                         categories=limits.get("categories"), columns=limits.get("columns"),
-                        monotonic_cst=limits.get("monotonic_cst"))
+                        monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
@@ -519,7 +519,7 @@ class BaseDecisionTree(BaseEstimator):
         """
         if limits["splitter"] == "random":
             columns = feature_columns(X)
-            limits = {**limits, "columns": columns}
+            limits = {**limits, "columns": columns, "rows": feature_rows(X)}
             if ranked is None:
                 ranked = random_split_features(columns, limits.get("categories"))
         elif ranked is None:
