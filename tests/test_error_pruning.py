@@ -140,14 +140,25 @@ def test_labels_the_tree_never_saw_count_as_errors_everywhere():
     assert pruned.tree_.node_count == 1
 
 
-def test_pruning_needs_a_tree_of_its_own_and_valid_arguments():
+def test_a_forests_tree_prunes_as_the_tree_grown_alone_on_its_rows():
     rng = np.random.default_rng(5)
     X, y = classification_data(rng, 60)
-    member = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y).estimators_[0]
-    with pytest.raises(ValueError, match="belongs to a forest"):
-        member.prune_pessimistic()
-    with pytest.raises(ValueError, match="belongs to a forest"):
-        member.prune_reduced_error(X, y)
+    X_val, y_val = classification_data(rng, 40)
+    forest = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y)
+    member = forest.estimators_[0]
+    alone = DecisionTreeClassifier(**member.get_params()).fit(
+        X, y, sample_weight=np.bincount(forest.estimators_samples_[0], minlength=60))
+    for prune in (lambda tree: tree.prune_pessimistic(),
+                  lambda tree: tree.prune_reduced_error(X_val, y_val)):
+        ours, theirs = prune(member).tree_, prune(alone).tree_
+        np.testing.assert_array_equal(ours.children_left, theirs.children_left)
+        np.testing.assert_array_equal(ours.n_node_samples, theirs.n_node_samples)
+        assert_rounding_close(ours.value, theirs.value)
+
+
+def test_pruning_needs_valid_arguments():
+    rng = np.random.default_rng(5)
+    X, y = classification_data(rng, 60)
     tree = DecisionTreeClassifier().fit(X, y)
     for bad in (0.0, 1.0, -0.5, "0.25", True):
         with pytest.raises(ValueError, match="confidence_factor must be a float in"):

@@ -355,9 +355,15 @@ def test_member_trees_keep_their_leaf_values_as_sparse_rows():
         np.testing.assert_array_equal(dense[np.repeat(np.arange(tree.n_leaves),
                                                       np.diff(indptr)), index], data)
         assert index.dtype == np.uint16 and data.dtype == np.float64
-        inner = tree.children_left != -1
-        assert np.isnan(tree.value[inner]).all()
-        np.testing.assert_array_equal(tree.value[~inner, 0, :], dense)
+        inner = np.flatnonzero(tree.children_left != -1)
+        np.testing.assert_array_equal(tree.value[tree.children_left == -1, 0, :], dense)
+        # Inner nodes' values are derived: their children's weighted means.
+        weight = tree.weighted_n_node_samples
+        left, right = tree.children_left[inner], tree.children_right[inner]
+        assert_rounding_close(
+            tree.value[inner, 0, :],
+            (weight[left, None] * tree.value[left, 0, :]
+             + weight[right, None] * tree.value[right, 0, :]) / weight[inner, None])
     # A full tree's rows are its leaves' values too.
     indptr, index, data = full.leaf_value_rows
     assert indptr[-1] == data.size == np.count_nonzero(full.leaf_values)

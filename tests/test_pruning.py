@@ -265,8 +265,17 @@ def test_invalid_alphas_are_refused_by_name(estimator_class, ccp_alpha):
         estimator_class(ccp_alpha=ccp_alpha).fit(X, y)
 
 
-def test_compact_trees_cannot_be_pruned():
+def test_a_forests_tree_prunes_as_the_tree_grown_alone_on_its_rows():
     X, y, _ = continuous_data(False, n_rows=100)
-    member = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y).estimators_[0]
-    with pytest.raises(ValueError, match="compact tree"):
-        member.tree_.cost_complexity_pruning(0.1)
+    forest = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y)
+    member = forest.estimators_[0]
+    counts = np.bincount(forest.estimators_samples_[0], minlength=X.shape[0])
+    alone = DecisionTreeClassifier(**member.get_params()).fit(X, y, sample_weight=counts)
+    ours = member.tree_.cost_complexity_pruning(np.inf)
+    theirs = alone.tree_.cost_complexity_pruning(np.inf)
+    assert_rounding_close(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[2], theirs[2])
+    pruned = member.tree_.pruned(member.tree_.cost_complexity_pruning(0.01)[2])
+    expected = alone.tree_.pruned(alone.tree_.cost_complexity_pruning(0.01)[2])
+    np.testing.assert_array_equal(pruned.feature, expected.feature)
+    assert_rounding_close(pruned.value, expected.value)

@@ -129,16 +129,18 @@ def test_graphviz_describes_every_node_and_edge():
     assert dot.count("fillcolor=") == estimator.tree_.node_count
 
 
-def test_a_forests_tree_prints_without_statistics_but_has_no_rules():
+def test_a_forests_tree_reads_as_the_tree_grown_alone_on_its_rows():
     X = np.random.default_rng(0).normal(size=(100, 3)).astype(np.float32)
     y = (X[:, 0] > 0).astype(int)
-    member = RandomForestClassifier(n_estimators=1, max_depth=2, random_state=0).fit(
-        X, y).estimators_[0]
-    text = export_text(member)
-    assert "samples" not in text and "class: " in text
-    assert export_graphviz(member).startswith("digraph")
-    with pytest.raises(ValueError, match="keeps no node statistics"):
-        tree_rules(member)
+    forest = RandomForestClassifier(n_estimators=1, max_depth=2, random_state=0).fit(X, y)
+    member = forest.estimators_[0]
+    alone = DecisionTreeClassifier(**member.get_params()).fit(
+        X, y, sample_weight=np.bincount(forest.estimators_samples_[0], minlength=100))
+    assert export_text(member) == export_text(alone)
+    assert "samples" in export_text(member)
+    assert export_graphviz(member) == export_graphviz(alone)
+    assert [str(rule) for rule in tree_rules(member)] == [str(rule)
+                                                         for rule in tree_rules(alone)]
 
 
 def test_bad_names_and_unfitted_trees_are_refused():

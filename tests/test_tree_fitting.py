@@ -187,7 +187,7 @@ def tampered_states():
     bad_feature = state["nodes"].copy()
     bad_feature["feature"][0] = 99
     yield "feature", dict(state, nodes=bad_feature)
-    yield "value", dict(state, value=state["value"][:-1])
+    yield "node values have the wrong shape", dict(state, value_indptr=state["value_indptr"][:-1])
     yield "flags do not match", dict(state, flags=state["flags"][:-1])
     unknown = state["flags"].copy()
     unknown[0] |= 32

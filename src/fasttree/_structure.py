@@ -12,12 +12,16 @@ from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_M
                     FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE, impurity_decreases)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 
+# 4: compact trees keep their leaves' counts and weights, and every node's
+#    impurity and value unless they follow from the leaf values; sparse
+#    rows and leaf statistics are pickled in the narrowest exact dtypes.
 # 3: node flags (split kind, missing-value direction) and category sets.
-# 2: compact trees keep their leaf values as sparse rows. Versions 1 and 2
-# (thresholds only, no missing values seen) are read too: their missing
-# values go to the heavier child, or right when the weights are not kept.
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# 2: compact trees keep their leaf values as sparse rows. Versions 1 to 3
+# are read too: compact trees of versions 1 to 3 have no statistics; those
+# of versions 1 and 2 (thresholds only, no missing values seen) send missing
+# values to the heavier child, or right when the weights are not kept.
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 class Tree:
@@ -44,7 +48,12 @@ class Tree:
         Class fractions of the training weight (classifiers) or the mean target
         (regressors), for every node and output; an output of fewer classes
         than ``max_n_classes`` is padded with zeros.
-    impurity, n_node_samples, weighted_n_node_samples : ndarray
+    impurity : ndarray of float64
+    n_node_samples : ndarray of intp
+        Training rows (distinct ones, for a bootstrap sample) that reached
+        every node.
+    weighted_n_node_samples : ndarray of float64
+        Their total weight (a bootstrap sample's rows weigh their draws).
     """
 
     def __init__(self, n_features, n_values, arrays, trusted=False, output_widths=None):
@@ -66,46 +75,61 @@ class Tree:
         else:
             self._flags = threshold_flags(self._nodes, arrays.get("weighted_n_node_samples"))
             self._category_bits = np.zeros(0, dtype=np.uint32)
-        # A compact tree (a forest's member) keeps only what prediction needs:
-        # the nodes and the values of the leaves, the latter as sparse rows
-        # when there are several (a fully grown classifier's leaves are mostly
-        # pure: one class each).
-        self.compact = "leaf_value" in arrays or "leaf_value_indptr" in arrays
-        self._leaf_value = self._leaf_rows = self._node_rows = None
-        if self.compact:
-            if "leaf_value" in arrays:
-                leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
-                if leaf_value.shape != (self.n_leaves, self.n_values):
-                    raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
-                if self.n_values == 1:
-                    self._leaf_value = leaf_value
-                else:  # a version 1 file
-                    self._leaf_rows = sparse_rows(leaf_value)
-            else:
-                self._leaf_rows = checked_sparse_rows(
-                    arrays["leaf_value_indptr"], arrays["leaf_value_index"],
-                    arrays["leaf_value_data"], self.n_leaves, self.n_values)
-            self._value = None  # made from the leaf values when first asked for
-            self.impurity = self.n_node_samples = self.weighted_n_node_samples = None
+        # A compact tree (a forest's member) keeps its node statistics at its
+        # leaves only, and, for class fractions, its values too (as sparse
+        # rows when there are several: a fully grown classifier's leaves are
+        # mostly pure, one class each).
+        self.compact = any(key in arrays for key in (
+            "leaf_value", "leaf_value_indptr", "leaf_n_node_samples"))
+        self._leaf_value = self._leaf_rows = self._node_rows = self._value = None
+        if "leaf_value" in arrays:
+            leaf_value = _float_array(arrays["leaf_value"], "leaf_value")
+            if leaf_value.shape != (self.n_leaves, self.n_values):
+                raise ValueError("corrupt fasttree model: leaf_value has the wrong shape")
+            if self.n_values == 1:
+                self._leaf_value = leaf_value
+            else:  # a version 1 file
+                self._leaf_rows = sparse_rows(leaf_value)
+        elif "leaf_value_indptr" in arrays:
+            self._leaf_rows = checked_sparse_rows(
+                arrays["leaf_value_indptr"], arrays["leaf_value_index"],
+                arrays["leaf_value_data"], self.n_leaves, self.n_values)
+        elif "value_indptr" in arrays:
+            # Sparse node values (the builder's); the dense array is made
+            # only when asked for.
+            self._node_rows = checked_sparse_rows(
+                arrays["value_indptr"], arrays["value_index"], arrays["value_data"],
+                self.node_count, self.n_values, trusted=trusted, what="node")
         else:
-            if "value_indptr" in arrays:
-                # The builder's sparse node values; the dense array is made
-                # only when asked for.
-                self._node_rows = checked_sparse_rows(
-                    arrays["value_indptr"], arrays["value_index"], arrays["value_data"],
-                    self.node_count, self.n_values, trusted=trusted)
-                self._value = None
+            self._value = _float_array(arrays["value"], "value")
+            if self._value.shape != (self.node_count, self.n_values):
+                raise ValueError("corrupt fasttree model: value has the wrong shape")
+            if not np.isfinite(self._value).all():
+                raise ValueError("corrupt fasttree model: a node value is not finite")
+        # Node statistics. A compact tree keeps its leaves' counts and weights
+        # (the inner nodes' are their sums) and the impurity of every node,
+        # or, for class fractions, the rule that gives it from the values.
+        # Compact trees of forests pickled before these were kept have none.
+        self._impurity = self._n_node_samples = self._weighted_n_node_samples = None
+        self._leaf_counts = self._leaf_weights = self.impurity_rule = None
+        if not self.compact:
+            self._impurity = _statistic(arrays, "impurity", self.node_count, np.float64)
+            self._n_node_samples = _statistic(arrays, "n_node_samples", self.node_count,
+                                              np.int64)
+            self._weighted_n_node_samples = _statistic(
+                arrays, "weighted_n_node_samples", self.node_count, np.float64)
+        elif "leaf_n_node_samples" in arrays:
+            self._leaf_counts = _statistic(arrays, "leaf_n_node_samples", self.n_leaves,
+                                           np.uint32)
+            self._leaf_weights = _statistic(arrays, "leaf_weighted_n_node_samples",
+                                            self.n_leaves, np.float32)
+            if "impurity_rule" in arrays:
+                self.impurity_rule = str(arrays["impurity_rule"])
+                if self.impurity_rule not in IMPURITY_RULES:
+                    raise ValueError("corrupt fasttree model: unknown impurity rule "
+                                     f"{self.impurity_rule!r}")
             else:
-                self._value = _float_array(arrays["value"], "value")
-                if self._value.shape != (self.node_count, self.n_values):
-                    raise ValueError("corrupt fasttree model: value has the wrong shape")
-            self.impurity = _float_array(arrays["impurity"], "impurity")
-            self.n_node_samples = np.asarray(arrays["n_node_samples"], dtype=np.int64)
-            self.weighted_n_node_samples = _float_array(arrays["weighted_n_node_samples"],
-                                                        "weighted_n_node_samples")
-            for name in ("impurity", "n_node_samples", "weighted_n_node_samples"):
-                if getattr(self, name).shape != (self.node_count,):
-                    raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
+                self._impurity = _statistic(arrays, "impurity", self.node_count, np.float64)
         if "walk" in arrays:
             self._walk, self._walk_flags = arrays["walk"], arrays["walk_flags"]
         else:
@@ -124,27 +148,96 @@ class Tree:
         self._majority_class = None
         self._first_value = None
 
-    def compacted(self):
-        """This tree without its node statistics and inner-node values.
+    def compacted(self, impurity_rule=None):
+        """This tree as forests keep it: the leaves' sample counts and weights
+        alone (an inner node's are its children's sums, derived when asked
+        for) and, given ``impurity_rule``, the leaves' values alone (an inner
+        node's class fractions are its children's weighted means, and its
+        impurity follows from them).
 
-        Forests keep their trees so: prediction reads only the nodes and the
-        leaf values. ``impurity``, ``n_node_samples`` and
-        ``weighted_n_node_samples`` are None, and ``value`` is NaN at inner
-        nodes.
+        Parameters
+        ----------
+        impurity_rule : {'gini', 'entropy', 'misclassification'} or None
+            How the impurity follows from a node's class fractions (the mean
+            over the outputs). None keeps every node's value and impurity:
+            for regression (a mean near zero is the sum of children's terms
+            that nearly cancel, which rounding would not reproduce) and the
+            cost-sensitive Gini.
+
+        Notes
+        -----
+        The tree must be binary or multiway with every missing value sent to
+        one child (not C4.5's fractional rule), so that a node's rows are its
+        children's.
         """
         arrays = {"nodes": self._nodes, "max_depth": self.max_depth, "walk": self._walk,
                   "walk_flags": self._walk_flags, "flags": self._flags,
                   "category_bits": self._category_bits}
         if self._fractions is not None:
             arrays["branch_fractions"], arrays["fraction_offsets"] = self._fractions
-        if self.n_values == 1:
-            arrays["leaf_value"] = self.leaf_values
+        if impurity_rule is None:
+            # Every node's value and impurity, as the full tree has them.
+            arrays["impurity"] = self.impurity
+            if self._value is None and self._node_rows is not None:
+                indptr, index, data = self._node_rows
+                arrays.update(value_indptr=indptr, value_index=index, value_data=data)
+            else:
+                arrays["value"] = self.node_values
         else:
-            indptr, index, data = self.leaf_value_rows
-            arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
-                          leaf_value_data=data)
+            arrays["impurity_rule"] = impurity_rule
+            if self.n_values == 1:
+                arrays["leaf_value"] = self.leaf_values
+            else:
+                indptr, index, data = self.leaf_value_rows
+                arrays.update(leaf_value_indptr=indptr, leaf_value_index=index,
+                              leaf_value_data=data)
+        leaves = self._nodes["left_child"] == -1
+        arrays.update(
+            leaf_n_node_samples=_narrowest(self.n_node_samples[leaves], [np.uint32]),
+            leaf_weighted_n_node_samples=_narrowest(self.weighted_n_node_samples[leaves],
+                                                    [np.float32]))
         return Tree(self.n_features, self.n_values, arrays, trusted=True,
                     output_widths=self.output_widths)
+
+    @property
+    def has_statistics(self):
+        """Whether the node statistics (impurity, sample counts and weights)
+        are known: always, but in the compact trees of forests pickled by
+        fasttree before it kept them."""
+        return self._n_node_samples is not None or self._leaf_counts is not None
+
+    @property
+    def impurity(self):
+        if self._impurity is None and self.impurity_rule is not None:
+            self._impurity = rule_impurity(self.impurity_rule,
+                                           self.split_outputs(self.node_values))
+        return self._impurity
+
+    @property
+    def n_node_samples(self):
+        if self._n_node_samples is None and self._leaf_counts is not None:
+            self._n_node_samples = self._summed_up(self._leaf_counts.astype(np.int64))
+        if self._n_node_samples is None:
+            return None
+        return self._n_node_samples.astype(np.intp, copy=False)
+
+    @property
+    def weighted_n_node_samples(self):
+        if self._weighted_n_node_samples is None and self._leaf_weights is not None:
+            self._weighted_n_node_samples = self._summed_up(
+                self._leaf_weights.astype(np.float64))
+        return self._weighted_n_node_samples
+
+    def _summed_up(self, leaf_statistic):
+        """Every node's total of a statistic known at the leaves."""
+        total = np.zeros(self.node_count, dtype=leaf_statistic.dtype)
+        total[self._nodes["left_child"] == -1] = leaf_statistic
+        indptr, children = self.children_lists()
+        for inner in reversed(_inner_levels(indptr, children)):
+            total[inner] = np.add.reduceat(total[children[_child_positions(indptr, inner)]],
+                                           np.concatenate([[0], np.cumsum(
+                                               np.diff(indptr)[inner])[:-1]]))
+        return total
 
     @property
     def node_count(self):
@@ -353,25 +446,27 @@ class Tree:
 
     @property
     def node_values(self):
-        """``value`` as a 2-D array (node_count, n_values); NaN at the inner
-        nodes of a compact tree."""
+        """``value`` as a 2-D array (node_count, n_values). A compact tree's
+        inner-node values are the weighted means of their children's (NaN in
+        one pickled without statistics)."""
         if self._value is None:
             if self._node_rows is not None:
                 self._value = dense_rows(*self._node_rows, self.n_values)
             else:
                 value = np.full((self.node_count, self.n_values), np.nan)
                 value[self._nodes["left_child"] == -1] = self.leaf_values
+                if self.has_statistics:
+                    _fill_inner_values(value, *self.children_lists(),
+                                       self.weighted_n_node_samples)
                 self._value = value
         return self._value
 
     @property
     def leaf_values(self):
         """The values of the leaves, in node order (n_leaves, n_values)."""
-        if self.compact:
-            if self._leaf_value is not None:
-                return self._leaf_value
-            return dense_rows(*self._leaf_rows, self.n_values)
-        if self._value is None and self._node_rows is not None:
+        if self._leaf_value is not None:
+            return self._leaf_value
+        if self._leaf_rows is not None or (self._value is None and self._node_rows is not None):
             return dense_rows(*self.leaf_value_rows, self.n_values)
         return self.node_values[self._nodes["left_child"] == -1]
 
@@ -385,7 +480,7 @@ class Tree:
         leaves = np.flatnonzero(self._nodes["left_child"] == -1)
         if self._node_rows is not None:
             return select_rows(*self._node_rows, leaves, self.n_values)
-        if not self.compact:
+        if self._value is not None:
             return sparse_rows(self._value, leaves)
         return sparse_rows(self.leaf_values)
 
@@ -506,9 +601,7 @@ class Tree:
         -------
         ndarray of float64, shape (n_features,)
         """
-        if self.compact:
-            raise ValueError("a compact tree has no node statistics; forests compute "
-                             "their importances while they fit")
+        self._check_statistics("feature importances")
         if self.is_multiway.any():
             importances = np.zeros(self.n_features)
             weighted = self.weighted_n_node_samples * self.impurity
@@ -535,8 +628,7 @@ class Tree:
         collapsed : ndarray of bool
             The inner nodes made leaves; :meth:`pruned` builds the tree.
         """
-        if self.compact:
-            raise ValueError("a compact tree has no node statistics to prune with")
+        self._check_statistics("cost-complexity pruning")
         self._check_binary("cost-complexity pruning")
         return cost_complexity_pruning(self._nodes, self.impurity,
                                        self.weighted_n_node_samples, ccp_alpha)
@@ -544,8 +636,7 @@ class Tree:
     def pruned(self, collapsed):
         """A new tree in which the nodes flagged in ``collapsed`` are leaves
         (their subtrees dropped), renumbered depth-first; this one is unchanged."""
-        if self.compact:
-            raise ValueError("a compact tree has no inner-node values to prune to")
+        self._check_statistics("pruning")
         if self.is_multiway.any() or self._fractions is not None:
             return Tree(self.n_features, self.n_values,
                         rebuilt_arrays(self, np.asarray(collapsed, dtype=bool)),
@@ -566,6 +657,11 @@ class Tree:
         return Tree(self.n_features, self.n_values, arrays, trusted=True,
                     output_widths=self.output_widths)
 
+    def _check_statistics(self, what):
+        if not self.has_statistics:
+            raise ValueError(f"{what} needs the node statistics, which this tree (of a "
+                             "forest pickled by an older fasttree) does not keep")
+
     def _check_binary(self, what):
         if self.is_multiway.any() or self._fractions is not None:
             raise ValueError(f"{what} of multiway (C4.5-style) trees is not supported; "
@@ -584,16 +680,29 @@ class Tree:
         }
         if self.n_outputs > 1:
             state["output_widths"] = self.output_widths
+        # Sparse rows and leaf statistics in the narrowest dtypes that hold
+        # them exactly: most leaves of a full-grown classifier are pure (one
+        # entry of 1.0) and hold a few rows of whole weights.
         if self._leaf_rows is not None:
-            indptr, index, data = self._leaf_rows
-            state.update(leaf_value_indptr=indptr, leaf_value_index=index,
-                         leaf_value_data=data)
-        elif self.compact:
+            state.update(_narrow_rows("leaf_value", self._leaf_rows))
+        elif self._leaf_value is not None:
             state["leaf_value"] = self._leaf_value
+        elif self._node_rows is not None:
+            state.update(_narrow_rows("value", self._node_rows))
         else:
-            state.update(impurity=self.impurity, n_node_samples=self.n_node_samples,
-                         weighted_n_node_samples=self.weighted_n_node_samples,
-                         value=self.node_values)
+            state["value"] = self._value
+        if not self.compact:
+            state.update(impurity=self._impurity, n_node_samples=self._n_node_samples,
+                         weighted_n_node_samples=self._weighted_n_node_samples)
+        elif self._leaf_counts is not None:
+            state.update(leaf_n_node_samples=_narrowest(self._leaf_counts,
+                                                        [np.uint8, np.uint16]),
+                         leaf_weighted_n_node_samples=_narrowest(
+                             self._leaf_weights, [np.uint8, np.uint16, np.float32]))
+            if self.impurity_rule is not None:
+                state["impurity_rule"] = self.impurity_rule
+            else:
+                state["impurity"] = self._impurity
         if self._fractions is not None:
             state.update(branch_fractions=self._fractions[0],
                          fraction_offsets=self._fractions[1])
@@ -645,6 +754,102 @@ def _native(dtype):
     if dtype.fields is not None:
         return all(_native(field[0]) for field in dtype.fields.values())
     return dtype.isnative
+
+
+def _statistic(arrays, name, n_nodes, dtype):
+    """A node statistic from ``arrays``, checked: one finite value per node
+    (a count or a weight: >= 0), kept in ``dtype`` or, if given so, a wider
+    one of its kind (pickles narrow them further, see ``Tree.__getstate__``)."""
+    if name not in arrays:
+        raise KeyError(name)
+    values = np.asarray(arrays[name])
+    if values.dtype.kind not in "uif":
+        raise ValueError(f"corrupt fasttree model: {name} is not numeric")
+    if values.shape != (n_nodes,):
+        raise ValueError(f"corrupt fasttree model: {name} has the wrong length")
+    if values.size and not np.isfinite(values).all():
+        raise ValueError(f"corrupt fasttree model: {name} holds a non-finite value")
+    if name != "impurity" and values.size and values.min() < 0:
+        raise ValueError(f"corrupt fasttree model: {name} holds a negative value")
+    dtype = np.dtype(dtype)
+    if (values.dtype.kind == "f") != (dtype.kind == "f") or values.dtype.itemsize < dtype.itemsize:
+        if dtype.kind != "f" and not np.array_equal(values, np.floor(values)):
+            raise ValueError(f"corrupt fasttree model: {name} holds a fraction")
+        if dtype.kind != "f" and values.size and values.max() > np.iinfo(dtype).max:
+            raise ValueError(f"corrupt fasttree model: {name} is out of range")
+        values = values.astype(dtype)
+    return np.ascontiguousarray(values)
+
+
+def _narrow_rows(prefix, rows):
+    """Sparse rows (indptr, index, data) as pickled: ``prefix``_indptr, ..."""
+    indptr, index, data = rows
+    return {f"{prefix}_indptr": _narrowest(indptr, [np.int32]),
+            f"{prefix}_index": index,
+            f"{prefix}_data": _narrowest(data, [np.float32])}
+
+
+def _narrowest(values, dtypes):
+    """``values`` in the first of ``dtypes`` that holds every one exactly,
+    else as they are."""
+    for dtype in dtypes:
+        with np.errstate(invalid="ignore", over="ignore"):
+            narrow = values.astype(dtype)
+        if np.array_equal(narrow, values):
+            return narrow
+    return values
+
+
+def _inner_levels(indptr, children):
+    """The inner nodes depth by depth from the root (``indptr``,
+    ``children``: the children lists of ``Tree.children_lists``)."""
+    n_children = np.diff(indptr)
+    levels, level = [], np.zeros(1, dtype=np.intp)
+    while level.size:
+        inner = level[n_children[level] > 0]
+        if inner.size:
+            levels.append(inner)
+        level = children[_child_positions(indptr, inner)]
+    return levels
+
+
+def _fill_inner_values(value, indptr, children, weight):
+    """Writes every inner node's value as the weighted mean of its children's,
+    from the deepest inner nodes up."""
+    n_children = np.diff(indptr)
+    for inner in reversed(_inner_levels(indptr, children)):
+        below = children[_child_positions(indptr, inner)]
+        sums = np.zeros((inner.size, value.shape[1]))
+        np.add.at(sums, np.repeat(np.arange(inner.size), n_children[inner]),
+                  weight[below, None] * value[below])
+        value[inner] = sums / weight[inner, None]
+
+
+def _child_positions(indptr, nodes):
+    """Where the children of ``nodes`` lie in a children list, node by node."""
+    counts = indptr[nodes + 1] - indptr[nodes]
+    return (np.repeat(indptr[nodes] - np.cumsum(counts) + counts, counts)
+            + np.arange(counts.sum()))
+
+
+def rule_impurity(rule, fractions):
+    """Every node's impurity from its class fractions: the mean over the
+    outputs (``fractions``: one (node_count, n_classes) array per output) of
+    the Gini impurity, the entropy (bits) or the misclassification rate."""
+    total = 0.0
+    for share in fractions:
+        if rule == "gini":
+            total = total + (1.0 - np.einsum("ij,ij->i", share, share))
+        elif rule == "entropy":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                terms = np.where(share > 0.0, share * np.log2(share), 0.0)
+            total = total - terms.sum(axis=1)
+        else:
+            total = total + (1.0 - share.max(axis=1))
+    return np.maximum(total / len(fractions), 0.0)
+
+
+IMPURITY_RULES = ("gini", "entropy", "misclassification")
 
 
 def _output_widths(widths, n_values):
@@ -733,26 +938,27 @@ def select_rows(indptr, index, data, rows, n_columns):
                               np.ascontiguousarray(rows, dtype=np.intp), n_columns)
 
 
-def checked_sparse_rows(indptr, index, data, n_rows, n_columns, trusted=False):
+def checked_sparse_rows(indptr, index, data, n_rows, n_columns, trusted=False, what="leaf"):
     """``sparse_rows``' output read from a file, checked before it is used
-    (``trusted``: made by the builder, taken as they are)."""
+    (``trusted``: made by the builder, taken as they are); ``what`` names the
+    rows in errors: 'leaf' or 'node' values."""
     if trusted:
         return indptr, index, data
     try:
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         index = np.asarray(index)
-        data = _float_array(data, "leaf_value_data")
+        data = _float_array(data, f"{what}_value_data")
     except (TypeError, ValueError):
-        raise ValueError("corrupt fasttree model: the leaf values are not numeric") from None
+        raise ValueError(f"corrupt fasttree model: the {what} values are not numeric") from None
     if index.dtype.kind not in "iu" or index.ndim != 1 or indptr.shape != (n_rows + 1,):
-        raise ValueError("corrupt fasttree model: the leaf values have the wrong shape")
+        raise ValueError(f"corrupt fasttree model: the {what} values have the wrong shape")
     if (indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != index.shape[0]
             or data.shape != index.shape):
-        raise ValueError("corrupt fasttree model: the leaf value offsets are inconsistent")
+        raise ValueError(f"corrupt fasttree model: the {what} value offsets are inconsistent")
     if index.size and (index.min() < 0 or index.max() >= n_columns):
-        raise ValueError("corrupt fasttree model: a leaf value column is out of range")
+        raise ValueError(f"corrupt fasttree model: a {what} value column is out of range")
     if not np.isfinite(data).all():
-        raise ValueError("corrupt fasttree model: a leaf value is not finite")
+        raise ValueError(f"corrupt fasttree model: a {what} value is not finite")
     return indptr, index, data
 
 

@@ -11,7 +11,7 @@ from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
-from ._features import feature_columns, random_split_features, rank_features
+from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
 from ._threads import map_rows, start_threads
@@ -228,6 +228,7 @@ class BaseForest(BaseEnsemble):
         curve = []
         if self._splitter == "random":
             limits["columns"] = feature_columns(X)
+            limits["rows"] = feature_rows(X)
             ranked = random_split_features(limits["columns"], limits["categories"])
         else:
             ranked = rank_features(X, n_threads)
@@ -326,7 +327,12 @@ class BaseForest(BaseEnsemble):
                 tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset,
                                  targets.get("widths"))
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
-            return tree.compacted(), tree.compute_feature_importances(), oob_part
+            # Trees whose inner-node values are not their children's weighted
+            # means (see Tree.compacted) are kept whole.
+            whole = (self.criterion == "absolute_error" or tree.fractional
+                     or limits["monotonic_cst"] is not None)
+            return (tree if whole else tree.compacted(self._impurity_rule(targets)),
+                    tree.compute_feature_importances(), oob_part)
 
         return map_members(grow, indices, n_threads,
                            self.verbose and (type(self).__name__, "trees built"))
@@ -706,6 +712,14 @@ class ForestClassifier(ClassifierMixin, BaseForest):
             return int(targets["widths"].sum())
         return len(targets["classes"])
 
+    def _impurity_rule(self, targets):
+        """How a compact tree's impurities follow from its class fractions
+        (see Tree.compacted); None for the cost-sensitive Gini."""
+        if targets.get("loss") is not None:
+            return None
+        return {"gini": "gini", "misclassification": "misclassification"}.get(
+            self.criterion, "entropy")
+
     def _importance_targets(self, y):
         classes, class_index = encode_outputs(y, self._n_samples, type(self).__name__)
         if not _same_classes(classes, self.classes_):
@@ -994,6 +1008,11 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
     def _n_values(self, targets):
         return 1 if targets["target"].ndim == 1 else targets["target"].shape[1]
+
+    def _impurity_rule(self, targets):
+        """Regression trees keep every node's value and impurity (see
+        Tree.compacted)."""
+        return None
 
     def _importance_targets(self, y):
         return check_regression_target(y, self._n_samples, type(self).__name__)

@@ -195,7 +195,7 @@ class _TreeView:
         if self.is_classifier:
             self.predicted = predicted_classes(self.values,
                                                getattr(estimator, "loss_matrix_", None))
-        # A forest's compact trees keep no per-node statistics.
+        # Trees of forests pickled by older fasttree keep no per-node statistics.
         self.has_statistics = tree.n_node_samples is not None
 
     def is_leaf(self, node):
@@ -301,7 +301,8 @@ def tree_rules(estimator, feature_names=None):
     Parameters
     ----------
     estimator : DecisionTreeClassifier or DecisionTreeRegressor
-        Fitted on its own (a forest's trees keep no per-node statistics).
+        Fitted (a forest's tree pickled by an older fasttree keeps no
+        per-node statistics, and has no rules).
     feature_names : list of str, default=None
         Defaults to ``feature_names_in_``, else ``x[0]``, ``x[1]``, ...
 
@@ -312,8 +313,8 @@ def tree_rules(estimator, feature_names=None):
     """
     view = _TreeView(estimator, feature_names)
     if not view.has_statistics:
-        raise ValueError("this tree belongs to a forest and keeps no node statistics; "
-                         "rules need a tree fitted on its own")
+        raise ValueError("this tree belongs to a forest pickled by an older fasttree and "
+                         "keeps no node statistics; rules need a tree fitted anew")
     tree = view.tree
     rules = []
     pending = [(0, ())]

@@ -643,9 +643,9 @@ class BaseDecisionTree(BaseEstimator):
         if self.tree_.n_outputs > 1:
             raise ValueError("reduced-error and pessimistic pruning take one output; a tree "
                              "of several outputs can be pruned with ccp_alpha")
-        if self.tree_.compact:
-            raise ValueError("this tree belongs to a forest and keeps no inner-node "
-                             "values; prune a tree fitted on its own")
+        if not self.tree_.has_statistics:
+            raise ValueError("this tree belongs to a forest pickled by an older fasttree "
+                             "and keeps no inner-node values; prune a tree fitted on its own")
 
     def _with_tree(self, tree):
         """A shallow copy of this estimator holding ``tree``."""

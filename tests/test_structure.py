@@ -1,0 +1,179 @@
+"""The compact trees of forests (``Tree.compacted``): what they keep, what
+they derive, and how they pickle.
+
+A forest keeps each tree's nodes and leaf values, and its leaves' sample
+counts and weights; inner-node values, counts, weights and (for class
+fractions) impurities are derived when read. They must be the statistics of
+the tree grown alone on the member's rows.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from fasttree import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor)
+from fasttree._structure import Tree
+from synthetic import classification_data, regression_data
+from tolerances import assert_rounding_close
+
+CASES = [
+    (RandomForestClassifier, {"criterion": "gini"}),
+    (RandomForestClassifier, {"criterion": "entropy"}),
+    (RandomForestClassifier, {"criterion": "misclassification", "max_depth": 6}),
+    (RandomForestClassifier, {"class_weight": "balanced"}),
+    (ExtraTreesClassifier, {"bootstrap": True}),
+    (RandomForestRegressor, {"criterion": "squared_error"}),
+    (RandomForestRegressor, {"criterion": "poisson"}),
+    (ExtraTreesRegressor, {}),
+]
+
+
+def fitted_forest(forest_class, params, n_outputs=1, seed=0):
+    if forest_class in (RandomForestClassifier, ExtraTreesClassifier):
+        X, y = classification_data(n_samples=300, n_classes=3, seed=seed)
+        if n_outputs > 1:
+            y = np.column_stack([y, (X[:, 1] > 0).astype(int)])
+    else:
+        X, y = regression_data(n_samples=300, seed=seed)
+        y = np.abs(y) if params.get("criterion") == "poisson" else y
+        if n_outputs > 1:
+            y = np.column_stack([y, np.abs(X[:, 1])])
+    forest = forest_class(n_estimators=3, random_state=seed, **params).fit(X, y)
+    return forest, X, y
+
+
+def grown_alone(forest, index, X, y):
+    """The member's tree refit on its draws, as weights (so that it counts the
+    distinct rows, as the forest's tree does)."""
+    member = forest.estimators_[index]
+    counts = np.bincount(forest.estimators_samples_[index], minlength=X.shape[0])
+    return type(member)(**member.get_params()).fit(X, y, sample_weight=counts).tree_
+
+
+# misclassification scores one output only.
+OUTPUT_CASES = [(forest_class, params, n_outputs) for forest_class, params in CASES
+                for n_outputs in (1, 2)
+                if n_outputs == 1 or params.get("criterion") != "misclassification"]
+
+
+@pytest.mark.parametrize("forest_class, params, n_outputs", OUTPUT_CASES,
+                         ids=[f"{c.__name__}-{p}-{k}" for c, p, k in OUTPUT_CASES])
+def test_a_compact_tree_has_the_statistics_of_the_tree_grown_alone(forest_class, params,
+                                                                   n_outputs):
+    forest, X, y = fitted_forest(forest_class, params, n_outputs)
+    for index in range(len(forest)):
+        compact, alone = forest.estimators_[index].tree_, grown_alone(forest, index, X, y)
+        assert compact.compact and not alone.compact
+        np.testing.assert_array_equal(compact.children_left, alone.children_left)
+        np.testing.assert_array_equal(compact.n_node_samples, alone.n_node_samples)
+        # Whole weights (bootstrap counts) add up exactly in any order.
+        if "class_weight" not in params:
+            np.testing.assert_array_equal(compact.weighted_n_node_samples,
+                                          alone.weighted_n_node_samples)
+        assert_rounding_close(compact.weighted_n_node_samples, alone.weighted_n_node_samples,
+                              scale=alone.weighted_n_node_samples[0])
+        scale = max(1.0, float(np.abs(alone.value).max()))
+        assert_rounding_close(compact.value, alone.value, scale=scale)
+        assert_rounding_close(compact.impurity, alone.impurity,
+                              scale=max(1.0, float(alone.impurity.max())))
+        assert_rounding_close(compact.compute_feature_importances(normalize=False),
+                              alone.compute_feature_importances(normalize=False),
+                              scale=max(1.0, float(alone.impurity[0])))
+
+
+def test_classifier_trees_derive_inner_values_and_regressors_keep_them():
+    classifier, _, _ = fitted_forest(RandomForestClassifier, {})
+    regressor, X, y = fitted_forest(RandomForestRegressor, {})
+    state = classifier.estimators_[0].tree_.__getstate__()
+    assert classifier.estimators_[0].tree_.impurity_rule == "gini"
+    assert "impurity" not in state and "leaf_value_indptr" in state
+    state = regressor.estimators_[0].tree_.__getstate__()
+    assert regressor.estimators_[0].tree_.impurity_rule is None
+    assert "impurity" in state and state["value"].shape[0] == state["nodes"].shape[0]
+    # A mean near zero is not the rounded sum of its children's terms: the
+    # regression tree's values are exactly those of the tree grown alone.
+    for index in range(len(regressor)):
+        np.testing.assert_array_equal(regressor.estimators_[index].tree_.value,
+                                      grown_alone(regressor, index, X, y).value)
+    costly = RandomForestClassifier(n_estimators=1, random_state=0,
+                                    loss_matrix=[[0, 1, 1], [5, 0, 1], [1, 1, 0]])
+    X, y = classification_data(n_samples=200, n_classes=3)
+    # The cost-sensitive Gini is not a function of the fractions alone.
+    assert costly.fit(X, y).estimators_[0].tree_.impurity_rule is None
+
+
+@pytest.mark.parametrize("params", [{"criterion": "absolute_error"},
+                                    {"monotonic_cst": [1, 0, 0, 0, 0, 0]}])
+def test_trees_whose_inner_values_are_not_means_are_kept_whole(params):
+    # A median, or a value clipped by a constraint, is not the weighted mean
+    # of the children's values: such trees keep every node's value.
+    X, y = regression_data(n_samples=200, n_features=6)
+    forest = RandomForestRegressor(n_estimators=2, random_state=0, max_depth=5,
+                                   **params).fit(X, y)
+    for index in range(len(forest)):
+        tree = forest.estimators_[index].tree_
+        assert not tree.compact
+        np.testing.assert_array_equal(tree.value, grown_alone(forest, index, X, y).value)
+
+
+@pytest.mark.parametrize("forest_class, params", CASES[:2] + CASES[5:6])
+def test_a_pickled_compact_tree_keeps_its_statistics_exactly(forest_class, params):
+    forest, X, _ = fitted_forest(forest_class, params)
+    loaded = pickle.loads(pickle.dumps(forest))
+    for before, after in zip(forest.estimators_, loaded.estimators_):
+        for name in ("n_node_samples", "weighted_n_node_samples", "impurity", "value"):
+            np.testing.assert_array_equal(getattr(after.tree_, name),
+                                          getattr(before.tree_, name))
+        np.testing.assert_array_equal(after.predict(X), before.predict(X))
+
+
+def test_pickles_narrow_the_leaf_arrays_to_the_dtypes_that_hold_them():
+    forest, _, _ = fitted_forest(RandomForestClassifier, {})
+    state = forest.estimators_[0].tree_.__getstate__()
+    # Bootstrap counts of a full-grown tree's leaves are small whole numbers,
+    # and its pure leaves hold one fraction, 1.0.
+    assert state["leaf_n_node_samples"].dtype == np.uint8
+    assert state["leaf_weighted_n_node_samples"].dtype == np.uint8
+    assert state["leaf_value_indptr"].dtype == np.int32
+    weighted = RandomForestClassifier(n_estimators=1, random_state=0)
+    X, y = classification_data(n_samples=300, n_classes=3)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, size=300)
+    state = weighted.fit(X, y, sample_weight=weights).estimators_[0].tree_.__getstate__()
+    assert state["leaf_weighted_n_node_samples"].dtype == np.float64
+
+
+def test_a_compact_tree_pickled_without_statistics_still_predicts():
+    # Forests pickled before compact trees kept statistics.
+    forest, X, _ = fitted_forest(RandomForestClassifier, {})
+    state = forest.estimators_[0].tree_.__getstate__()
+    for name in ("leaf_n_node_samples", "leaf_weighted_n_node_samples", "impurity_rule"):
+        del state[name]
+    tree = Tree.__new__(Tree)
+    tree.__setstate__(state)
+    assert not tree.has_statistics and tree.n_node_samples is None
+    inner = tree.children_left != -1
+    assert np.isnan(tree.value[inner]).all()
+    np.testing.assert_array_equal(tree.predict(X), forest.estimators_[0].tree_.predict(X))
+    with pytest.raises(ValueError, match="node statistics"):
+        tree.compute_feature_importances()
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("leaf_n_node_samples", np.array([1.5]), "wrong length"),
+    ("leaf_weighted_n_node_samples", -1.0, "negative"),
+    ("leaf_weighted_n_node_samples", np.nan, "non-finite"),
+    ("leaf_n_node_samples", 2.5, "fraction"),
+    ("impurity_rule", "variance", "unknown impurity rule"),
+])
+def test_corrupt_leaf_statistics_are_refused_on_load(name, value, message):
+    forest, _, _ = fitted_forest(RandomForestClassifier, {})
+    state = dict(forest.estimators_[0].tree_.__getstate__())
+    if isinstance(value, np.ndarray) or isinstance(value, str):
+        state[name] = value
+    else:
+        state[name] = state[name].astype(np.float64)
+        state[name][0] = value
+    with pytest.raises(ValueError, match=message):
+        Tree.__new__(Tree).__setstate__(state)
