@@ -102,12 +102,20 @@ def test_rare_rows_list_the_rows_without_a_features_common_value_both_ways():
         common = np.bincount(column).argmax()
         assert ranked.common_rank[feature] == common
         np.testing.assert_array_equal(listed, np.flatnonzero(column != common))
-    # Row by row, the same (feature, row) pairs.
-    pairs = {(feature, row) for feature in range(5) for row in ranked.rare_rows[
-        ranked.rare_offsets[feature]:ranked.rare_offsets[feature + 1]]}
-    by_row = {(int(feature), row) for row in range(400) for feature in ranked.rare_features[
-        ranked.rare_feature_offsets[row]:ranked.rare_feature_offsets[row + 1]]}
-    assert {(int(f), int(r)) for f, r in pairs} == by_row
+        # The lists carry the rows' ranks.
+        np.testing.assert_array_equal(
+            ranked.rare_ranks[ranked.rare_offsets[feature]:ranked.rare_offsets[feature + 1]],
+            column[listed])
+    # Row by row, the same (feature, row, rank) triples.
+    triples = {(feature, int(row), int(ranked.ranks[feature, row]))
+               for feature in range(5) for row in ranked.rare_rows[
+                   ranked.rare_offsets[feature]:ranked.rare_offsets[feature + 1]]}
+    by_row = {(int(feature), row, int(rank)) for row in range(400)
+              for feature, rank in zip(*(entries[ranked.rare_feature_offsets[row]:
+                                                 ranked.rare_feature_offsets[row + 1]]
+                                         for entries in (ranked.rare_features,
+                                                         ranked.rare_feature_ranks)))}
+    assert triples == by_row
 
 
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (63, 5), (64, 5), (65, 5), (200, 41)])

@@ -500,6 +500,28 @@ def test_bins_summed_from_rare_rows_grow_the_tree_a_full_fill_grows(seed, n_clas
                                               3 if wide else None, n_sparse, seed)
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 4),
+       bootstrap=st.booleans())
+def test_many_rare_rows_summed_as_packed_integers_grow_the_tree_a_full_fill_grows(
+        seed, n_classes, bootstrap):
+    # Large nodes hold many rare rows of a few values: with whole weights
+    # they are summed as packed integers into copies of the bins.
+    rng = np.random.default_rng(seed)
+    n_rows, n_sparse = 2000, 5
+    X = np.zeros((n_rows, n_sparse + 1), dtype=np.float32)
+    for column in range(n_sparse):
+        # 100 to 240 rare rows: more than the packed sums' 64, fewer than 1/8.
+        rare = rng.permutation(n_rows)[:rng.integers(100, 241)]
+        X[rare, column] = rng.integers(1, 4, rare.size)
+    X[:, -1] = rng.integers(0, 3, n_rows)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 1) ^ (rng.random(n_rows) < 0.2)).astype(np.int32)
+    y = (y + (X[:, 2] > 0)) % n_classes
+    weights = (rng.integers(0, 3, n_rows) if bootstrap else np.ones(n_rows)).astype(float)
+    assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, "gini", None,
+                                              n_sparse, seed)
+
+
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n_classes=st.integers(2, 3),
        criterion=st.sampled_from(("gini", "entropy")), bootstrap=st.booleans())

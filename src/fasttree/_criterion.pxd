@@ -105,11 +105,12 @@ cdef class Criterion:
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
                           intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil
     # Exact sums only (the splitter's rare-row fills): add_to_bins for the
-    # node positions listed in positions alone, and the bin rest_bin made
+    # node positions listed in positions alone, each into its bin in
+    # position_bins (all into bin 0 when NULL), and the bin rest_bin made
     # the node's totals minus every other bin (so that it holds the
     # unlisted positions, exactly).
-    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
-                                    const uint32_t* positions,
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, intp_t n_bins,
+                                    const uint32_t* positions, const uint32_t* position_bins,
                                     intp_t n_positions) noexcept nogil
     cdef void write_rest_bin(self, double* stats, intp_t* counts, intp_t n_bins,
                              intp_t rest_bin, intp_t n_node) noexcept nogil

@@ -96,8 +96,8 @@ cdef class Criterion:
                                  bint missing_left, intp_t n_node) noexcept nogil:
         return -1
 
-    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
-                                    const uint32_t* positions,
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, intp_t n_bins,
+                                    const uint32_t* positions, const uint32_t* position_bins,
                                     intp_t n_positions) noexcept nogil:
         pass
 
@@ -200,6 +200,14 @@ cdef double MAX_EXACT_WEIGHT = 2.0 ** 53
 # weight-and-count.
 cdef double MAX_PACKED_WEIGHT = 2.0 ** 31
 cdef int64_t LOW_HALF = 0xFFFFFFFF
+
+# add_positions_to_bins' packed copies: how many, and the int64 slots (bins
+# times statistics) each may hold to live on the stack.
+cdef enum:
+    PACKED_COPIES = 4
+    PACKED_SLOTS = 64
+    PACKED_MIN_POSITIONS = 64  # fewer: the copies cost more than they save
+
 
 
 cdef class ClassificationCriterion(Criterion):
@@ -540,15 +548,48 @@ cdef class ClassificationCriterion(Criterion):
             add_class_to_bin(stats + bin_index * stride, counts + bin_index,
                              class_number[node_class[i]], node_weight[i])
 
-    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, BinSource source,
-                                    const uint32_t* positions,
+    cdef void add_positions_to_bins(self, double* stats, intp_t* counts, intp_t n_bins,
+                                    const uint32_t* positions, const uint32_t* position_bins,
                                     intp_t n_positions) noexcept nogil:
-        cdef intp_t j, i, bin_index, stride = self.n_bin_stats
+        cdef intp_t j, i, k, bin_index = 0, stride = self.n_bin_stats
+        cdef intp_t n_slots = n_bins * stride
+        cdef int64_t copies[PACKED_COPIES * PACKED_SLOTS]
+        cdef int64_t sample_sum, weight_sum, count
+        cdef const int64_t* increments
+        cdef double* bin
+        if not self.packed_sums or n_slots > PACKED_SLOTS or n_positions < PACKED_MIN_POSITIONS:
+            for j in range(n_positions):
+                i = positions[j]
+                if position_bins != NULL:
+                    bin_index = position_bins[j]
+                add_class_to_bin(stats + bin_index * stride, counts + bin_index,
+                                 self.class_number[self.node_class[i]], self.node_weight[i])
+            return
+        # Whole weights, few bins (a sparse feature's rare rows hold few
+        # values) and many positions: one integer addition per position, as
+        # add_to_bins, into four copies of the bins so that consecutive
+        # positions of one bin and class do not wait on each other's stores.
+        increments = self.position_increment + (self.node_weight - self.position_weight)
+        memset(copies, 0, PACKED_COPIES * n_slots * sizeof(int64_t))
         for j in range(n_positions):
             i = positions[j]
-            bin_index = bin_of(source, i)
-            add_class_to_bin(stats + bin_index * stride, counts + bin_index,
-                             self.class_number[self.node_class[i]], self.node_weight[i])
+            if position_bins != NULL:
+                bin_index = position_bins[j]
+            copies[(j & (PACKED_COPIES - 1)) * n_slots + bin_index * stride
+                   + 1 + self.class_number[self.node_class[i]]] += increments[i]
+        for bin_index in range(n_bins):
+            bin = stats + bin_index * stride
+            weight_sum = 0
+            count = 0
+            for k in range(1, stride):
+                sample_sum = 0
+                for j in range(PACKED_COPIES):
+                    sample_sum += copies[j * n_slots + bin_index * stride + k]
+                bin[k] += <double> (sample_sum >> 32)
+                weight_sum += sample_sum >> 32
+                count += sample_sum & LOW_HALF
+            bin[0] += <double> weight_sum
+            counts[bin_index] += count
 
     cdef void write_rest_bin(self, double* stats, intp_t* counts, intp_t n_bins,
                              intp_t rest_bin, intp_t n_node) noexcept nogil:

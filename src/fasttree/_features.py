@@ -6,11 +6,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._utils import dense_ranks, feature_columns_float32
+
+# Features of at most this many distinct values have narrow (byte) ranks
+# (the kernels' NARROW_RANKS).
+NARROW_RANKS = 256
 from ._validation import is_sparse
 
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
-                                              "common_rank rare_offsets rare_rows "
-                                              "rare_feature_offsets rare_features")
+                                              "common_rank rare_offsets rare_rows rare_ranks "
+                                              "rare_feature_offsets rare_features "
+                                              "rare_feature_ranks")
 RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``)."""
 
 # common_rank of a feature without a listed common value.
@@ -70,7 +75,9 @@ def rank_features(X, n_threads=1):
         the ranks of the features of at most 256 values in one byte each (a
         quarter of the cache the histograms of such features read), zeros
         for the others.
-        ``common_rank``, ``rare_offsets``, ``rare_rows`` : see ``rare_rows``.
+        ``common_rank``, ``rare_offsets``, ``rare_rows``, ``rare_ranks``,
+        ``rare_feature_offsets``, ``rare_features``, ``rare_feature_ranks``:
+        see ``rare_rows``.
     """
     columns = feature_columns(X)
     groups = np.array_split(np.arange(columns.shape[0]), max(1, min(n_threads,
@@ -131,7 +138,8 @@ def random_split_features(columns, categories=None):
     return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
                           np.full(n_features, NO_COMMON, dtype=np.uint32),
                           np.zeros(n_features + 1, dtype=np.intp), np.zeros(0, dtype=np.uint32),
-                          np.zeros(n_samples + 1, dtype=np.intp), np.zeros(0, dtype=np.uint32))
+                          np.zeros(0, dtype=np.uint32), np.zeros(n_samples + 1, dtype=np.intp),
+                          np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
 
 
 def rare_rows(ranks, narrow_ranks, values, value_offsets):
@@ -150,19 +158,24 @@ def rare_rows(ranks, narrow_ranks, values, value_offsets):
     rare_rows : ndarray of uint32
         Feature ``f``'s other rows, ascending, are
         ``rare_rows[rare_offsets[f]:rare_offsets[f + 1]]``.
+    rare_ranks : ndarray of uint32
+        Their ranks of the feature, aligned with ``rare_rows``: a node sums
+        its rare rows from these lists without a look-up in the ranks.
     rare_feature_offsets : ndarray of intp, shape (n_samples + 1,)
     rare_features : ndarray of uint32
         The same pairs row by row: the features in which row ``i`` does not
         hold the common value are
         ``rare_features[rare_feature_offsets[i]:rare_feature_offsets[i + 1]]``.
+    rare_feature_ranks : ndarray of uint32
+        Their ranks, aligned with ``rare_features``.
     """
     n_features, n_samples = narrow_ranks.shape
     common_rank = np.full(n_features, NO_COMMON, dtype=np.uint32)
     lengths = np.zeros(n_features, dtype=np.intp)
-    parts = []
+    row_parts, rank_parts = [], []
     n_distinct = np.diff(value_offsets)
     for feature in np.flatnonzero(n_distinct >= 1):
-        feature_ranks = (narrow_ranks if n_distinct[feature] <= 256 else ranks)[feature]
+        feature_ranks = (narrow_ranks if n_distinct[feature] <= NARROW_RANKS else ranks)[feature]
         counts = np.bincount(feature_ranks, minlength=n_distinct[feature])
         common = int(np.argmax(counts))
         # A missing value (the last rank, NaN ranked +inf) is never common:
@@ -173,12 +186,16 @@ def rare_rows(ranks, narrow_ranks, values, value_offsets):
         common_rank[feature] = common
         rows = np.flatnonzero(feature_ranks != common).astype(np.uint32)
         lengths[feature] = rows.size
-        parts.append(rows)
+        row_parts.append(rows)
+        rank_parts.append(feature_ranks[rows])
     rare_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
-    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+    rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.uint32)
+    rare_ranks = (np.concatenate(rank_parts).astype(np.uint32) if rank_parts
+                  else np.zeros(0, dtype=np.uint32))
     features = np.repeat(np.arange(n_features, dtype=np.uint32), lengths)
     by_row = np.argsort(rows, kind="stable")
     feature_offsets = np.concatenate(
         [[0], np.cumsum(np.bincount(rows, minlength=n_samples))]).astype(np.intp)
     return (common_rank, rare_offsets, np.ascontiguousarray(rows, dtype=np.uint32),
-            feature_offsets, np.ascontiguousarray(features[by_row]))
+            np.ascontiguousarray(rare_ranks), feature_offsets,
+            np.ascontiguousarray(features[by_row]), np.ascontiguousarray(rare_ranks[by_row]))

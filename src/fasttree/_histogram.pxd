@@ -38,11 +38,13 @@ cdef void histogram_free(Histogram* histogram) noexcept nogil
 # position into the bin the source gives. Returns -1 when out of memory.
 cdef int histogram_fill(Histogram* histogram, Criterion criterion, BinSource source,
                         intp_t n_node, intp_t n_bins) noexcept nogil
-# The same bins from the listed node positions alone, the others summed as
-# the node's totals minus them in common_bin (criteria with exact sums).
-cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, BinSource source,
-                             intp_t n_node, intp_t n_bins, const uint32_t* positions,
-                             intp_t n_positions, intp_t common_bin) noexcept nogil
+# The same bins from the listed node positions alone, each in its bin in
+# position_bins (all in bin 0 when NULL), the others summed as the node's
+# totals minus them in common_bin (criteria with exact sums).
+cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, intp_t n_node,
+                             intp_t n_bins, const uint32_t* positions,
+                             const uint32_t* position_bins, intp_t n_positions,
+                             intp_t common_bin) noexcept nogil
 
 # The statistics of bin b.
 cdef inline double* histogram_bin(Histogram* histogram, intp_t b) noexcept nogil:

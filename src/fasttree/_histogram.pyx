@@ -39,9 +39,10 @@ cdef int histogram_reserve(Histogram* histogram, intp_t n_bins,
     return 0
 
 
-cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, BinSource source,
-                             intp_t n_node, intp_t n_bins, const uint32_t* positions,
-                             intp_t n_positions, intp_t common_bin) noexcept nogil:
+cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, intp_t n_node,
+                             intp_t n_bins, const uint32_t* positions,
+                             const uint32_t* position_bins, intp_t n_positions,
+                             intp_t common_bin) noexcept nogil:
     """histogram_fill from the node positions listed (those not holding the
     feature's common value, in bin common_bin) alone; the criterion must
     have exact sums. The bins come out as histogram_fill's, exactly."""
@@ -52,8 +53,8 @@ cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, BinSourc
     histogram.n_bins = n_bins
     memset(histogram.stats, 0, n_bins * n_bin_stats * sizeof(double))
     memset(histogram.counts, 0, n_bins * sizeof(intp_t))
-    criterion.add_positions_to_bins(histogram.stats, histogram.counts, source, positions,
-                                    n_positions)
+    criterion.add_positions_to_bins(histogram.stats, histogram.counts, n_bins, positions,
+                                    position_bins, n_positions)
     criterion.write_rest_bin(histogram.stats, histogram.counts, n_bins, common_bin, n_node)
     return 0
 

@@ -151,18 +151,21 @@ cdef class Splitter:
     cdef const uint32_t* common_rank
     cdef const intp_t* rare_feature_offsets
     cdef const uint32_t* rare_features
+    cdef const uint32_t* rare_feature_ranks  # the rank of every rare_features entry
     cdef const intp_t* rare_offsets
     cdef const uint32_t* rare_rows
+    cdef const uint32_t* rare_ranks   # the rank of every rare_rows entry
     cdef double rare_per_row          # rare entries per training row, on average
     cdef double rare_per_feature      # and per feature that has a common value
     cdef intp_t* node_rare_start      # per feature, where its node positions start in
                                       # node_rare_positions (n_features + 1 entries)
     cdef intp_t* node_rare_fill       # placement cursors of the same length
     cdef uint32_t* node_rare_positions
+    cdef uint32_t* node_rare_ranks    # their ranks, aligned with them
     cdef uint32_t* sample_position    # the node position of every sample of the
                                       # current node (stale entries for the others)
     cdef uint32_t* listed_positions   # list_rare_rows' result
-    cdef uint32_t* zero_bins          # n_samples zeros: a BinSource putting every position in bin 0
+    cdef uint32_t* listed_ranks       # and its ranks
     # Monotonic constraints: per feature -1 (decreasing), 0 or 1
     # (increasing), or NULL for none; a constrained feature's split must
     # keep both children's values within [lower_bound, upper_bound], the
@@ -185,13 +188,18 @@ cdef class Splitter:
     # (one-byte) ranks when the feature has few values.
     cdef BinSource feature_ranks_at(self, intp_t feature,
                                     const uint32_t* node_samples) noexcept nogil
+    # How split_node reaches the node's rare rows: RARE_INDEXED, after
+    # index_rare_rows, or RARE_LISTED, with sample_position mapping the
+    # node; the cheaper for the node's size.
+    cdef int rare_access(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil
     # Buckets the node's positions by the features in which their rows do
-    # not hold the common value (node_rare_start, node_rare_positions).
+    # not hold the common value (node_rare_start, node_rare_positions and
+    # their ranks, node_rare_ranks).
     cdef void index_rare_rows(self, const uint32_t* node_samples,
                               intp_t n_node) noexcept nogil
     # Writes to listed_positions the node positions of the feature's rare
-    # rows that lie in the node (sample_position mapping it); returns their
-    # number.
+    # rows that lie in the node (sample_position mapping it), and their
+    # ranks to listed_ranks; returns their number.
     cdef intp_t list_rare_rows(self, intp_t feature, const uint32_t* node_samples,
                                intp_t n_node) noexcept nogil
     # Which sweep a feature takes: a histogram over all n_distinct values of
@@ -213,7 +221,8 @@ cdef class Splitter:
     # of the feature (sweep_sorted then takes it), -1 when out of memory.
     cdef int sweep_rare_sorted(self, const uint32_t* node_samples, intp_t n_node,
                                intp_t feature, const uint32_t* rare_positions,
-                               intp_t n_rare, BestCandidate* best) noexcept nogil
+                               const uint32_t* rare_ranks, intp_t n_rare,
+                               BestCandidate* best) noexcept nogil
     # Moves the groups of equal ranks of sorted_items[0:n_sorted] left one by
     # one (n_moved samples are left already), offering the threshold after
     # each but the last.

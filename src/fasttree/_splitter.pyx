@@ -201,6 +201,12 @@ cdef class Splitter:
             raise ValueError("common_rank and rare_feature_offsets do not fit the ranks")
         cdef const intp_t[::1] rare_offsets = ranked.rare_offsets
         cdef const uint32_t[::1] rare_rows = np.append(ranked.rare_rows, np.uint32(0))
+        cdef const uint32_t[::1] rare_ranks = np.append(ranked.rare_ranks, np.uint32(0))
+        cdef const uint32_t[::1] rare_feature_ranks = np.append(ranked.rare_feature_ranks,
+                                                                np.uint32(0))
+        if (rare_ranks.shape[0] != rare_rows.shape[0]
+                or rare_feature_ranks.shape[0] != rare_features.shape[0]):
+            raise ValueError("the rare rows' ranks do not match the rare rows")
         if rare_offsets.shape[0] != self.n_features + 1:
             raise ValueError("rare_offsets needs an entry per feature and one more")
         self.common_rank = &common_rank[0] if self.n_features else NULL
@@ -208,13 +214,16 @@ cdef class Splitter:
         self.rare_features = &rare_features[0]
         self.rare_offsets = &rare_offsets[0]
         self.rare_rows = &rare_rows[0]
+        self.rare_ranks = &rare_ranks[0]
+        self.rare_feature_ranks = &rare_feature_ranks[0]
         n_common = int(np.count_nonzero(ranked.common_rank != NO_COMMON))
         self.rare_per_row = feature_offsets[self.n_samples] / max(1, self.n_samples)
         self.rare_per_feature = feature_offsets[self.n_samples] / max(1, n_common)
         self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
                             ranked.narrow_ranks, categories, monotonic_cst,
                             ranked.common_rank, ranked.rare_feature_offsets,
-                            rare_features.base, ranked.rare_offsets, rare_rows.base)
+                            rare_features.base, ranked.rare_offsets, rare_rows.base,
+                            rare_ranks.base, rare_feature_ranks.base)
         # The subset sweeps' buffers serve the categorical features only.
         cdef intp_t max_ranks = max(1, int(np.diff(ranked.value_offsets)[categories > 0]
                                            .max(initial=1)))
@@ -241,13 +250,15 @@ cdef class Splitter:
         self.node_rare_fill = <intp_t*> malloc((self.n_features + 1) * sizeof(intp_t))
         self.node_rare_positions = <uint32_t*> malloc(
             max(1, feature_offsets[self.n_samples]) * sizeof(uint32_t))
+        self.node_rare_ranks = <uint32_t*> malloc(
+            max(1, feature_offsets[self.n_samples]) * sizeof(uint32_t))
         self.sample_position = <uint32_t*> calloc(self.n_samples, sizeof(uint32_t))
         self.listed_positions = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
-        self.zero_bins = <uint32_t*> calloc(max(1, self.n_samples), sizeof(uint32_t))
+        self.listed_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         if not (self.features and self.node_ranks and self.items and self.scratch
                 and self.goes_left and self.node_rare_start and self.node_rare_fill
-                and self.node_rare_positions and self.sample_position
-                and self.listed_positions and self.zero_bins):
+                and self.node_rare_positions and self.node_rare_ranks
+                and self.sample_position and self.listed_positions and self.listed_ranks):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -307,9 +318,10 @@ cdef class Splitter:
         free(self.node_rare_start)
         free(self.node_rare_fill)
         free(self.node_rare_positions)
+        free(self.node_rare_ranks)
         free(self.sample_position)
         free(self.listed_positions)
-        free(self.zero_bins)
+        free(self.listed_ranks)
         histogram_free(&self.histogram)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
@@ -330,8 +342,9 @@ cdef class Splitter:
         cdef float value
         cdef intp_t n_least, n_right_top
         cdef bint goes_left
-        cdef int rare_access = RARE_UNDECIDED
+        cdef int rare_way = RARE_UNDECIDED
         cdef const uint32_t* rare_positions = NULL
+        cdef const uint32_t* rare_ranks = NULL
         # A random split of a node of two samples sends one left and one
         # right whichever non-constant feature it draws, so those features
         # tie and the lowest (the tie-break) wins: each still draws its
@@ -391,24 +404,17 @@ cdef class Splitter:
             # few next to the node's is summed from them alone.
             n_rare = -1
             if self.criterion.exact_sums and self.common_rank[feature] != NO_COMMON:
-                if rare_access == RARE_UNDECIDED:
-                    # Index every rare entry of the node, or map the node's
-                    # samples and read the drawn features' lists (a list
-                    # entry costs a few look-ups): the cheaper.
-                    if (self.n_features + n_node * self.rare_per_row
-                            <= n_node + 3 * self.max_features * self.rare_per_feature):
-                        self.index_rare_rows(node_samples, n_node)
-                        rare_access = RARE_INDEXED
-                    else:
-                        for i in range(n_node):
-                            self.sample_position[node_samples[i]] = <uint32_t> i
-                        rare_access = RARE_LISTED
-                if rare_access == RARE_INDEXED:
+                if rare_way == RARE_UNDECIDED:
+                    rare_way = self.rare_access(node_samples, n_node)
+                if rare_way == RARE_INDEXED:
                     n_rare = self.node_rare_start[feature + 1] - self.node_rare_start[feature]
                     rare_positions = self.node_rare_positions + self.node_rare_start[feature]
-                elif 3 * (self.rare_offsets[feature + 1] - self.rare_offsets[feature]) < n_node:
+                    rare_ranks = self.node_rare_ranks + self.node_rare_start[feature]
+                elif (rare_way == RARE_LISTED and 3 * (
+                        self.rare_offsets[feature + 1] - self.rare_offsets[feature]) < n_node):
                     n_rare = self.list_rare_rows(feature, node_samples, n_node)
                     rare_positions = self.listed_positions
+                    rare_ranks = self.listed_ranks
             if n_rare == 0:
                 self.features[pick] = self.features[first_unvisited]
                 self.features[first_unvisited] = feature
@@ -425,8 +431,8 @@ cdef class Splitter:
                     first_unvisited += 1
                     continue
                 if n_rare > 0:
-                    if histogram_fill_rare(&self.histogram, self.criterion, source, n_node,
-                                           n_distinct, rare_positions, n_rare,
+                    if histogram_fill_rare(&self.histogram, self.criterion, n_node,
+                                           n_distinct, rare_positions, rare_ranks, n_rare,
                                            self.common_rank[feature]) < 0:
                         return -1
                 elif histogram_fill(&self.histogram, self.criterion, source, n_node,
@@ -447,7 +453,7 @@ cdef class Splitter:
 
             if 0 < n_rare and 2 * n_rare <= n_node:
                 status = self.sweep_rare_sorted(node_samples, n_node, feature, rare_positions,
-                                                n_rare, &best)
+                                                rare_ranks, n_rare, &best)
                 if status < 0:
                     return -1
                 if status == 1:
@@ -795,8 +801,23 @@ cdef class Splitter:
             # exactly when the node holds it at that position.
             if position < n_node and node_samples[position] == sample:
                 self.listed_positions[n_rare] = position
+                self.listed_ranks[n_rare] = self.rare_ranks[j]
                 n_rare += 1
         return n_rare
+
+    cdef int rare_access(self, const uint32_t* node_samples, intp_t n_node) noexcept nogil:
+        # Index every rare entry of the node, or map the node's samples and
+        # read the drawn features' lists (a list entry costs a few
+        # look-ups): the cheaper. (Reading a small node's samples as for any
+        # feature costs more than either: they miss the cache.)
+        cdef intp_t i
+        if (self.n_features + n_node * self.rare_per_row
+                <= n_node + 3 * self.max_features * self.rare_per_feature):
+            self.index_rare_rows(node_samples, n_node)
+            return RARE_INDEXED
+        for i in range(n_node):
+            self.sample_position[node_samples[i]] = <uint32_t> i
+        return RARE_LISTED
 
     cdef void index_rare_rows(self, const uint32_t* node_samples,
                               intp_t n_node) noexcept nogil:
@@ -814,6 +835,7 @@ cdef class Splitter:
             for j in range(offsets[node_samples[i]], offsets[node_samples[i] + 1]):
                 feature = self.rare_features[j]
                 self.node_rare_positions[self.node_rare_fill[feature]] = <uint32_t> i
+                self.node_rare_ranks[self.node_rare_fill[feature]] = self.rare_feature_ranks[j]
                 self.node_rare_fill[feature] += 1
 
     cdef inline bint counts_all_values(self, intp_t n_distinct, intp_t n_node) noexcept nogil:
@@ -859,8 +881,8 @@ cdef class Splitter:
 
     cdef int sweep_rare_sorted(self, const uint32_t* node_samples, intp_t n_node,
                                intp_t feature, const uint32_t* rare_positions,
-                               intp_t n_rare, BestCandidate* best) noexcept nogil:
-        cdef BinSource source = self.feature_ranks_at(feature, node_samples)
+                               const uint32_t* rare_ranks, intp_t n_rare,
+                               BestCandidate* best) noexcept nogil:
         cdef uint32_t common = self.common_rank[feature]
         cdef uint32_t rank, min_rank = common, max_rank = common, common_rank, next_rank
         cdef intp_t j, i = 0, group_end, n_moved = 0, n_common = n_node - n_rare
@@ -869,7 +891,7 @@ cdef class Splitter:
         cdef int outcome
         cdef BestCandidate local_best
         for j in range(n_rare):
-            rank = <uint32_t> bin_of(source, rare_positions[j])
+            rank = rare_ranks[j]
             self.node_ranks[j] = rank
             min_rank = rank if rank < min_rank else min_rank
             max_rank = rank if rank > max_rank else max_rank
@@ -881,9 +903,8 @@ cdef class Splitter:
                                   bit_length(max_rank - min_rank))
         # The common value's rows as one bin (bin 1): the node's totals
         # minus the rare rows' (bin 0), exact with exact sums.
-        if histogram_fill_rare(&self.histogram, self.criterion,
-                               BinSource(self.zero_bins, NULL, 0, False), n_node, 2,
-                               rare_positions, n_rare, 1) < 0:
+        if histogram_fill_rare(&self.histogram, self.criterion, n_node, 2, rare_positions,
+                               NULL, n_rare, 1) < 0:
             return -1
         common_rank = common - min_rank
         self.criterion.reset()
