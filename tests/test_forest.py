@@ -517,10 +517,18 @@ def test_verbose_prints_one_progress_line_per_tree(forest_class, capsys):
 
 
 def test_a_unit_loss_matrix_grows_the_gini_forest():
+    # Two features that split a small node into the same two groups, one
+    # the mirror of the other, tie exactly, and the two impurities' rounding
+    # breaks such ties apart: nodes of at least 30 rows of continuous
+    # weights (taken as they are without a bootstrap) meet none.
     X, y = classification_data(500, 5, n_classes=3, seed=11)
+    weights = np.random.default_rng(11).uniform(0.5, 2.0, size=500)
     unit = np.ones((3, 3)) - np.eye(3)
-    plain = RandomForestClassifier(n_estimators=6, random_state=2).fit(X, y)
-    costed = RandomForestClassifier(n_estimators=6, random_state=2, loss_matrix=unit).fit(X, y)
+    params = {"n_estimators": 6, "random_state": 2, "bootstrap": False,
+              "min_samples_leaf": 15}
+    plain = RandomForestClassifier(**params).fit(X, y, sample_weight=weights)
+    costed = RandomForestClassifier(**params, loss_matrix=unit).fit(X, y,
+                                                                     sample_weight=weights)
     for ours, theirs in zip(costed.estimators_, plain.estimators_):
         np.testing.assert_array_equal(ours.tree_.nodes, theirs.tree_.nodes)
     np.testing.assert_array_equal(costed.predict(X), plain.predict(X))

@@ -28,8 +28,10 @@ def test_permutation_importance_equals_the_reference_on_the_same_draws(regressio
     forest = forest_class(n_estimators=6, max_features=None, min_samples_leaf=8,
                           random_state=3).fit(X, y, sample_weight=weights)
     counts = [np.bincount(rows, minlength=len(y)) for rows in forest.estimators_samples_]
+    # The bootstrap draws in proportion to the weights; the trees weigh
+    # their rows by the draw counts alone.
     oracle = reference.build_forest(
-        X, y, counts, sample_weight=weights,
+        X, y, counts,
         criterion="squared_error" if regression else "gini",
         n_classes=None if regression else 2, min_samples_leaf=8)
     ours = forest.oob_permutation_importance(X, y, n_repeats=2, random_state=7)

@@ -8,8 +8,9 @@ the same bootstrap counts (from estimators_samples_) and uses max_features=None,
 so only ties could make the trees differ. Integer bootstrap counts make ties
 common in small nodes (two features cutting the same few rows apart, possibly
 mirrored, with improvements that differ only by rounding), so the data are
-continuous, every row carries a continuous weight and min_samples_leaf keeps
-the nodes large.
+continuous and min_samples_leaf keeps the nodes large. The rows carry sample
+weights, which (as in scikit-learn 1.9) the bootstrap draws in proportion to;
+the trees weigh their rows by the draw counts alone.
 """
 
 import numpy as np
@@ -26,7 +27,9 @@ from tolerances import assert_rounding_close, data_scale, rounding_equal
 
 FORESTS = [RandomForestClassifier, RandomForestRegressor]
 REFERENCE_ROWS = 300
-REFERENCE_LEAF = 8
+# Nodes of at least 24 rows: with whole-number weights, smaller ones meet
+# exact ties (mirrored class counts) that the two break apart.
+REFERENCE_LEAF = 12
 
 
 def data_for_forest(forest_class, **kwargs):
@@ -62,8 +65,7 @@ def fit_with_reference(criterion, seed):
     forest.fit(X32, y, sample_weight=weights)
     counts_list = [np.bincount(rows, minlength=n) for rows in forest.estimators_samples_]
     oracle = reference.build_forest(X32, y, counts_list, criterion=criterion,
-                                    n_classes=n_classes, sample_weight=weights,
-                                    min_samples_leaf=REFERENCE_LEAF)
+                                    n_classes=n_classes, min_samples_leaf=REFERENCE_LEAF)
     return forest, oracle, X32, y, X_new
 
 
@@ -130,6 +132,26 @@ def test_max_samples_sets_the_number_of_draws_per_tree(max_samples, expected_dra
     assert all(len(rows) == expected_draws for rows in samples)
     assert all(rows.min() >= 0 and rows.max() < 300 for rows in samples)
     assert not np.array_equal(samples[0], samples[1])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_samples", [None, 0.5, 120])
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_the_trees_draw_the_rows_scikit_learns_trees_draw(forest_class, max_samples, weighted):
+    # The same random_state gives the trees scikit-learn's seeds, and a seed
+    # scikit-learn's bootstrap: uniform, or in proportion to the weights.
+    X, y = data_for_forest(forest_class, n_samples=300)
+    weights = np.random.default_rng(3).uniform(0.1, 3.0, size=300) if weighted else None
+    theirs_class = (SklearnForestClassifier if forest_class is RandomForestClassifier
+                    else SklearnForestRegressor)
+    params = {"n_estimators": 7, "max_samples": max_samples, "random_state": 5,
+              "max_depth": 2}
+    ours = forest_class(**params).fit(X, y, sample_weight=weights)
+    theirs = theirs_class(**params).fit(X, y, sample_weight=weights)
+    for our_rows, their_rows in zip(ours.estimators_samples_, theirs.estimators_samples_):
+        np.testing.assert_array_equal(our_rows, np.sort(their_rows))
+    assert [member.random_state for member in ours.estimators_] == [
+        member.random_state for member in theirs.estimators_]
 
 
 @pytest.mark.parametrize("max_samples, expected_fraction", [

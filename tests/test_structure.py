@@ -137,7 +137,8 @@ def test_pickles_narrow_the_leaf_arrays_to_the_dtypes_that_hold_them():
     assert state["leaf_n_node_samples"].dtype == np.uint8
     assert state["leaf_weighted_n_node_samples"].dtype == np.uint8
     assert state["leaf_value_indptr"].dtype == np.int32
-    weighted = RandomForestClassifier(n_estimators=1, random_state=0)
+    # Without a bootstrap the trees take the sample weights as they are.
+    weighted = RandomForestClassifier(n_estimators=1, random_state=0, bootstrap=False)
     X, y = classification_data(n_samples=300, n_classes=3)
     weights = np.random.default_rng(0).uniform(0.5, 2.0, size=300)
     state = weighted.fit(X, y, sample_weight=weights).estimators_[0].tree_.__getstate__()

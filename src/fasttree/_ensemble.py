@@ -81,9 +81,10 @@ def check_verbose(verbose):
 
 
 def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
-    """Rows drawn per member: n_samples for None, a fraction of n_samples
-    (rounded) or of the total sample weight when the draws follow the weights
-    (``weight_total``; rounded down), or a count.
+    """Rows drawn per member, by scikit-learn's rule: n_samples for None, a
+    count as given, or a fraction of n_samples, or of the total sample weight
+    when the draws follow the weights (``weight_total``), rounded down (at
+    least 1), with scikit-learn's warning when that leaves few draws.
 
     Drawn with replacement (a bootstrap), a member may draw more rows than
     there are, as scikit-learn allows; without, at most all of them.
@@ -92,16 +93,16 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
         return n_samples
     value = check_int_or_fraction(max_samples, "max_samples", minimum_int=1,
                                   fraction_max=np.inf if replace else 1.0)
-    if isinstance(value, float) and weight_total is None:
-        return max(1, int(round(value * n_samples)))
     if isinstance(value, float):
-        # scikit-learn's rule for weighted draws, and its warning's words.
-        count = max(1, int(value * weight_total))
+        total = n_samples if weight_total is None else weight_total
+        count = max(1, int(value * total))
         if count < max(10, n_samples ** (1 / 3)):
-            warnings.warn(f"Using the fractional value max_samples={value} when the total sum "
-                          f"of sample weights is {weight_total} results in a low number "
-                          f"({count}) of bootstrap samples. We recommend passing `max_samples` "
-                          "as an integer instead.", UserWarning, stacklevel=4)
+            what = (f"the number of samples is {total}" if weight_total is None
+                    else f"the total sum of sample weights is {total}")
+            warnings.warn(f"Using the fractional value max_samples={value} when {what} "
+                          f"results in a low number ({count}) of bootstrap samples. We "
+                          "recommend passing `max_samples` as an integer instead.",
+                          UserWarning, stacklevel=4)
         value = count
     if value > n_samples and not replace:
         raise ValueError(f"max_samples={value} must be <= n_samples={n_samples} to be able to "

@@ -92,12 +92,14 @@ def encode_labels(y, n_samples, estimator):
     return classes, np.ascontiguousarray(class_index.reshape(-1), dtype=np.int32)
 
 
-def class_weight_per_sample(class_weight, classes, class_index):
+def class_weight_per_sample(class_weight, classes, class_index, sample_weight=None):
     """Weight factor of every sample from ``class_weight``.
 
     With several outputs (``classes`` a list, ``class_index`` 2-D) it is the
     product of the outputs' factors, as in scikit-learn: ``class_weight`` is
     'balanced' (each output balanced) or a list of one dict per output.
+    'balanced' makes every class's total weight alike: its samples', or
+    their ``sample_weight``'s when given (as scikit-learn's forests count).
     """
     if isinstance(classes, list):
         n_outputs = len(classes)
@@ -117,7 +119,8 @@ def class_weight_per_sample(class_weight, classes, class_index):
         factor = np.ones(class_index.shape[0], dtype=np.float64)
         for k in range(n_outputs):
             weight_k = class_weight if isinstance(class_weight, str) else class_weight[k]
-            factor *= class_weight_per_sample(weight_k, classes[k], class_index[:, k])
+            factor *= class_weight_per_sample(weight_k, classes[k], class_index[:, k],
+                                              sample_weight)
         return factor
     if class_weight is None:
         return np.ones(class_index.shape[0], dtype=np.float64)
@@ -125,8 +128,10 @@ def class_weight_per_sample(class_weight, classes, class_index):
         if class_weight != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; "
                              f"got {class_weight!r}")
-        counts = np.bincount(class_index, minlength=len(classes))
-        per_class = class_index.shape[0] / (len(classes) * counts)
+        counts = np.bincount(class_index, weights=sample_weight, minlength=len(classes))
+        # A class of no weight has no weight to balance.
+        per_class = np.divide(counts.sum(), len(classes) * counts,
+                              out=np.zeros(len(classes)), where=counts > 0)
         return per_class[class_index]
     if not isinstance(class_weight, dict):
         raise ValueError(f"class_weight must be None, 'balanced' or a dict; "

@@ -351,6 +351,23 @@ def check_random_state(random_state):
                      f"RandomState; got {random_state!r}")
 
 
+def legacy_random_state(random_state):
+    """A numpy RandomState from ``random_state``, as scikit-learn's
+    ``check_random_state`` gives it (None: numpy's global one; a RandomState:
+    itself), so that draws made from it follow scikit-learn's; a Generator
+    seeds a new one, and so does an int beyond RandomState's 32 bits."""
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(int(random_state.integers(0, 2**32)))
+    check_random_state(random_state)  # raises for anything but an int >= 0 here
+    if int(random_state) < 2**32:
+        return np.random.RandomState(int(random_state))
+    return np.random.RandomState(np.random.SeedSequence(int(random_state)).generate_state(4))
+
+
 def is_int_at_least(value, minimum):
     """Whether ``value`` is an int (not a bool) >= ``minimum``."""
     return (isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)

@@ -215,6 +215,7 @@ class BaseBagging(BaseEnsemble):
         self.estimators_ = members
         self.estimators_features_ = features
         self._member_draws = draws
+        self._max_samples = n_draws  # scikit-learn's name for the draws per member
         self._base_seed = base_seed
         self._n_samples = n_samples
         self._float32 = use_float32

@@ -19,7 +19,8 @@ from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
                           csr_for_walk, densified, feature_names_of, invalid_parameter,
-                          is_int_at_least, is_sparse, non_finite_error, sparse_for_fit)
+                          is_int_at_least, is_sparse, legacy_random_state, non_finite_error,
+                          sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
@@ -47,6 +48,34 @@ def out_of_bag_values(tree, X, counts):
     leaves = np.empty(rows.shape[0], dtype=np.intp)
     apply_rows(*tree.walk_tests, part, leaves)
     return rows, tree.node_values[leaves]
+
+
+# scikit-learn draws its trees' random_state below this.
+MAX_INT = np.iinfo(np.int32).max
+
+
+def tree_random_states(random_state, n_fitted, n_new):
+    """The ``random_state`` of each of ``n_new`` trees after ``n_fitted``, drawn
+    as scikit-learn's forests draw them: one ``randint(MAX_INT)`` per tree
+    from the forest's ``random_state`` (a warm start skips the fitted trees'),
+    so that the same ``random_state`` gives the trees scikit-learn's seeds."""
+    random_state = legacy_random_state(random_state)
+    if n_fitted:
+        random_state.randint(MAX_INT, size=n_fitted)
+    return [int(random_state.randint(MAX_INT)) for _ in range(n_new)]
+
+
+def bootstrap_counts(seed, n_samples, n_draws, draw_weight=None):
+    """How often a tree of ``random_state`` ``seed`` draws each row: scikit-learn's
+    bootstrap (``n_draws`` rows, uniformly, or in proportion to ``draw_weight``),
+    the same rows for the same seed."""
+    random_state = np.random.RandomState(seed)
+    if draw_weight is None:
+        drawn = random_state.randint(0, n_samples, n_draws)
+    else:
+        drawn = random_state.choice(n_samples, n_draws, replace=True,
+                                    p=draw_weight / np.sum(draw_weight))
+    return np.bincount(drawn, minlength=n_samples)
 
 
 def forest_tests(walk, starts, trees):
@@ -134,7 +163,7 @@ class BaseForest(BaseEnsemble):
         """An unfitted tree of the kind the forest grows (scikit-learn's template)."""
         return self._tree_class()
 
-    def _check_forest_parameters(self, n_samples):
+    def _check_forest_parameters(self, n_samples, draw_weight):
         check_n_estimators(self.n_estimators)
         check_flag(self.bootstrap, "bootstrap")
         check_verbose(self.verbose)
@@ -156,7 +185,9 @@ class BaseForest(BaseEnsemble):
             if not self.bootstrap:
                 raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
                                  "switch to `bootstrap=True` or set `max_sample=None`.")
-            n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True)
+            n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True,
+                                      weight_total=None if draw_weight is None
+                                      else float(np.sum(draw_weight)))
         return n_draws, resolve_n_jobs(self.n_jobs)
 
     def fit(self, X, y, sample_weight=None):
@@ -169,7 +200,10 @@ class BaseForest(BaseEnsemble):
         y : array-like of shape (n_samples,)
             Class labels (classifier) or real targets (regressor).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, multiplied by each tree's bootstrap counts.
+            Non-negative weights. As in scikit-learn 1.9, a bootstrap draws
+            the rows in proportion to them (times the class weights) and
+            each tree weighs its rows by their draw counts alone; without a
+            bootstrap the trees take them as they are.
 
         Returns
         -------
@@ -186,9 +220,12 @@ class BaseForest(BaseEnsemble):
             raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
         n_samples, n_features = X.shape
         targets = self._encode_targets(y, n_samples)
-        sample_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
-        sample_weight = sample_weight * self._class_weight_factor(targets)
-        n_draws, n_threads = self._check_forest_parameters(n_samples)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
+        # What the bootstrap draws in proportion to (None: uniformly), and
+        # the trees' weights without one: scikit-learn's _sample_weight.
+        draw_weight = self._weighted_by_class(targets, sample_weight)
+        n_draws, n_threads = self._check_forest_parameters(n_samples, draw_weight)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
@@ -219,7 +256,9 @@ class BaseForest(BaseEnsemble):
             return self
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
-        base_seed = self._base_seed if fitted else check_random_state(self.random_state)
+        seeds = list(self._tree_seeds) if fitted else []
+        seeds += tree_random_states(self.random_state, len(seeds),
+                                    self.n_estimators - len(seeds))
 
         track_oob = self.oob_score or self.oob_batch_size is not None
         oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
@@ -235,12 +274,12 @@ class BaseForest(BaseEnsemble):
         # Past the ranking X is read by rows only (out-of-bag predictions).
         X = X.tocsr() if is_sparse(X) else X
         for index, tree in enumerate(trees if track_oob else []):
-            counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
+            counts = bootstrap_counts(seeds[index], n_samples, n_draws, draw_weight)
             oob.add(*out_of_bag_values(tree, X, counts))
         while len(trees) < self.n_estimators:
             batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
             for tree, tree_importances, oob_part in self._grow_trees(
-                    ranked, X, targets, sample_weight, limits, base_seed, batch, n_draws,
+                    ranked, X, targets, draw_weight, limits, seeds, batch, n_draws,
                     n_threads, track_oob):
                 trees.append(tree)
                 importances.append(tree_importances)
@@ -253,7 +292,8 @@ class BaseForest(BaseEnsemble):
 
         self._trees = trees
         self._tree_importances = importances
-        self._base_seed = base_seed
+        self._tree_seeds = seeds[:len(trees)]
+        self._sample_weight = draw_weight
         self._n_samples_bootstrap = n_draws
         self._n_samples = n_samples
         self.n_outputs_ = 1 if targets.get("widths") is None else len(targets["widths"])
@@ -299,25 +339,27 @@ class BaseForest(BaseEnsemble):
             return False
         return min(errors[:-patience]) - min(errors[-patience:]) < self.oob_tol
 
-    def _grow_trees(self, ranked, X, targets, sample_weight, limits, base_seed, indices,
+    def _grow_trees(self, ranked, X, targets, draw_weight, limits, seeds, indices,
                     n_draws, n_threads, track_oob):
         """Grow the trees at ``indices`` on ``n_threads`` threads.
 
         Returns, in index order, (compact tree, its importances, its out-of-bag
         rows and values or None).
         """
-        n_samples = sample_weight.shape[0]
+        n_samples = X.shape[0]
         dense_X = densified(X) if limits["multiway"] else None
 
         def grow(index):
             # The tree's draws are those of a tree fit with its member's
             # random_state, so a member refit on its rows grows the same tree.
-            feature_seed = check_random_state(member_seeds(base_seed, index)[1])
-            counts = np.ones(n_samples, dtype=np.int64)
+            feature_seed = check_random_state(seeds[index])
             if self.bootstrap:
-                counts = member_counts(base_seed, index, n_samples, n_draws, replace=True)
-            # Without a bootstrap the "subsample" is every row.
-            weight = sample_weight * counts * self._subsample_class_weight(targets, counts)
+                counts = bootstrap_counts(seeds[index], n_samples, n_draws, draw_weight)
+                weight = counts * self._subsample_class_weight(targets, counts)
+            else:
+                # Every row, weighed as given (the "subsample" of balanced_subsample).
+                counts = np.ones(n_samples, dtype=np.int64)
+                weight = np.ones(n_samples) if draw_weight is None else draw_weight
             if limits["multiway"]:
                 tree = grow_c45_tree(dense_X, ranked, targets["class_index"], weight,
                                      len(targets["classes"]), self, limits, feature_seed)
@@ -346,10 +388,15 @@ class BaseForest(BaseEnsemble):
         rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
         if not self.bootstrap:
             return [rows.copy() for _ in self._trees]
-        n_draws = self._n_samples_bootstrap
-        return [np.repeat(rows, member_counts(self._base_seed, index, n_samples, n_draws,
-                                               replace=True))
-                for index in range(len(self._trees))]
+        return [np.repeat(rows, self._tree_counts(index)) for index in range(len(self._trees))]
+
+    def _tree_counts(self, index):
+        """How often tree ``index`` drew each training row (drawn again from its seed)."""
+        if hasattr(self, "_base_seed"):  # pickled before the trees drew as scikit-learn's
+            return member_counts(self._base_seed, index, self._n_samples,
+                                 self._n_samples_bootstrap, replace=True)
+        return bootstrap_counts(self._tree_seeds[index], self._n_samples,
+                                self._n_samples_bootstrap, self._sample_weight)
 
     def _validate_X_for_predict(self, X):
         # The prediction kernel refuses infinity itself, and reads sparse
@@ -500,9 +547,7 @@ class BaseForest(BaseEnsemble):
             for chunk_start in range(0, len(self._trees), n_threads):
                 jobs = []
                 for index in range(chunk_start, min(len(self._trees), chunk_start + n_threads)):
-                    counts = member_counts(self._base_seed, index, self._n_samples,
-                                           self._n_samples_bootstrap, replace=True)
-                    rows = np.flatnonzero(counts == 0)
+                    rows = np.flatnonzero(self._tree_counts(index) == 0)
                     if rows.size == 0:
                         continue
                     permutations = [[rng.permutation(rows.size) for _ in range(n_repeats)]
@@ -556,6 +601,12 @@ class BaseForest(BaseEnsemble):
         if "_n_draws" in state:
             # Pickled before the attribute took scikit-learn's name.
             state["_n_samples_bootstrap"] = state.pop("_n_draws")
+        if "_base_seed" in state and "_trees" in state:
+            # Pickled when the forests drew their trees' seeds and rows from
+            # one seed of their own: those draws are made again from it.
+            state["_tree_seeds"] = [member_seeds(state["_base_seed"], index)[1]
+                                    for index in range(len(state["_trees"]))]
+            state["_sample_weight"] = None
         self.__dict__.update(state)
         self._ensemble = None
         if "_trees" in state:
@@ -565,10 +616,13 @@ class BaseForest(BaseEnsemble):
         """A fitted single-tree estimator around tree ``index``, with the
         ``random_state`` that tree's feature draws came from."""
         tree = self._trees[index]
+        # The forest weighs its trees' rows by the class weights itself (its
+        # draws, or the weights of trees grown without a bootstrap), as
+        # scikit-learn's does: its members take none.
         estimator = self._tree_class(**{
             name: getattr(self, name) for name in self._tree_class._parameter_names()
-            if hasattr(self, name)})
-        estimator.random_state = member_seeds(self._base_seed, index)[1]
+            if hasattr(self, name) and name != "class_weight"})
+        estimator.random_state = self._tree_seeds[index]
         estimator.tree_ = tree
         estimator.n_features_in_ = tree.n_features
         estimator.n_outputs_ = tree.n_outputs
@@ -648,11 +702,22 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return {"classes": classes, "class_index": class_index,
                 "loss": check_loss_matrix(self.loss_matrix, self.criterion, len(classes))}
 
-    def _class_weight_factor(self, targets):
-        if isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample":
-            return np.ones(targets["class_index"].shape[0])
-        return class_weight_per_sample(self.class_weight, targets["classes"],
-                                       targets["class_index"])
+    def _weighted_by_class(self, targets, sample_weight):
+        """The sample weights times the class weights (None when neither is
+        given): what a bootstrap draws in proportion to. Balanced class
+        weights count the classes' sample weight, as scikit-learn 1.9 does;
+        'balanced_subsample' weighs each tree's draw instead (with a
+        bootstrap; without one it is 'balanced')."""
+        class_weight = self.class_weight
+        if isinstance(class_weight, str) and class_weight == "balanced_subsample":
+            if self.bootstrap:
+                return sample_weight
+            class_weight = "balanced"
+        if class_weight is None:
+            return sample_weight
+        factor = class_weight_per_sample(class_weight, targets["classes"],
+                                         targets["class_index"], sample_weight)
+        return factor if sample_weight is None else sample_weight * factor
 
     def _subsample_class_weight(self, targets, counts):
         if not (isinstance(self.class_weight, str)
@@ -1008,6 +1073,10 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
     def _n_values(self, targets):
         return 1 if targets["target"].ndim == 1 else targets["target"].shape[1]
+
+    def _weighted_by_class(self, targets, sample_weight):
+        """What a bootstrap draws in proportion to: the sample weights."""
+        return sample_weight
 
     def _impurity_rule(self, targets):
         """Regression trees keep every node's value and impurity (see
