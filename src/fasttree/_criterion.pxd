@@ -9,6 +9,7 @@
 # from a few contiguous cache lines, whichever rows of the training set they
 # are.
 
+cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._utils cimport intp_t
@@ -274,6 +275,9 @@ cpdef enum OutputImpurity:
     IMPURITY_POISSON = 4
 
 
+# Final (as are the other criteria below without subclasses): their calls
+# to their own methods are direct, which the compiler may inline.
+@cython.final
 cdef class MultiOutput(Criterion):
     # Several targets per sample (scikit-learn's y of shape (n, k)): the
     # impurity is the mean of the outputs' impurities. Every sample adds
@@ -318,6 +322,7 @@ cdef struct MedianCursor:
     double below_sum      # its weighted target sum there
 
 
+@cython.final
 cdef class AbsoluteError(Criterion):
     # Mean absolute deviation from the weighted median, per output, averaged
     # over the outputs (scikit-learn's 'absolute_error'); a node predicts
@@ -356,7 +361,8 @@ cdef class AbsoluteError(Criterion):
     cdef MedianCursor* left_cursor     # and each child's, walked as samples move
     cdef MedianCursor* right_cursor
     cdef double node_loss              # the node's absolute deviations, summed over outputs
-    cdef double proxy_step             # the proxy counts losses in steps of this size
+    cdef double steps_per_loss         # the proxy counts losses in steps of the
+                                       # inverse of this power of two
     cdef double count_left             # samples moved left
     cdef intp_t n_node
     cdef intp_t block_size             # n_samples + 1

@@ -6,7 +6,7 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.float cimport DBL_EPSILON, DBL_MIN
-from libc.math cimport INFINITY, fabs, log, log2, nearbyint
+from libc.math cimport INFINITY, fabs, frexp, ldexp, log, log2
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
@@ -1472,6 +1472,17 @@ cdef class MultiOutput(Criterion):
         return n_entries
 
 
+# 1.5 * 2**52: adding it and taking it away again rounds a double of
+# magnitude below 2**51 to a whole number (to even on halves), as
+# nearbyint does in the default rounding mode, without a library call.
+cdef double ROUNDING_SHIFT = 6755399441055744.0
+
+
+cdef inline double round_to_whole(double value) noexcept nogil:
+    # Without -ffast-math the compiler keeps both operations.
+    return (value + ROUNDING_SHIFT) - ROUNDING_SHIFT
+
+
 cdef inline double absolute_deviation(double median, double weight_at_or_below,
                                       double sum_at_or_below, double weight,
                                       double weighted_sum) noexcept nogil:
@@ -1588,6 +1599,7 @@ cdef class AbsoluteError(Criterion):
         cdef uint64_t* sorted_items
         cdef uint32_t rank, previous
         cdef double weight, total, cumulative, median, loss = 0.0, scale = 0.0
+        cdef int exponent
         cdef double* values
         cdef double* point
         cdef MedianCursor* cursor
@@ -1649,8 +1661,11 @@ cdef class AbsoluteError(Criterion):
         self.node_loss = loss
         # The proxy's prefix sums round by far less than 2**-40 of the node's
         # scale: counted in such steps, equal losses tie exactly (and the
-        # lowest threshold wins, as documented) whatever the rounding.
-        self.proxy_step = max(scale, DBL_MIN) * 2.0 ** -40
+        # lowest threshold wins, as documented) whatever the rounding. The
+        # step is a power of two (between 2**-41 and 2**-40 of the scale),
+        # so that a loss scales to steps exactly.
+        frexp(scale, &exponent)
+        self.steps_per_loss = ldexp(1.0, 41 - max(exponent, -960))
         self.reset()
 
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
@@ -1734,33 +1749,42 @@ cdef class AbsoluteError(Criterion):
     cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
                           double half) noexcept nogil:
         # Back while the weight below reaches half, then on while the weight
-        # through the cursor's entry stays short of it; absent targets weigh 0.
+        # through the cursor's entry stays short of it; absent targets weigh
+        # 0. The right child's points are the node's minus the left's: one
+        # loop for each child, so that no step tests which.
         cdef intp_t block = self.block_size, m = self.n_distinct[k]
         cdef const double* left_point = self.left_point + 3 * k * block
         cdef const double* node_point = self.node_point + 3 * k * block
         cdef intp_t j = cursor.index
-        cdef double weight, weighted
-        while j > 0 and cursor.below_weight >= half:
-            j -= 1
-            weight = left_point[3 * j]
-            weighted = left_point[3 * j + 1]
-            if right:
-                weight = node_point[3 * j] - weight
-                weighted = node_point[3 * j + 1] - weighted
-            cursor.below_weight -= weight
-            cursor.below_sum -= weighted
-        while j < m - 1:
-            weight = left_point[3 * j]
-            weighted = left_point[3 * j + 1]
-            if right:
-                weight = node_point[3 * j] - weight
-                weighted = node_point[3 * j + 1] - weighted
-            if cursor.below_weight + weight >= half:
-                break
-            cursor.below_weight += weight
-            cursor.below_sum += weighted
-            j += 1
+        cdef double below_weight = cursor.below_weight, below_sum = cursor.below_sum
+        cdef double weight
+        if right:
+            while j > 0 and below_weight >= half:
+                j -= 1
+                below_weight -= node_point[3 * j] - left_point[3 * j]
+                below_sum -= node_point[3 * j + 1] - left_point[3 * j + 1]
+            while j < m - 1:
+                weight = node_point[3 * j] - left_point[3 * j]
+                if below_weight + weight >= half:
+                    break
+                below_weight += weight
+                below_sum += node_point[3 * j + 1] - left_point[3 * j + 1]
+                j += 1
+        else:
+            while j > 0 and below_weight >= half:
+                j -= 1
+                below_weight -= left_point[3 * j]
+                below_sum -= left_point[3 * j + 1]
+            while j < m - 1:
+                weight = left_point[3 * j]
+                if below_weight + weight >= half:
+                    break
+                below_weight += weight
+                below_sum += left_point[3 * j + 1]
+                j += 1
         cursor.index = j
+        cursor.below_weight = below_weight
+        cursor.below_sum = below_sum
 
     cdef void move_left(self, const uint64_t* sorted_items, intp_t begin,
                         intp_t end) noexcept nogil:
@@ -1819,7 +1843,7 @@ cdef class AbsoluteError(Criterion):
                                    self.left_sum[k])
             loss += self.side_loss(k, &self.right_cursor[k], True, weighted_n_right,
                                    self.node_sum[k] - self.left_sum[k])
-        return -nearbyint(loss / self.proxy_step)
+        return -round_to_whole(loss * self.steps_per_loss)
 
     cdef double node_impurity(self) noexcept nogil:
         return self.node_loss / (self.weighted_n_node * self.n_outputs)
