@@ -109,3 +109,30 @@ def test_grid_search_tries_every_value_and_refits_the_best(estimator_class):
     assert search.best_params_[name] in values
     best = make(estimator_class, **search.best_params_).fit(X, y)
     np.testing.assert_array_equal(search.predict(X), best.predict(X))
+
+
+@pytest.mark.parametrize("estimator_class, name, criterion_class", [
+    (DecisionTreeClassifier, "gini", "Gini"), (RandomForestClassifier, "entropy", "Entropy"),
+    (DecisionTreeRegressor, "squared_error", "MSE"),
+    (RandomForestRegressor, "squared_error", "MSE"),
+    (ExtraTreesRegressor, "absolute_error", "MAE"),
+    (DecisionTreeRegressor, "poisson", "Poisson")])
+def test_scikit_learns_criterion_objects_stand_for_their_names(estimator_class, name,
+                                                               criterion_class):
+    # scikit-learn's trees and forests take its Cython criterion objects too.
+    import sklearn.tree._criterion as criteria
+
+    if estimator_class in (DecisionTreeClassifier, RandomForestClassifier):
+        X, y = classification_data(n_samples=200)
+        criterion = getattr(criteria, criterion_class)(1, np.array([3], dtype=np.intp))
+    else:
+        X, y = regression_data(n_samples=200)
+        y = np.abs(y)
+        criterion = getattr(criteria, criterion_class)(1, 200)
+    params = {"random_state": 0, "max_depth": 4}
+    if estimator_class not in (DecisionTreeClassifier, DecisionTreeRegressor):
+        params["n_estimators"] = 3
+    given = estimator_class(criterion=criterion, **params)
+    assert given.criterion == name
+    named = estimator_class(criterion=name, **params).fit(X, y)
+    np.testing.assert_array_equal(given.fit(X, y).predict(X), named.predict(X))

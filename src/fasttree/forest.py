@@ -24,7 +24,7 @@ from ._validation import (CSRRows, check_array_2d, check_random_state, check_sam
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
-                   predicted_classes, regression_offset, renamed_regression_criterion,
+                   predicted_classes, regression_offset, criterion_named,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
                    check_criterion_features, check_monotonic_cst, labels_of_outputs,
@@ -653,7 +653,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                  loss_matrix=None, categorical_features="from_dtype",
                  categorical_split="binary", missing="learn", monotonic_cst=None):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = criterion_named(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -1016,7 +1016,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  categorical_features="from_dtype", monotonic_cst=None):
         self.n_estimators = n_estimators
-        self.criterion = renamed_regression_criterion(criterion)
+        self.criterion = criterion_named(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

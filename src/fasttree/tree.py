@@ -174,9 +174,19 @@ def check_criterion_target(criterion, target, estimator):
                          "for Poisson regression.")
 
 
-def renamed_regression_criterion(criterion):
-    """``'squared_error'`` for ``'friedman_mse'`` (with a FutureWarning, as
-    scikit-learn 1.9 gives), else ``criterion`` unchanged."""
+# scikit-learn's criterion objects (sklearn.tree._criterion), which its
+# trees and forests take in place of a name, by class name.
+SKLEARN_CRITERIA = {"Gini": "gini", "Entropy": "entropy", "MSE": "squared_error",
+                    "MAE": "absolute_error", "Poisson": "poisson"}
+
+
+def criterion_named(criterion):
+    """The name of ``criterion``: scikit-learn's criterion objects are taken by
+    their class, and ``'friedman_mse'`` is ``'squared_error'`` (with a
+    FutureWarning, as scikit-learn 1.9 gives); any other value unchanged."""
+    kind = type(criterion)
+    if kind.__module__.startswith("sklearn.tree._criterion") and kind.__name__ in SKLEARN_CRITERIA:
+        return SKLEARN_CRITERIA[kind.__name__]
     if isinstance(criterion, str) and criterion == "friedman_mse":
         warnings.warn("criterion='friedman_mse' grows the same trees as 'squared_error', "
                       "which it now stands for; scikit-learn deprecates the name, so write "
@@ -747,7 +757,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
                  missing="learn", monotonic_cst=None):
-        self.criterion = criterion
+        self.criterion = criterion_named(criterion)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -969,7 +979,7 @@ default='squared_error'
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None):
-        self.criterion = renamed_regression_criterion(criterion)
+        self.criterion = criterion_named(criterion)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
