@@ -286,3 +286,71 @@ def test_flags_that_would_misroute_or_read_out_of_bounds_are_refused(change, mes
         flags = flags[:-1]
     with pytest.raises(ValueError, match=message):
         walk_of(nodes, 2, flags, category_bits)
+
+
+def chain_nodes(n_features, length):
+    """A tree that is one long chain: node i tests feature i % n_features at
+    0.5, its right child a leaf, its left child the next test."""
+    nodes = np.zeros(2 * length + 1, dtype=NODE_DTYPE)
+    nodes["left_child"] = nodes["right_child"] = -1
+    nodes["feature"] = -2
+    for depth in range(length):
+        test = 2 * depth
+        nodes[test] = (test + 2, test + 1, depth % n_features, 0.5)
+    return nodes
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_splits=st.integers(0, 60),
+       n_rows=st.integers(1, 600), n_features=st.integers(1, 9), chain=st.booleans(),
+       with_nan=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_refilled_lanes_reach_the_leaves_lockstep_lanes_reach(seed, n_splits, n_rows,
+                                                              n_features, chain, with_nan):
+    # Every layout the kernels read (in place, interleaved, copied rows,
+    # sparse rows), over several checked parts, rows of every path length.
+    import scipy.sparse
+
+    from fasttree._validation import csr_for_walk
+
+    rng = np.random.default_rng(seed)
+    nodes = chain_nodes(n_features, n_splits) if chain else random_nodes(rng, n_splits,
+                                                                         n_features)
+    flags = threshold_flags(nodes)
+    flags[(rng.random(len(nodes)) < 0.5) & (flags != 0)] |= FLAG_MISSING_LEFT
+    X = rng.choice(np.float32([-1.0, 0.0, 0.0, 0.0, 0.5, 1.0]), size=(n_rows, n_features))
+    if with_nan:
+        X[rng.integers(n_rows), rng.integers(n_features)] = np.nan
+    tests = walk_of(nodes, n_features, flags)
+    expected = [leaf_by_reading_nodes(nodes, row, flags) for row in X]
+    layouts = [X, np.asfortranarray(X), X.astype(np.float64)]
+    if not with_nan:
+        layouts.append(csr_for_walk(scipy.sparse.csr_matrix(X)))
+    for rows in layouts:
+        for refill in (False, True):
+            leaves = np.full(n_rows, -7, dtype=np.intp)
+            assert apply_rows(*tests, rows, leaves, refill=refill) == 0
+            np.testing.assert_array_equal(leaves, expected)
+    X[rng.integers(n_rows), rng.integers(n_features)] = np.inf
+    assert apply_rows(*tests, X, np.empty(n_rows, dtype=np.intp), refill=True) == 1
+
+
+def test_lockstep_spread_is_one_for_a_full_tree_and_large_for_a_chain_with_few_rows():
+    # Three bits and their eight codes as classes: every leaf at depth 3.
+    codes = np.repeat(np.arange(8), 5)
+    X_bits = ((codes[:, None] >> np.arange(3)) & 1).astype(np.float32)
+    full = DecisionTreeClassifier().fit(X_bits, codes).tree_
+    assert full.max_depth == 3
+    assert full.lockstep_spread() == pytest.approx(1.0)
+    assert not full.refill_walk
+    # Nine rows in ten at a leaf below the root (feature 20 set), the others
+    # down a chain of 20 words (two rows a word, a class a word): the longest
+    # of eight paths is far longer than the mean, as in trees of word presence.
+    X_words = np.zeros((400, 21), dtype=np.float32)
+    y_words = np.full(400, 20)
+    X_words[40:, 20] = 1.0
+    X_words[np.arange(40), np.arange(40) // 2] = 1.0
+    y_words[:40] = np.arange(40) // 2
+    chain = DecisionTreeClassifier(random_state=0).fit(X_words, y_words).tree_
+    assert chain.max_depth >= 19
+    assert chain.lockstep_spread() > 1.8
+    assert chain.refill_walk

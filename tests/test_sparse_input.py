@@ -238,3 +238,37 @@ def test_a_multiway_tree_fits_sparse_X_as_dense():
     dense = DecisionTreeClassifier(**params).fit(X, y)
     sparse = DecisionTreeClassifier(**params).fit(scipy.sparse.csr_matrix(X), y)
     np.testing.assert_array_equal(sparse.predict_proba(X), dense.predict_proba(X))
+
+
+def test_forests_of_word_presence_walk_refilled_lanes_and_predict_as_their_trees():
+    # Trees of sparse binary data are chains of absent words beside short
+    # paths: their rows are walked with lanes refilled as rows finish, and
+    # must reach the leaves the lockstep walk reaches.
+    import scipy.sparse
+
+    from fasttree._predict import apply_rows
+    from fasttree._validation import csr_for_walk
+
+    rng = np.random.default_rng(0)
+    X = scipy.sparse.random(3000, 400, density=0.01, format="csr", random_state=rng,
+                            data_rvs=np.ones)
+    weights = np.zeros(400)
+    weights[rng.choice(400, 20, replace=False)] = rng.normal(size=20) * 3
+    score = X @ weights + 0.3 * rng.normal(size=3000)
+    y = (score > np.median(score)).astype(int)
+    forest = RandomForestClassifier(n_estimators=8, random_state=0).fit(X[:2000], y[:2000])
+    assert any(tree.refill_walk for tree in forest._trees)
+    dense_new = X[2000:].toarray().astype(np.float32)
+    for tree in forest._trees:
+        lockstep = np.empty(1000, dtype=np.intp)
+        assert apply_rows(*tree.walk_tests, dense_new, lockstep, refill=False) == 0
+        for rows in (csr_for_walk(X[2000:]), dense_new, np.asfortranarray(dense_new)):
+            refilled = np.empty(1000, dtype=np.intp)
+            assert apply_rows(*tree.walk_tests, rows, refilled, refill=True) == 0
+            np.testing.assert_array_equal(refilled, lockstep)
+    # The forest's own walk (all trees, part by part) gives the trees' mean.
+    expected = np.mean([estimator.predict_proba(dense_new)
+                        for estimator in forest.estimators_], axis=0)
+    for rows in (X[2000:], dense_new, np.asfortranarray(dense_new)):
+        np.testing.assert_allclose(forest.predict_proba(rows), expected, rtol=1e-12,
+                                   atol=1e-12)

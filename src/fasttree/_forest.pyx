@@ -11,7 +11,7 @@ from ._predict import WALK_DTYPE
 from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, any_infinite,
                        any_non_finite, block_values, interleave_source, padded_block,
                        row_source, split_tests, walk_block, walk_general_block,
-                       walk_interleaved)
+                       walk_interleaved, walk_rows_refilled)
 from ._utils cimport intp_t
 
 cnp.import_array()
@@ -75,7 +75,7 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                  const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  object leaf_output, object X, double[:, ::1] out not None,
-                 bint per_tree):
+                 bint per_tree, const uint8_t[::1] refill_trees=None):
     """Reads, for every tree, the output row of the leaf each row of X reaches.
 
     Parameters
@@ -107,6 +107,9 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
         the sums over trees. With ``per_tree`` true, shape (n_rows, n_trees):
         ``out[row, t]`` is tree t's first output.
     per_tree : bool
+    refill_trees : ndarray of uint8, shape (n_trees,), optional
+        1 for the trees whose rows are walked with ``walk_rows_refilled``
+        (paths of very different lengths), 0 for lockstep; None: all lockstep.
 
     Returns
     -------
@@ -170,6 +173,8 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
     nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     if output_starts.shape[0] != n_trees + 1 or n_leaves != output_starts[n_trees]:
         raise ValueError("leaf outputs do not match the output starts")
+    if refill_trees is not None and refill_trees.shape[0] != n_trees:
+        raise ValueError("refill_trees needs one flag per tree")
     if out.shape[0] != n_rows or out.shape[1] != (n_trees if per_tree else n_outputs):
         raise ValueError("out has the wrong shape")
     if n_rows == 0:
@@ -217,6 +222,11 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                             tree_tests.node_position = tests.node_position + tree_starts[tree]
                         # Rows count from the part's first row.
                         row = chunk_start
+                        if (refill_trees is not None and refill_trees[tree] and interleaved
+                                and not part_general):
+                            walk_rows_refilled(tree_nodes, buffer + row * n_features, n_features,
+                                               True, chunk_end - chunk_start, leaves)
+                            row = chunk_end
                         while row < chunk_end:
                             if interleaved:
                                 rows = buffer + row * n_features

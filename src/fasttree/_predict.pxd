@@ -31,6 +31,8 @@ cdef struct SplitTests:
     const int32_t* node_position   # the walk position of every node: where a
                                    # multiway node's children are (NULL without any)
     bint general                   # some inner node tests a category set or is multiway
+    bint refill                    # walk rows with walk_rows_refilled, not in lockstep
+                                   # (paths of very different lengths)
 
 # Fills tests from a tree's walk flags, category bits and node positions
 # (None for a tree without multiway nodes), checked to match walk, or raises.
@@ -81,6 +83,12 @@ cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
 # walk_block for one block of interleave_source's output.
 cdef void walk_interleaved(const WalkNode* tree, const float* block,
                            intp_t* leaves) noexcept nogil
+
+# The leaves of n_rows rows (finite values only; row-major rows of
+# n_features values, or interleave_source's blocks), walked ROW_BLOCK at a
+# time, a lane taking the next row as soon as its row reaches a leaf.
+cdef void walk_rows_refilled(const WalkNode* tree, const float* rows, intp_t n_features,
+                             bint interleaved, intp_t n_rows, intp_t* leaves) noexcept nogil
 
 # A ROW_BLOCK-row copy of n_rows (< ROW_BLOCK) rows, padded with zeros, for
 # walk_block; the caller frees it. NULL if memory ran out.

@@ -36,6 +36,8 @@ cdef enum:
     # Rows find_leaves checks for NaN and infinity and then walks, while they
     # are in cache.
     CHECKED_ROWS = 256
+    # Steps walk_refilled takes between checks for rows at their leaves.
+    REFILL_STEPS = 8
 
 # Byte offsets live in int32 fields: the largest tree and widest row they
 # can address.
@@ -168,6 +170,25 @@ def walk_layout(object nodes, object flags, object category_bits, Py_ssize_t n_f
     return walk_array
 
 
+def walk_depths(object walk):
+    """The depth of every walk node (the root's is 0), through the binary
+    links (a multiway node's children, reached through its table, count as
+    depth 0: their trees take the general walk)."""
+    cdef const WalkNode* nodes = checked_walk(walk)
+    cdef Py_ssize_t n_nodes = walk.shape[0], position, right
+    depth_array = np.zeros(n_nodes, dtype=np.intp)
+    cdef intp_t[::1] depth = depth_array
+    for position in range(n_nodes):
+        if nodes[position].right_jump == -<int32_t> sizeof(WalkNode):
+            continue
+        if position + 1 < n_nodes:
+            depth[position + 1] = depth[position] + 1
+        right = position + 1 + nodes[position].right_jump // <int32_t> sizeof(WalkNode)
+        if nodes[position].right_jump > 0 and right < n_nodes:
+            depth[right] = depth[position] + 1
+    return depth_array
+
+
 def forest_walk(list walks not None, list nodes not None):
     """The walks of several trees back to back, each leaf's ``node`` being
     the leaf's number among its tree's leaves in node order (what a table of
@@ -242,6 +263,7 @@ cdef int split_tests(object walk, object walk_flags, object category_bits,
     tests.category_bits = &bits[0] if bits.shape[0] else NULL
     tests.node_position = NULL
     tests.general = False
+    tests.refill = False
     for node in range(flags.shape[0]):
         if flags[node] & KIND_MASK >= KIND_SUBSET:
             tests.general = True
@@ -409,6 +431,68 @@ cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const
     leaves[7] = (<const WalkNode*> a7).node
 
 
+cdef inline intp_t row_bytes(const RowLayout* layout, intp_t row, intp_t n_features) noexcept nogil:
+    # Where row ``row`` starts, in bytes from the first row.
+    if RowLayout is InterleavedRows:
+        return ((row // ROW_BLOCK) * ROW_BLOCK * n_features + row % ROW_BLOCK) * sizeof(float)
+    return row * n_features * sizeof(float)
+
+
+cdef inline void walk_refilled(const RowLayout* layout, const WalkNode* tree, const char* first,
+                               intp_t n_features, intp_t n_rows, intp_t* leaves) noexcept nogil:
+    # ROW_BLOCK rows at a time, as walk_lanes, but a row that reaches its
+    # leaf hands its lane to the next row at once: in a tree whose paths
+    # differ much in length, no lane idles while the longest path of its
+    # block is walked (word-presence trees: rows' paths average a third of
+    # the longest of their block's).
+    cdef const char* base = <const char*> tree
+    cdef const char* row_of[ROW_BLOCK]
+    cdef const char* at[ROW_BLOCK]
+    cdef intp_t row_id[ROW_BLOCK]
+    cdef const char* moved
+    cdef intp_t next_row = 0, lane, n_busy = 0, _
+    for lane in range(ROW_BLOCK):
+        at[lane] = base
+        row_of[lane] = first
+        row_id[lane] = -1
+        if next_row < n_rows:
+            row_of[lane] = first + row_bytes(layout, next_row, n_features)
+            row_id[lane] = next_row
+            next_row += 1
+            n_busy += 1
+    while n_busy:
+        # Unchecked steps first (a row at its leaf stays there), then one
+        # checked step: a finished row waits at most REFILL_STEPS steps.
+        for _ in range(REFILL_STEPS - 1):
+            for lane in range(ROW_BLOCK):
+                at[lane] = step(layout, row_of[lane], at[lane])
+        for lane in range(ROW_BLOCK):
+            moved = step(layout, row_of[lane], at[lane])
+            if moved != at[lane]:
+                at[lane] = moved
+            elif row_id[lane] >= 0:
+                # A leaf (it steps to itself); an idle lane stays on its leaf.
+                leaves[row_id[lane]] = (<const WalkNode*> moved).node
+                if next_row < n_rows:
+                    row_of[lane] = first + row_bytes(layout, next_row, n_features)
+                    row_id[lane] = next_row
+                    at[lane] = base
+                    next_row += 1
+                else:
+                    row_id[lane] = -1
+                    n_busy -= 1
+
+
+cdef void walk_rows_refilled(const WalkNode* tree, const float* rows, intp_t n_features,
+                             bint interleaved, intp_t n_rows, intp_t* leaves) noexcept nogil:
+    if interleaved:
+        walk_refilled(<const InterleavedRows*> NULL, tree, <const char*> rows, n_features,
+                      n_rows, leaves)
+    else:
+        walk_refilled(<const RowMajor*> NULL, tree, <const char*> rows, n_features, n_rows,
+                      leaves)
+
+
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t* leaves) noexcept nogil:
     walk_lanes(<const RowMajor*> NULL, tree, <const char*> X, n_features * sizeof(float),
@@ -435,6 +519,18 @@ cdef int find_leaves(const WalkNode* tree, const SplitTests* tests, const float*
     cdef intp_t start = 0, stop, row
     if tests.general:
         return walk_rows_general(tree, tests, X, n_features, n_rows, leaves)
+    if tests.refill:
+        while start < n_rows:
+            stop = min(start + CHECKED_ROWS, n_rows)
+            if any_non_finite(X + start * n_features, (stop - start) * n_features):
+                if walk_rows_general(tree, tests, X + start * n_features, n_features,
+                                     stop - start, leaves + start):
+                    return 1
+            else:
+                walk_rows_refilled(tree, X + start * n_features, n_features, False,
+                                   stop - start, leaves + start)
+            start = stop
+        return 0
     while start < n_full_rows:
         stop = min(start + CHECKED_ROWS, n_full_rows)
         if any_non_finite(X + start * n_features, (stop - start) * n_features):
@@ -696,6 +792,9 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
         if general and any_infinite(buffer, block_values(n_chunk, n_features)):
             return 1
         row = 0
+        if tests.refill and not general:
+            walk_rows_refilled(tree, buffer, n_features, not by_rows, n_chunk, leaves + start)
+            row = n_chunk
         while row < n_chunk:
             # A last, partial block walks the rows after it too: zeros, or
             # rows copied before, finite either way; their leaves are dropped.
@@ -750,7 +849,8 @@ cdef int raise_for_status(int status) except -1:
 
 
 def apply_rows(object walk, object walk_flags, object category_bits, object node_position,
-               object X, intp_t[::1] out not None):
+               object X, intp_t[::1] out not None,
+               bint refill=False):
     """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout,
     walk_flags the node flags in walk order).
 
@@ -761,6 +861,7 @@ def apply_rows(object walk, object walk_flags, object category_bits, object node
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
     split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    tests.refill = refill
     cdef RowSource source
     cdef float* buffer
     cdef int status = 0
@@ -802,7 +903,8 @@ cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
 
 def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
                          object node_position, const leaf_output[::1] node_output not None,
-                         object X, leaf_output[::1] out not None):
+                         object X, leaf_output[::1] out not None,
+                         bint refill=False):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
     ``node_output`` holds one entry per node: a class index, or a mean for
@@ -811,6 +913,7 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
     split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    tests.refill = refill
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer
@@ -834,7 +937,8 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
 
 def predict_leaf_rows(object walk, object walk_flags, object category_bits,
                       object node_position, const double[:, ::1] node_rows not None,
-                      object X, double[:, ::1] out not None):
+                      object X, double[:, ::1] out not None,
+                      bint refill=False):
     """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
 
     ``node_rows`` holds one row per node (class probabilities, for example).
@@ -843,6 +947,7 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
     split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    tests.refill = refill
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
     cdef float* buffer

@@ -46,7 +46,7 @@ def out_of_bag_values(tree, X, counts):
     if tree.fractional:
         return rows, tree.predict_values(part)
     leaves = np.empty(rows.shape[0], dtype=np.intp)
-    apply_rows(*tree.walk_tests, part, leaves)
+    apply_rows(*tree.walk_tests, part, leaves, refill=tree.refill_walk)
     return rows, tree.node_values[leaves]
 
 
@@ -424,7 +424,9 @@ class BaseForest(BaseEnsemble):
             flags, category_bits, node_position = forest_tests(walk, starts, self._trees)
             self._ensemble = {"walk": walk, "flags": flags, "category_bits": category_bits,
                               "node_position": node_position, "starts": starts,
-                              "output_starts": output_starts}
+                              "output_starts": output_starts,
+                              "refill": np.array([tree.refill_walk for tree in self._trees],
+                                                 dtype=np.uint8)}
             if self._sparse_leaf_values:
                 self._ensemble["rows"] = concatenated_rows(
                     [tree.leaf_value_rows for tree in self._trees])
@@ -455,7 +457,7 @@ class BaseForest(BaseEnsemble):
                     arrays["category_bits"], arrays["node_position"], arrays["starts"],
                     arrays["output_starts"], leaf_output,
                     n_threads=resolve_n_jobs(self.n_jobs), n_trees=len(self._trees),
-                    per_tree=per_tree):
+                    per_tree=per_tree, refill_trees=arrays["refill"]):
             raise non_finite_error(X, allow_nan=True)
         return out
 
@@ -806,7 +808,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         loss = getattr(self, "loss_matrix_", None)
         leaf_class = tree.majority_class if loss is None else np.ascontiguousarray(
             predicted_classes(tree.node_values, loss), dtype=np.intp)
-        predict_leaf_outputs(*tree.walk_tests, leaf_class, X, predicted)
+        predict_leaf_outputs(*tree.walk_tests, leaf_class, X, predicted,
+                             refill=tree.refill_walk)
         return float(np.mean(predicted == class_index))
 
     def _oob_score_of(self, averages, targets, rows):
@@ -1091,7 +1094,8 @@ class ForestRegressor(RegressorMixin, BaseForest):
         if target.ndim == 2:
             return -float(np.mean((tree.predict_values(X) - target) ** 2))
         predicted = np.empty(X.shape[0], dtype=np.float64)
-        predict_leaf_outputs(*tree.walk_tests, tree.first_value, X, predicted)
+        predict_leaf_outputs(*tree.walk_tests, tree.first_value, X, predicted,
+                             refill=tree.refill_walk)
         return -float(np.mean((predicted - target) ** 2))
 
     def _oob_score_of(self, averages, targets, rows):
