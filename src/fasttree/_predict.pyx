@@ -572,6 +572,7 @@ cdef enum:
     # keep the hardware prefetcher on each column.
     COPY_CHUNK_BYTES = 65536
     COLUMN_RUN_ROWS = 2048
+    SPARSE_CHUNK_ROWS = 64
 
 
 cdef int row_source(object X, RowSource* source) except -1:
@@ -757,7 +758,11 @@ cdef inline bint copies_rows(const RowSource* source) noexcept nogil:
 cdef intp_t copy_chunk_rows(const RowSource* source) noexcept nogil:
     # Rows copied at a time: a multiple of ROW_BLOCK within COPY_CHUNK_BYTES.
     cdef intp_t rows = COPY_CHUNK_BYTES // (sizeof(float) * source.n_features)
-    if copies_rows(source):
+    if source.csr_indptr != NULL:
+        # Sparse rows: enough of them for refilled lanes to keep busy (a
+        # lane takes the next row of the chunk), however wide the rows.
+        rows = max(<intp_t> SPARSE_CHUNK_ROWS, min(<intp_t> CHECKED_ROWS, rows))
+    elif copies_rows(source):
         rows = min(<intp_t> CHECKED_ROWS, rows)
     else:
         rows = max(rows, <intp_t> COLUMN_RUN_ROWS)
