@@ -11,15 +11,15 @@ def test_version_matches_the_installed_metadata():
     assert fasttree.__version__ == importlib.metadata.version("fasttree")
 
 
-def test_public_names_are_the_estimators_and_the_tree_readers():
+def test_public_names_are_the_estimators_the_tree_readers_and_model_files():
     assert set(fasttree.__all__) == {
         "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
         "DecisionTreeClassifier",
         "DataConversionWarning", "DecisionTreeRegressor", "ExtraTreeClassifier",
         "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "InvalidParameterError",
-        "NotFittedError",
+        "ModelFileError", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
-        "__version__", "export_graphviz", "export_text", "plot_tree", "tree_rules"}
+        "__version__", "export_graphviz", "export_text", "load", "plot_tree", "tree_rules"}
     for name in fasttree.__all__:
         assert hasattr(fasttree, name)
 

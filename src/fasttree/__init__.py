@@ -1,6 +1,7 @@
 """fasttree: fast, exact decision trees with a scikit-learn compatible API."""
 
 from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
+from ._model_file import ModelFileError, load
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
@@ -25,6 +26,7 @@ __all__ = [
     "ExtraTreesClassifier",
     "ExtraTreesRegressor",
     "InvalidParameterError",
+    "ModelFileError",
     "NotFittedError",
     "RandomForestClassifier",
     "RandomForestRegressor",
@@ -32,6 +34,7 @@ __all__ = [
     "__version__",
     "export_graphviz",
     "export_text",
+    "load",
     "plot_tree",
     "tree_rules",
 ]

@@ -1,0 +1,583 @@
+"""Model files: a fitted estimator saved without pickle, and loaded without
+running code from the file.
+
+A model file is a zip archive of ``.npy`` arrays (numpy's ``savez`` layout),
+read back with ``allow_pickle=False``. Its entry ``header`` is the UTF-8
+JSON document that describes the model; the other entries are the arrays
+the document names. The document is::
+
+    {"format": "fasttree-model", "format_version": 1,
+     "fasttree_version": "0.1.0", "model": <value>}
+
+where a value is JSON (``null``, booleans, integers, strings, finite floats)
+or a tagged object ``{"type": ..., ...}``:
+
+- ``float``: ``{"value": "nan" | "inf" | "-inf"}``;
+- ``scalar``: a numpy scalar, ``{"dtype": ..., "value": ...}``;
+- ``array``: ``{"entry": name, "offset": int, "shape": [...]}``, an array
+  of numbers, booleans, strings or records: ``prod(shape)`` values from
+  ``offset`` on of the entry ``name``, in C order. The entries are flat
+  arrays, one per dtype, each the model's arrays of that dtype back to
+  back; every value of an entry belongs to exactly one array;
+- ``objects``: an array of Python objects (class labels, feature names),
+  ``{"shape": [...], "items": [<value>, ...]}`` in C order;
+- ``list``, ``tuple``, ``set``, ``frozenset``: ``{"items": [<value>, ...]}``;
+- ``dict``: ``{"items": [[<key>, <value>], ...]}``;
+- ``random_state``: a ``numpy.random.RandomState``, its Mersenne Twister
+  state ``{"key": <value>, "pos": int, ...}``;
+- ``dtype``: ``{"name": ...}`` (a numeric numpy dtype);
+- ``object``: one of fasttree's own classes (an estimator, a tree, a rule),
+  ``{"class": name, "state": <value>}``; only the classes in ``CLASSES`` are
+  made, and a tree's state goes through the checks a pickled tree does.
+
+Loading checks the document's structure, the format version and every
+array's dtype, then each estimator's consistency (see ``_check_model``).
+"""
+
+import bisect
+import dataclasses
+import io
+import json
+import math
+
+import numpy as np
+
+FORMAT_NAME = "fasttree-model"
+FORMAT_VERSION = 1
+HEADER_ENTRY = "header"
+# Nesting deeper than this is refused on load (a hostile document could
+# otherwise exhaust the stack).
+MAX_DEPTH = 64
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be read: not a fasttree model file, of an
+    unknown format version, truncated, corrupted or inconsistent."""
+
+
+def _classes():
+    # Imported here: the estimator modules import this one.
+    from . import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
+                   BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+                   ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                   ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+                   RuleListClassifier)
+    from ._structure import Tree
+    from .rules import Condition, Rule
+    from .tree import PruningPath
+    return {cls.__name__: cls for cls in (
+        AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier, BaggingRegressor,
+        DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+        ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
+        RandomForestClassifier, RandomForestRegressor, RuleListClassifier, Tree,
+        Condition, Rule, PruningPath)}
+
+
+def _state_of(obj):
+    if type(obj).__getstate__ is not object.__getstate__:
+        return obj.__getstate__()
+    return dict(obj.__dict__)
+
+
+class _Writer:
+    def __init__(self):
+        self.arrays = {}
+        self.classes = _classes()
+
+    def array(self, value):
+        # Arrays of one dtype are stored back to back in one entry: a
+        # forest's thousands of small arrays cost a few entries, not an
+        # entry's headers each.
+        parts = self.arrays.setdefault(value.dtype, [])
+        offset = sum(part.size for part in parts)
+        parts.append(np.ascontiguousarray(value).ravel())
+        return {"type": "array", "entry": f"d{list(self.arrays).index(value.dtype)}",
+                "offset": offset, "shape": list(value.shape)}
+
+    def entries(self):
+        return {f"d{index}": np.concatenate(parts)
+                for index, parts in enumerate(self.arrays.values())}
+
+    def value(self, value):
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, int) and not isinstance(value, np.integer):
+            return value
+        if isinstance(value, float) and not isinstance(value, np.floating):
+            if math.isfinite(value):
+                return value
+            return {"type": "float", "value": repr(value)}
+        if isinstance(value, np.generic):
+            if value.dtype.kind not in "biuf":
+                return self.value(value.item())
+            return {"type": "scalar", "dtype": value.dtype.str,
+                    "value": self.value(value.item())}
+        if isinstance(value, np.ndarray):
+            if value.dtype.hasobject:
+                return {"type": "objects", "shape": list(value.shape),
+                        "items": [self.value(item) for item in value.ravel().tolist()]}
+            return self.array(value)
+        if isinstance(value, np.dtype):
+            return {"type": "dtype", "name": value.str}
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return {"type": "dtype", "name": np.dtype(value).str}
+        if isinstance(value, np.random.RandomState):
+            name, key, pos, has_gauss, cached = value.get_state()
+            return {"type": "random_state", "key": self.value(key), "pos": int(pos),
+                    "has_gauss": int(has_gauss), "cached_gaussian": float(cached)}
+        for kind in (list, tuple, set, frozenset):
+            if type(value) is kind:
+                items = sorted(value, key=repr) if kind in (set, frozenset) else value
+                return {"type": kind.__name__, "items": [self.value(item) for item in items]}
+        if type(value) is dict:
+            return {"type": "dict",
+                    "items": [[self.value(key), self.value(item)] for key, item in value.items()]}
+        name = type(value).__name__
+        if self.classes.get(name) is type(value):
+            return {"type": "object", "class": name, "state": self.value(_state_of(value))}
+        raise TypeError(f"cannot save a model holding a {type(value).__module__}.{name}; "
+                        "fasttree model files hold fasttree's own estimators only "
+                        "(use pickle for others)")
+
+
+class _Reader:
+    def __init__(self, arrays):
+        self.arrays = arrays
+        self.classes = _classes()
+        self.used = {}
+
+    def value(self, value, depth=0):
+        if depth > MAX_DEPTH:
+            raise ModelFileError("the model is nested too deeply")
+        if value is None or isinstance(value, (bool, str, int)):
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise ModelFileError("a plain number in the header is not finite")
+            return value
+        if isinstance(value, list):
+            raise ModelFileError("the header holds an untagged list")
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            raise ModelFileError("the header holds a value of no known type")
+        kind = value["type"]
+        reader = getattr(self, f"_{kind}", None)
+        if reader is None:
+            raise ModelFileError(f"the header holds a value of unknown type {kind!r}")
+        try:
+            return reader(value, depth + 1)
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
+            raise ModelFileError(f"a {kind} in the header is malformed ({error})") from None
+
+    def _items(self, value, depth):
+        items = value["items"]
+        if not isinstance(items, list):
+            raise ModelFileError("a collection's items are not a list")
+        return [self.value(item, depth) for item in items]
+
+    def _float(self, value, depth):
+        if value["value"] not in ("nan", "inf", "-inf"):
+            raise ModelFileError("a special float is not nan, inf or -inf")
+        return float(value["value"])
+
+    def _scalar(self, value, depth):
+        dtype = np.dtype(value["dtype"])
+        if dtype.kind not in "biuf":
+            raise ModelFileError(f"a scalar has the dtype {dtype}")
+        item = self.value(value["value"], depth)
+        if not isinstance(item, (bool, int, float)):
+            raise ModelFileError("a scalar's value is not a number")
+        return dtype.type(item)
+
+    def _array(self, value, depth):
+        entry, offset, shape = value["entry"], value["offset"], value["shape"]
+        if not isinstance(entry, str) or entry not in self.arrays:
+            raise ModelFileError(f"the header names an array entry {entry!r} the file lacks")
+        stored = self.arrays[entry]
+        if stored.ndim != 1 or stored.dtype.hasobject:
+            raise ModelFileError(f"the array entry {entry!r} is not a flat array of numbers")
+        if (not isinstance(shape, list) or len(shape) > 32
+                or not all(isinstance(size, int) and size >= 0 for size in shape)
+                or not isinstance(offset, int) or isinstance(offset, bool)):
+            raise ModelFileError("an array's offset or shape is malformed")
+        if stored.dtype.kind == "U":
+            code_points = stored.view(np.uint32)
+            if ((code_points > 0x10FFFF) | ((code_points >= 0xD800)
+                                            & (code_points <= 0xDFFF))).any():
+                raise ModelFileError(f"the text entry {entry!r} holds invalid characters")
+        size = math.prod(shape)
+        if offset < 0 or offset + size > stored.shape[0]:
+            raise ModelFileError(f"an array reaches beyond its entry {entry!r}")
+        # Each value of an entry belongs to one array: no two arrays share.
+        spans = self.used.setdefault(entry, [])
+        place = bisect.bisect_left(spans, (offset, size))
+        if ((place > 0 and sum(spans[place - 1]) > offset)
+                or (place < len(spans) and offset + size > spans[place][0])):
+            raise ModelFileError(f"two arrays share values of the entry {entry!r}")
+        spans.insert(place, (offset, size))
+        return stored[offset:offset + size].reshape(shape)
+
+    def check_entries_used(self):
+        """Every entry is covered by its arrays (which do not overlap)."""
+        for entry, stored in self.arrays.items():
+            if sum(size for _, size in self.used.get(entry, [])) != stored.shape[0]:
+                raise ModelFileError(f"the entry {entry!r} holds values no array names")
+
+    def _objects(self, value, depth):
+        shape = value["shape"]
+        if (not isinstance(shape, list) or len(shape) > 32
+                or not all(isinstance(size, int) and size >= 0 for size in shape)):
+            raise ModelFileError("an object array has a malformed shape")
+        items = self._items(value, depth)
+        if math.prod(shape) != len(items):
+            raise ModelFileError("an object array's items do not fill its shape")
+        array = np.empty(len(items), dtype=object)
+        array[:] = items
+        return array.reshape(shape)
+
+    def _list(self, value, depth):
+        return self._items(value, depth)
+
+    def _tuple(self, value, depth):
+        return tuple(self._items(value, depth))
+
+    def _set(self, value, depth):
+        return set(self._items(value, depth))
+
+    def _frozenset(self, value, depth):
+        return frozenset(self._items(value, depth))
+
+    def _dict(self, value, depth):
+        pairs = value["items"]
+        if not isinstance(pairs, list) or not all(isinstance(pair, list) and len(pair) == 2
+                                                  for pair in pairs):
+            raise ModelFileError("a dict's items are not pairs")
+        result = {}
+        for key, item in pairs:
+            key = self.value(key, depth)
+            try:
+                result[key] = self.value(item, depth)
+            except TypeError:
+                raise ModelFileError("a dict has a key that cannot be one") from None
+        return result
+
+    def _dtype(self, value, depth):
+        dtype = np.dtype(value["name"])
+        if dtype.kind not in "biuf":
+            raise ModelFileError(f"a dtype {dtype} is not numeric")
+        return dtype.type
+
+    def _random_state(self, value, depth):
+        key = self.value(value["key"], depth)
+        if not isinstance(key, np.ndarray) or key.dtype != np.uint32 or key.shape != (624,):
+            raise ModelFileError("a random state's key is not 624 uint32 words")
+        random_state = np.random.RandomState()
+        random_state.set_state(("MT19937", key, int(value["pos"]), int(value["has_gauss"]),
+                                float(value["cached_gaussian"])))
+        return random_state
+
+    def _object(self, value, depth):
+        cls = self.classes.get(value["class"])
+        if cls is None:
+            raise ModelFileError(f"the model holds an object of unknown class "
+                                 f"{value['class']!r}")
+        state = self.value(value["state"], depth)
+        if not isinstance(state, dict) or not all(isinstance(key, str) for key in state):
+            raise ModelFileError(f"the state of a {cls.__name__} is not a dict of names")
+        if dataclasses.is_dataclass(cls) and set(state) != {
+                field.name for field in dataclasses.fields(cls)}:
+            raise ModelFileError(f"a {cls.__name__} has the fields {sorted(state)}")
+        obj = cls.__new__(cls)
+        if hasattr(type(obj), "__setstate__"):
+            try:
+                obj.__setstate__(state)
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+                raise ModelFileError(f"a {cls.__name__} in the file is inconsistent "
+                                     f"({error})") from None
+        else:
+            obj.__dict__.update(state)
+        return obj
+
+
+def dumps(model):
+    """The bytes of ``model``'s model file (see the module docstring)."""
+    writer = _Writer()
+    header = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+              "fasttree_version": _version(), "model": writer.value(model)}
+    buffer = io.BytesIO()
+    text = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    np.savez_compressed(buffer, **{HEADER_ENTRY: np.frombuffer(text, dtype=np.uint8)}, **writer.entries())
+    return buffer.getvalue()
+
+
+def loads(data):
+    """The model in the bytes of a model file, checked (``ModelFileError``
+    names what is wrong with a file that is not a sound model file)."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise ModelFileError("not a fasttree model file (not a zip of arrays)")
+            names = archive.files
+            if HEADER_ENTRY not in names:
+                raise ModelFileError("not a fasttree model file (no header)")
+            arrays = {name: archive[name] for name in names}
+    except ModelFileError:
+        raise
+    except Exception as error:  # noqa: BLE001 (zip, zlib and npy errors of many types)
+        raise ModelFileError(f"not a readable fasttree model file ({error})") from None
+    text = arrays.pop(HEADER_ENTRY)
+    if text.dtype != np.uint8 or text.ndim != 1:
+        raise ModelFileError("the model file's header is not text")
+    try:
+        header = json.loads(text.tobytes().decode("utf-8"),
+                            parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ModelFileError("the model is nested too deeply") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelFileError(f"the model file's header is not JSON ({error})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise ModelFileError("not a fasttree model file (its header names another format)")
+    version = header.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelFileError(f"cannot read a fasttree model file of format version "
+                             f"{version!r}; this fasttree reads version {FORMAT_VERSION}")
+    reader = _Reader(arrays)
+    try:
+        model = reader.value(header.get("model"))
+    except RecursionError:
+        raise ModelFileError("the model is nested too deeply") from None
+    reader.check_entries_used()
+    _check_model(model)
+    return model
+
+
+def _refuse_constant(name):
+    raise ModelFileError(f"the model file's header holds {name}, which JSON does not allow")
+
+
+def _check_model(model):
+    """Consistency of a loaded estimator beyond each tree's own checks (which
+    the trees made as they were built): the trees read as many features as
+    their estimator has, and give as many values as it has classes or
+    outputs; ensemble members, their feature subsets and weights agree."""
+    from ._base import BaseEstimator
+    if not isinstance(model, BaseEstimator):
+        raise ModelFileError("the model file does not hold a fasttree estimator")
+    try:
+        _check_estimator(model, depth=0)
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"the model is inconsistent ({type(error).__name__}: "
+                             f"{error})") from None
+
+
+def _check_estimator(estimator, depth):
+    from ._base import BaseEstimator, ClassifierMixin
+
+    def is_classifier(estimator):
+        return isinstance(estimator, ClassifierMixin)
+
+    from ._structure import Tree
+    name = type(estimator).__name__
+    if depth > 4 or not isinstance(estimator, BaseEstimator):
+        raise ModelFileError(f"an ensemble member is not a fasttree estimator ({name})")
+    missing = [parameter for parameter in type(estimator)._parameter_names()
+               if parameter not in estimator.__dict__]
+    if missing:
+        raise ModelFileError(f"the {name} lacks its parameters {missing}")
+    fitted = [attribute for attribute in ("tree_", "_trees", "estimators_", "rules_")
+              if attribute in estimator.__dict__]
+    if not fitted:
+        return
+    if is_classifier(estimator) and "classes_" not in estimator.__dict__:
+        raise ModelFileError(f"the fitted {name} has no classes_")
+    n_features = estimator.__dict__.get("n_features_in_")
+    if not _is_count(n_features):
+        raise ModelFileError(f"the {name} has no valid n_features_in_")
+    _check_features(estimator, n_features)
+    trees = []
+    if "tree_" in estimator.__dict__:
+        trees = [estimator.tree_]
+    elif "_trees" in estimator.__dict__:
+        trees = estimator._trees
+        if not isinstance(trees, list):
+            raise ModelFileError(f"the {name}'s trees are not a list")
+    width = _value_width(estimator)
+    for tree in trees:
+        if not isinstance(tree, Tree):
+            raise ModelFileError(f"a tree of the {name} is a {type(tree).__name__}")
+        if tree.n_features != n_features:
+            raise ModelFileError(f"a tree of the {name} reads {tree.n_features} features, "
+                                 f"the estimator has {n_features}")
+        if width is not None and tree.n_values != width:
+            raise ModelFileError(f"a tree of the {name} gives {tree.n_values} values per "
+                                 f"node, the estimator needs {width}")
+    if "estimators_" in estimator.__dict__ and "_trees" not in estimator.__dict__:
+        _check_members(estimator, n_features, depth)
+    loss = estimator.__dict__.get("loss_matrix_")
+    if loss is not None and (not isinstance(loss, np.ndarray) or loss.dtype.kind != "f"
+                             or loss.shape != (width, width) or not np.isfinite(loss).all()):
+        raise ModelFileError(f"the {name}'s loss matrix is not {width} x {width} numbers")
+    if "rules_" in estimator.__dict__:
+        classes = estimator.__dict__.get("classes_")
+        if not isinstance(classes, np.ndarray) or classes.ndim != 1:
+            raise ModelFileError(f"the {name}'s classes_ are malformed")
+        _check_rules(estimator, n_features, classes.shape[0])
+
+
+def _check_rules(estimator, n_features, n_classes):
+    from .rules import Condition, Rule
+    name = type(estimator).__name__
+    rules = estimator.rules_
+    rule_classes = estimator.__dict__.get("_rule_classes")
+    default = estimator.__dict__.get("_default_index")
+    if (not isinstance(rules, list) or not isinstance(rule_classes, np.ndarray)
+            or rule_classes.shape != (len(rules),) or rule_classes.dtype.kind not in "iu"
+            or (rule_classes < 0).any() or (rule_classes >= n_classes).any()
+            or not _is_count(default) or default >= n_classes):
+        raise ModelFileError(f"the {name}'s rules do not match its classes")
+    for rule in rules:
+        if not isinstance(rule, Rule) or not isinstance(rule.conditions, tuple):
+            raise ModelFileError(f"a rule of the {name} is malformed")
+        for condition in rule.conditions:
+            if (not isinstance(condition, Condition) or not _is_count(condition.feature)
+                    or condition.feature >= n_features
+                    or not isinstance(condition.missing, bool)):
+                raise ModelFileError(f"a rule of the {name} tests a feature out of range")
+            if condition.operator in ("<=", ">"):
+                if (not isinstance(condition.threshold, (int, float, np.number))
+                        or isinstance(condition.threshold, bool) or condition.codes is not None):
+                    raise ModelFileError(f"a rule of the {name} has no numeric threshold")
+            elif condition.operator in ("in", "not in"):
+                codes, categories = condition.codes, condition.categories
+                if (not isinstance(codes, frozenset) or not all(_is_count(code) for code in codes)
+                        or not isinstance(categories, tuple) or len(categories) != len(codes)):
+                    raise ModelFileError(f"a rule of the {name} has malformed categories")
+            else:
+                raise ModelFileError(f"a rule of the {name} has the unknown operator "
+                                     f"{condition.operator!r}")
+
+
+def _check_features(estimator, n_features):
+    """Feature names, and which features are categorical with what levels."""
+    name = type(estimator).__name__
+    names = estimator.__dict__.get("feature_names_in_")
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)
+                              or not all(isinstance(item, str) for item in names.tolist())):
+        raise ModelFileError(f"the {name}'s feature_names_in_ are not {n_features} names")
+    mask = estimator.__dict__.get("is_categorical_")
+    if mask is None:
+        return
+    levels = estimator.__dict__.get("categories_")
+    if (not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (n_features,)
+            or not isinstance(levels, list) or len(levels) != int(mask.sum())):
+        raise ModelFileError(f"the {name}'s category levels do not match its categorical "
+                             "features")
+
+
+def _check_members(estimator, n_features, depth):
+    name = type(estimator).__name__
+    members = estimator.estimators_
+    if not isinstance(members, list):
+        raise ModelFileError(f"the {name}'s members are not a list")
+    subsets = estimator.__dict__.get("estimators_features_")
+    if subsets is not None and (not isinstance(subsets, list) or len(subsets) != len(members)):
+        raise ModelFileError(f"the {name} has not one feature subset per member")
+    weights = estimator.__dict__.get("estimator_weights_")
+    if weights is not None and (not isinstance(weights, np.ndarray) or weights.ndim != 1
+                                or weights.shape[0] < len(members)
+                                or not np.isfinite(weights).all()):
+        raise ModelFileError(f"the {name}'s member weights do not match its members")
+    for index, member in enumerate(members):
+        expected = n_features
+        if subsets is not None:
+            features = subsets[index]
+            if (not isinstance(features, np.ndarray) or features.dtype.kind not in "iu"
+                    or features.ndim != 1 or (features < 0).any()
+                    or (features >= n_features).any()):
+                raise ModelFileError(f"a feature subset of the {name} is out of range")
+            expected = features.shape[0]
+        _check_estimator(member, depth + 1)
+        labels = member.__dict__.get("classes_")
+        if (labels is not None and "classes_" in estimator.__dict__
+                and isinstance(estimator.classes_, np.ndarray)):
+            # Members answer in the ensemble's labels, or in their indices.
+            if not isinstance(labels, np.ndarray) or not (
+                    np.isin(labels, estimator.classes_).all()
+                    or np.isin(labels, np.arange(estimator.classes_.shape[0])).all()):
+                raise ModelFileError(f"a member of the {name} predicts classes the "
+                                     f"{name} does not have")
+        if member.__dict__.get("n_features_in_") != expected:
+            raise ModelFileError(f"a member of the {name} reads "
+                                 f"{member.__dict__.get('n_features_in_')} features, "
+                                 f"it is given {expected}")
+
+
+def _value_width(estimator):
+    """Values per node the estimator's own trees must give: one per class of
+    every output (classifiers), one per output (regressors); None when the
+    estimator does not say."""
+    if "classes_" in estimator.__dict__ and "n_classes_" in estimator.__dict__:
+        n_classes = estimator.n_classes_
+        counts = n_classes if isinstance(n_classes, list) else [n_classes]
+        if not all(_is_count(count) for count in counts):
+            raise ModelFileError(f"the {type(estimator).__name__}'s n_classes_ is malformed")
+        classes = estimator.classes_
+        labels = classes if isinstance(classes, list) else [classes]
+        if len(labels) != len(counts) or any(
+                not isinstance(level, np.ndarray) or level.shape != (count,)
+                for level, count in zip(labels, counts)):
+            raise ModelFileError(f"the {type(estimator).__name__}'s classes_ do not match "
+                                 "n_classes_")
+        return sum(int(count) for count in counts)
+    if "n_outputs_" in estimator.__dict__ and "classes_" not in estimator.__dict__:
+        n_outputs = estimator.n_outputs_
+        if not _is_count(n_outputs):
+            raise ModelFileError(f"the {type(estimator).__name__}'s n_outputs_ is malformed")
+        return None if getattr(estimator, "criterion", None) is None else int(n_outputs)
+    return None
+
+
+def _is_count(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
+
+
+def save(model, path):
+    """Write ``model`` to ``path`` as a fasttree model file."""
+    data = dumps(model)
+    with open(path, "wb") as file:
+        file.write(data)
+
+
+def load(path):
+    """Read a fasttree model file written by ``save``.
+
+    The file is read without pickle: it holds arrays and a JSON header,
+    never code, and everything is checked before prediction can read it.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, predicting exactly as the saved one did.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a fasttree model file, is of a format version
+        this fasttree does not read, or is truncated, corrupted or
+        inconsistent (the message says what).
+    """
+    with open(path, "rb") as file:
+        data = file.read()
+    return loads(data)
+
+
+def _version():
+    from . import __version__
+    return __version__
