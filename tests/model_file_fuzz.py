@@ -21,14 +21,17 @@ SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, -0.0, 1e38, 3.5e38, -1.0]
 
 
 def parts_of(data):
+    """The header (parsed) and the array entries of a model file's bytes."""
     with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         arrays = {name: archive[name].copy() for name in archive.files}
     return json.loads(arrays.pop("header").tobytes()), arrays
 
 
 def file_of(header, arrays):
+    """A model file of a header (parsed, or its bytes) and array entries, its
+    checksums intact."""
     buffer = io.BytesIO()
-    text = json.dumps(header).encode()
+    text = header if isinstance(header, bytes) else json.dumps(header).encode()
     np.savez(buffer, header=np.frombuffer(text, dtype=np.uint8), **arrays)
     return buffer.getvalue()
 

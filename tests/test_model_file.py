@@ -22,6 +22,7 @@ from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       ModelFileError, RandomForestClassifier, RandomForestRegressor,
                       RuleListClassifier)
 from fasttree._model_file import dumps, loads
+from model_file_fuzz import file_of, parts_of
 from synthetic import classification_data, regression_data
 
 HERE = Path(__file__).parent
@@ -174,21 +175,6 @@ def test_estimators_of_other_libraries_are_refused_when_saving():
 
 
 # Hostile and broken files.
-
-def parts_of(data):
-    """The header (parsed) and the array entries of a model file's bytes."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    header = json.loads(arrays.pop("header").tobytes())
-    return header, arrays
-
-
-def file_of(header, arrays):
-    buffer = io.BytesIO()
-    text = header if isinstance(header, bytes) else json.dumps(header).encode()
-    np.savez(buffer, header=np.frombuffer(text, dtype=np.uint8), **arrays)
-    return buffer.getvalue()
-
 
 def find_tagged(value, kind, found=None):
     """Every tagged value of ``kind`` in a header, depth first."""
