@@ -355,3 +355,14 @@ def test_thousands_of_damaged_files_are_refused_or_load_and_predict_without_a_cr
     assert counts["refused"] > rounds // 2
     for failure in report["failures"]:
         assert any(kind in failure for kind in ("NotFittedError", "must be", "got")), failure
+
+
+def test_unpickled_estimators_are_checked_as_model_files_are():
+    for name in ("tree", "forest", "bagging"):
+        model, X = MODELS[name]
+        np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X),
+                                      model.predict(X))
+        damaged = pickle.loads(pickle.dumps(model))
+        damaged.__dict__["n_features_in_"] = 2
+        with pytest.raises(ModelFileError, match="feature"):
+            pickle.loads(pickle.dumps(damaged))

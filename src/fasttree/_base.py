@@ -29,6 +29,17 @@ class BaseEstimator:
         from ._model_file import save
         save(self, path)
 
+    def __setstate__(self, state):
+        # Unpickled estimators are checked as loaded model files are.
+        self.__dict__.update(state)
+        self._check_loaded_state()
+
+    def _check_loaded_state(self):
+        """Raise ``ModelFileError`` (a ValueError) unless the estimator's
+        fitted state is consistent (see ``fasttree.load``)."""
+        from ._model_file import _check_model
+        _check_model(self)
+
     def _check_fitted(self):
         if not hasattr(self, self._fitted_attribute):
             # scikit-learn's wording, which scripts and tests match on.

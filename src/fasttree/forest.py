@@ -611,6 +611,7 @@ class BaseForest(BaseEnsemble):
             state["_sample_weight"] = None
         self.__dict__.update(state)
         self._ensemble = None
+        self._check_loaded_state()
         if "_trees" in state:
             self.estimators_ = [self._as_estimator(index) for index in range(len(self._trees))]
 
