@@ -141,3 +141,15 @@ def test_strings_get_the_same_codes_with_or_without_pandas_loaded(monkeypatch):
     unseen_or_missing = np.array([not isinstance(word, str) or word not in known
                                   for word in later])
     np.testing.assert_array_equal(np.isnan(without_later[:, 0]), unseen_or_missing)
+
+
+def test_an_object_array_of_numbers_and_strings_predicts_after_fit():
+    # The fitted levels are arrays, as a model file or pickle gives them back.
+    from fasttree import DecisionTreeClassifier
+
+    X = np.array([[1.0, "a"], [2.0, "b"], [np.nan, None], [4.0, "a"]] * 10, dtype=object)
+    y = np.array([0, 1, 0, 1] * 10)
+    model = DecisionTreeClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), y)
+    unseen = np.array([[2.0, "z"], [2.0, "b"]], dtype=object)
+    assert model.predict(unseen).shape == (2,)

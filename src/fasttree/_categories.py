@@ -221,7 +221,7 @@ def _string_codes(values, levels=None):
         return codes, uniques.tolist()
     if not all(isinstance(level, str) for level in levels):
         return None
-    sorted_levels = np.asarray(levels, dtype=str) if levels else np.empty(0, dtype=str)
+    sorted_levels = np.asarray(levels, dtype=str) if len(levels) else np.empty(0, dtype=str)
     found = np.searchsorted(sorted_levels, strings)
     inside = found < sorted_levels.shape[0]
     known = np.zeros(strings.shape[0], dtype=bool)
