@@ -1,11 +1,13 @@
-"""Demo: ``python -m fasttree`` fits a decision tree on bundled real data.
+"""``python -m fasttree``: the command line (train, predict, evaluate, show;
+see ``python -m fasttree --help``), and without a command the demo.
 
-Trains a :class:`fasttree.DecisionTreeClassifier` on the Breast Cancer
-Wisconsin (Original) data (a fixed, shuffled 70/30 split) and prints test
-accuracy, timings and the size of the tree.
+The demo trains a :class:`fasttree.DecisionTreeClassifier` on the Breast
+Cancer Wisconsin (Original) data (a fixed, shuffled 70/30 split) and prints
+test accuracy, timings and the size of the tree.
 """
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -19,9 +21,20 @@ from fasttree.datasets import (
 
 
 def main(argv=None):
-    """Run the demo; ``argv`` defaults to the command line."""
+    """Run a command, or the demo; ``argv`` defaults to the command line."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("train", "predict", "evaluate", "show", "-h", "--help"):
+        from fasttree._cli import run
+        return run(argv)
+    if argv and argv[0] == "demo":
+        argv = argv[1:]
+    return demo(argv)
+
+
+def demo(argv):
+    """The demo: a tree fitted on the bundled breast cancer data."""
     parser = argparse.ArgumentParser(
-        prog="python -m fasttree",
+        prog="python -m fasttree demo",
         description="Fit a fasttree decision tree on the bundled breast cancer data.",
     )
     parser.add_argument(

@@ -1,0 +1,192 @@
+"""The command line (fasttree._cli, fasttree.__main__): train, predict,
+evaluate and show on CSV and Parquet files; every mistake one line and a
+non-zero exit status."""
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fasttree
+from fasttree.__main__ import main
+
+DATA = Path(__file__).parent / "data"
+TITANIC = DATA / "titanic_passengers.csv"
+
+
+def run(capsys, *argv):
+    """Exit status, standard output and standard error of a command."""
+    status = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def rows_of(path):
+    with open(path, newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def test_train_saves_a_model_that_predicts_as_the_library_does(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    status, out, _ = run(capsys, "train", TITANIC, "--target", "survived", "--model", "forest",
+                         "--n-estimators", 10, "--random-state", 0, "--out", model_path)
+    assert status == 0
+    assert "RandomForestClassifier" in out and "training accuracy" in out
+    model = fasttree.load(model_path)
+    assert model.n_estimators == 10 and list(model.feature_names_in_) == [
+        "pclass", "sex", "age", "sibsp", "parch"]
+    # The library fitted on the same columns gives the same predictions.
+    table = rows_of(TITANIC)
+    X = np.array([[row["pclass"], row["sex"], float(row["age"]) if row["age"] else np.nan,
+                   float(row["sibsp"]), float(row["parch"])] for row in table], dtype=object)
+    y = np.array([row["survived"] for row in table], dtype=object)
+    library = fasttree.RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    out_path = tmp_path / "predicted.csv"
+    status, _, _ = run(capsys, "predict", model_path, TITANIC, "--out", out_path, "--proba")
+    assert status == 0
+    predicted = rows_of(out_path)
+    assert [row["prediction"] for row in predicted] == library.predict(X).tolist()
+    np.testing.assert_array_equal([float(row["proba_survived"]) for row in predicted],
+                                  library.predict_proba(X)[:, 1])
+
+
+def test_predict_matches_columns_by_name_and_writes_to_standard_output(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 3, "--out", model_path)
+    with open(TITANIC, newline="") as file:
+        rows = list(csv.reader(file))
+    shuffled = tmp_path / "columns.csv"
+    with open(shuffled, "w", newline="") as file:
+        csv.writer(file).writerows([list(reversed(row)) for row in rows])
+    status, out, _ = run(capsys, "predict", model_path, shuffled)
+    _, expected, _ = run(capsys, "predict", model_path, TITANIC)
+    assert status == 0 and out == expected
+    assert out.splitlines()[0] == "prediction"
+    assert len(out.splitlines()) == len(rows)
+
+
+def test_a_numeric_target_of_many_values_is_a_regression(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "numbers.csv"
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] * 2 + rng.normal(size=200) * 0.1
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["a", "b", "c", "y"])
+        writer.writerows(np.c_[X, y].tolist())
+    status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 4)
+    assert status == 0
+    assert "DecisionTreeRegressor" in out
+    r2 = float(next(line for line in out.splitlines() if line.startswith("R^2")).split()[1])
+    assert r2 > 0.8
+    assert any(line.startswith("MAE") for line in out.splitlines())
+
+
+def test_evaluate_reports_accuracy_balanced_accuracy_and_the_confusion_matrix(capsys):
+    status, out, _ = run(capsys, "evaluate", TITANIC, "--target", "survived", "--cv", 3,
+                         "--max-depth", 4)
+    assert status == 0
+    lines = out.splitlines()
+    accuracy = float(next(line for line in lines if line.startswith("accuracy")).split()[1])
+    assert 0.7 < accuracy < 0.9
+    assert any(line.startswith("balanced accuracy") for line in lines)
+    # The confusion matrix counts every row once.
+    header = lines.index("confusion matrix (rows: true class, columns: predicted):")
+    counts = [int(value) for line in lines[header + 2:header + 4]
+              for value in line.split()[1:]]
+    assert sum(counts) == len(rows_of(TITANIC))
+
+
+def test_show_prints_the_summary_rules_and_importances(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 2, "--out", model_path)
+    status, out, _ = run(capsys, "show", model_path, "--rules", "--importances")
+    assert status == 0
+    assert out.startswith("DecisionTreeClassifier (5 features, classes ['died', 'survived'])")
+    assert "max_depth=2" in out
+    assert "sex" in out and "class: " in out
+    assert "feature importances:" in out
+
+
+def test_parquet_files_are_read_as_csv_files_are(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = rows_of(TITANIC)
+    table = pa.table({
+        "pclass": [row["pclass"] for row in rows],
+        "sex": [row["sex"] for row in rows],
+        "age": [float(row["age"]) if row["age"] else None for row in rows],
+        "sibsp": [int(row["sibsp"]) for row in rows],
+        "parch": [int(row["parch"]) for row in rows],
+        "survived": [row["survived"] for row in rows],
+    })
+    parquet_path = tmp_path / "titanic.parquet"
+    pq.write_table(table, parquet_path)
+    for source, name in ((TITANIC, "from_csv.ft"), (parquet_path, "from_parquet.ft")):
+        assert run(capsys, "train", source, "--target", "survived", "--out",
+                   tmp_path / name)[0] == 0
+    _, from_csv, _ = run(capsys, "predict", tmp_path / "from_csv.ft", parquet_path)
+    _, from_parquet, _ = run(capsys, "predict", tmp_path / "from_parquet.ft", TITANIC)
+    assert from_csv == from_parquet
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("make_argv, message", [
+    (lambda tmp: ["train", tmp / "absent.csv", "--target", "y"], "no such file"),
+    (lambda tmp: ["train", write(tmp / "ragged.csv", "a,b,y\n1,2,3\n4,5\n"), "--target", "y"],
+     "line 3: 2 fields"),
+    (lambda tmp: ["train", write(tmp / "empty.csv", ""), "--target", "y"], "is empty"),
+    (lambda tmp: ["train", TITANIC, "--target", "fare"], "no column 'fare'"),
+    (lambda tmp: ["train", write(tmp / "one.csv", "a,y\n1,x\n2,x\n3,x\n"), "--target", "y"],
+     "only one class"),
+    (lambda tmp: ["train", TITANIC, "--target", "survived", "--param", "depth=3"],
+     "no parameter 'depth'"),
+    (lambda tmp: ["train", TITANIC, "--target", "survived", "--param", "max_depth=-2"],
+     "max_depth"),
+    (lambda tmp: ["predict", write(tmp / "bad.ft", "not a model"), TITANIC],
+     "not a readable fasttree model file"),
+    (lambda tmp: ["show", tmp / "absent.ft"], "no such file"),
+    (lambda tmp: ["evaluate", TITANIC, "--target", "survived", "--cv", 1], "--cv"),
+    (lambda tmp: ["train", TITANIC, "--target", "age", "--task", "regression"],
+     "missing values"),
+])
+def test_mistakes_are_one_line_and_a_non_zero_exit(tmp_path, capsys, make_argv, message):
+    status, _, err = run(capsys, *make_argv(tmp_path))
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith("fasttree: error: ")
+    assert message in err
+
+
+def test_a_model_trained_without_names_needs_the_same_number_of_columns(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    model_path = tmp_path / "plain.ft"
+    fasttree.DecisionTreeRegressor().fit(X, X[:, 0]).save(model_path)
+    path = write(tmp_path / "two.csv", "a,b\n1,2\n3,4\n")
+    status, _, err = run(capsys, "predict", model_path, path)
+    assert status == 1 and "3 features" in err
+
+
+def test_the_module_runs_the_demo_alone_and_documents_every_command():
+    demo = subprocess.run([sys.executable, "-m", "fasttree"], capture_output=True, text=True,
+                          check=True)
+    assert "accuracy:" in demo.stdout
+    help_text = subprocess.run([sys.executable, "-m", "fasttree", "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    for command in ("train", "predict", "evaluate", "show", "demo"):
+        assert command in help_text
+    train_help = subprocess.run([sys.executable, "-m", "fasttree", "train", "--help"],
+                                capture_output=True, text=True, check=True).stdout
+    for option in ("--target", "--model", "--out", "--param", "--max-depth"):
+        assert option in train_help
+    broken = subprocess.run([sys.executable, "-m", "fasttree", "predict", "absent.ft",
+                             "absent.csv"], capture_output=True, text=True)
+    assert broken.returncode == 1 and "Traceback" not in broken.stderr
+
