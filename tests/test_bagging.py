@@ -345,11 +345,15 @@ def test_members_are_independent_clones_with_their_own_seeds():
     assert len(seeds) == 4 and len({id(m) for m in model.estimators_}) == 4
 
 
-def test_verbose_reports_progress(capsys):
+def test_verbose_reports_progress_on_standard_error(capsys):
     X, y = regression_problem(60, seed=27)
-    BaggingRegressor(n_estimators=3, verbose=1, random_state=0).fit(X, y)
-    lines = capsys.readouterr().out.strip().splitlines()
+    BaggingRegressor(n_estimators=3, verbose=2, random_state=0).fit(X, y)
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == ""
     assert len(lines) == 3 and "3/3 estimators fitted" in lines[-1]
+    BaggingRegressor(n_estimators=3, verbose=1, random_state=0).fit(X, y)
+    assert "3/3 estimators fitted" in capsys.readouterr().err.strip().splitlines()[-1]
 
 
 @pytest.mark.parametrize("params, message", [

@@ -190,3 +190,15 @@ def test_the_module_runs_the_demo_alone_and_documents_every_command():
                              "absent.csv"], capture_output=True, text=True)
     assert broken.returncode == 1 and "Traceback" not in broken.stderr
 
+
+
+def test_progress_is_reported_on_request_and_off_when_not_a_terminal(tmp_path, capsys):
+    argv = ["train", TITANIC, "--target", "survived", "--model", "bagging", "--n-estimators",
+            4, "--out", tmp_path / "model.ft"]
+    status, _, err = run(capsys, *argv)
+    assert status == 0 and err == ""
+    status, _, err = run(capsys, *argv, "--progress")
+    assert status == 0
+    assert err.strip().splitlines()[-1].startswith("BaggingClassifier: 4/4 estimators fitted")
+    # The model keeps the verbose setting it was fitted with.
+    assert fasttree.load(tmp_path / "model.ft").verbose == 1

@@ -6,6 +6,7 @@ import pytest
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, RandomForestClassifier, RandomForestRegressor)
 from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
+from fasttree._progress import Progress
 from fasttree._validation import NotFittedError
 from synthetic import classification_data
 
@@ -38,8 +39,9 @@ def test_an_unfitted_ensemble_is_true_but_has_no_members(ensemble_class):
 def test_members_come_back_in_order_with_one_progress_line_each(n_threads, capsys):
     assert map_members(lambda index: index * index, range(5), n_threads) == [0, 1, 4, 9, 16]
     assert capsys.readouterr().out == ""
-    map_members(lambda index: index, range(3), n_threads, ("Forest", "trees built"))
-    lines = capsys.readouterr().out.splitlines()
+    map_members(lambda index: index, range(3), n_threads,
+                Progress("Forest", "trees built", 3, verbose=2))
+    lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 3 and lines[-1].startswith("Forest: 3/3 trees built, ")
 
 

@@ -507,13 +507,15 @@ def test_wrong_feature_count_and_infinity_are_rejected(forest_class):
 
 
 @pytest.mark.parametrize("forest_class", FORESTS)
-def test_verbose_prints_one_progress_line_per_tree(forest_class, capsys):
+def test_verbose_2_reports_one_progress_line_per_tree_on_standard_error(forest_class, capsys):
     X, y = data_for_forest(forest_class)
-    forest_class(n_estimators=4, verbose=1, random_state=0).fit(X, y)
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    forest_class(n_estimators=4, verbose=2, random_state=0).fit(X, y)
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
     assert len(lines) == 4 and all("trees built" in line for line in lines)
+    assert captured.out == ""
     forest_class(n_estimators=4, random_state=0).fit(X, y)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
 
 
 def test_a_unit_loss_matrix_grows_the_gini_forest():

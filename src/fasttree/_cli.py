@@ -73,6 +73,9 @@ def build_estimator(args, task):
             raise CommandError(f"{cls.__name__} has no parameter {name!r} (it has: "
                                f"{', '.join(sorted(known))})")
         params[name] = parameter_value(text)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    if "verbose" in known and "verbose" not in params:
+        params["verbose"] = int(progress)
     return cls(**params)
 
 
@@ -261,6 +264,9 @@ def add_model_options(parser):
     parser.add_argument("--criterion", metavar="NAME", help="gini, entropy, squared_error, ...")
     parser.add_argument("--random-state", type=int, metavar="SEED")
     parser.add_argument("--n-jobs", type=int, metavar="N", help="threads for ensembles")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="report ensembles' members done, time elapsed and left on "
+                             "standard error (default: when it is a terminal)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="any other parameter of the estimator (repeatable), as a "
                              "Python literal: --param ccp_alpha=0.01 --param "

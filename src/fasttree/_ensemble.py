@@ -5,7 +5,6 @@ checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
 import numbers
 import sys
 import threading
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -147,22 +146,16 @@ def map_members(function, indices, n_threads, progress=None):
     """``[function(index) for index in indices]``, on ``n_threads`` threads.
 
     The results come back in index order whatever the threads. With
-    ``progress``, an ``(estimator name, what a member's fit is)`` pair such
-    as ``("RandomForestClassifier", "trees built")``, a line reports each
-    member done and the time so far.
+    ``progress`` (a ``Progress``), each member done is counted and reported.
     """
     indices = list(indices)
-    start = time.perf_counter()
-    done = [0]
     lock = threading.Lock()
 
     def run(index):
         result = function(index)
-        if progress:
+        if progress is not None:
             with lock:
-                done[0] += 1
-                print(f"{progress[0]}: {done[0]}/{len(indices)} {progress[1]}, "
-                      f"{time.perf_counter() - start:.1f} s", flush=True)
+                progress.step()
         return result
 
     backend = user_joblib_backend()

@@ -12,6 +12,7 @@ from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
+from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
                           feature_names_of)
@@ -276,7 +277,7 @@ class BaseBagging(BaseEnsemble):
             return member, features
 
         return map_members(fit_one, indices, n_threads,
-                           self.verbose and (type(self).__name__, "estimators fitted"))
+                           progress_of(self, "estimators fitted", len(indices)))
 
     def _member_counts(self, index):
         """How often member ``index`` drew each training row (drawn again from its seed)."""
@@ -402,7 +403,10 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
     random_state : None, int, numpy Generator or RandomState, default=None
         The same value gives the same ensemble whatever ``n_jobs`` is.
     verbose : int, default=0
-        Print progress (members done / total, elapsed seconds) while fitting.
+        Report progress on standard error while fitting: members done of the
+        total, seconds elapsed and an estimate of those left; 1 at most
+        twice a second (rewritten in place on a terminal), 2 or more after
+        every member.
     voting : {'soft', 'hard'}, default='soft'
         'soft' predicts the class of highest mean probability; 'hard' the
         class most members predict (ties go to the first class in

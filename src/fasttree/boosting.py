@@ -8,12 +8,13 @@ import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
-from ._ensemble import BaseEnsemble, check_n_estimators, member_matrix
+from ._ensemble import BaseEnsemble, check_n_estimators, check_verbose, member_matrix
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
+from ._progress import progress_of
 from ._validation import check_random_state, check_sample_weight, feature_names_of
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -277,6 +278,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         Seeds the resampling (for an int, the draws are
         ``numpy.random.default_rng(random_state).choice(N, N, p=weights)``, one
         per round) and, separately, the estimators' own randomness.
+    verbose : int, default=0
+        Report progress on standard error while fitting: rounds done of
+        ``n_estimators``, seconds elapsed and an estimate of those left; 1 at
+        most twice a second (rewritten in place on a terminal), 2 or more
+        after every round.
 
     Attributes
     ----------
@@ -290,13 +296,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     """
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
-                 boosting="reweight", random_state=None, categorical_features="from_dtype"):
+                 boosting="reweight", random_state=None, categorical_features="from_dtype",
+                 verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.boosting = boosting
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.verbose = verbose
 
     def _template(self):
         """The estimator the members are copies of (unchecked)."""
@@ -304,6 +312,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def _check_parameters(self):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
+        check_verbose(self.verbose)
         if self.boosting not in ("reweight", "resample"):
             raise ValueError(f"boosting must be 'reweight' or 'resample'; "
                              f"got {self.boosting!r}")
@@ -345,7 +354,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         ranked = None if fast else shared_ranks(estimator, X)
 
         estimators, weights, errors = [], [], []
+        progress = progress_of(self, "rounds boosted", self.n_estimators)
         for _ in range(self.n_estimators):
+            if progress is not None:
+                progress.step(len(estimators) - progress.done)
             if fast:
                 member = stumps.fit(weight, fresh_member(estimator, member_rng))
             else:
@@ -381,6 +393,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                 break
             weight /= total
 
+        if progress is not None:
+            progress.step(len(estimators) - progress.done)
+            progress.finish()
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
@@ -501,6 +516,11 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     random_state : None, int, numpy Generator or RandomState, default=None
         For an int, the draws are ``numpy.random.default_rng(random_state)
         .choice(N, N, p=weights)``, one per round.
+    verbose : int, default=0
+        Report progress on standard error while fitting: rounds done of
+        ``n_estimators``, seconds elapsed and an estimate of those left; 1 at
+        most twice a second (rewritten in place on a terminal), 2 or more
+        after every round.
 
     Attributes
     ----------
@@ -519,13 +539,14 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     }
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
-                 random_state=None, categorical_features="from_dtype"):
+                 random_state=None, categorical_features="from_dtype", verbose=0):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.loss = loss
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.verbose = verbose
 
     def _template(self):
         """The estimator the members are copies of (unchecked)."""
@@ -547,6 +568,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         """
         name = type(self).__name__
         check_boosting_parameters(self.n_estimators, self.learning_rate)
+        check_verbose(self.verbose)
         if self.loss not in self._losses:
             raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
         estimator = self._template()
@@ -560,7 +582,10 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         rng, member_rng = boosting_generators(self.random_state)
         ranked = shared_ranks(estimator, X)
         estimators, weights, errors = [], [], []
+        progress = progress_of(self, "rounds boosted", self.n_estimators)
         for _ in range(self.n_estimators):
+            if progress is not None:
+                progress.step(len(estimators) - progress.done)
             member = fit_on_draws(fresh_member(estimator, member_rng), X, target, weight, rng,
                                   ranked)
             absolute_error = np.abs(target - member.predict(X))
@@ -586,6 +611,9 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
             errors.append(mean_loss)
             weight = weight * beta ** ((1.0 - losses) * self.learning_rate)
             weight /= weight.sum()
+        if progress is not None:
+            progress.step(len(estimators) - progress.done)
+            progress.finish()
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)

@@ -15,6 +15,7 @@ from ._features import feature_columns, feature_rows, random_split_features, ran
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
 from ._threads import map_rows, start_threads
+from ._progress import progress_of
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
@@ -377,7 +378,7 @@ class BaseForest(BaseEnsemble):
                     tree.compute_feature_importances(), oob_part)
 
         return map_members(grow, indices, n_threads,
-                           self.verbose and (type(self).__name__, "trees built"))
+                           progress_of(self, "trees built", len(indices)))
 
     @property
     def estimators_samples_(self):
@@ -963,7 +964,10 @@ class RandomForestClassifier(ForestClassifier):
     random_state : None, int, numpy Generator or RandomState, default=None
         The same value gives the same forest whatever ``n_jobs`` is.
     verbose : int, default=0
-        Print progress (trees done / total, elapsed seconds) while fitting.
+        Report progress on standard error while fitting: trees done of the
+        total, seconds elapsed and an estimate of those left; 1 at most
+        twice a second (rewritten in place on a terminal), 2 or more after
+        every tree.
     warm_start : bool, default=False
         Keep the fitted trees and add trees up to ``n_estimators``.
     class_weight : dict, 'balanced', 'balanced_subsample' or None, default=None
