@@ -2,6 +2,7 @@
 
 from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
 from ._model_file import ModelFileError, load
+from ._shap import export_shap
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
@@ -33,6 +34,7 @@ __all__ = [
     "RuleListClassifier",
     "__version__",
     "export_graphviz",
+    "export_shap",
     "export_text",
     "load",
     "plot_tree",

@@ -1,0 +1,91 @@
+"""SHAP export (fasttree._shap): shap.TreeExplainer takes the exported
+dictionary, and each row's SHAP values add up to what fasttree predicts."""
+
+import numpy as np
+import pytest
+import shap
+
+from fasttree import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,
+                      DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+                      RandomForestClassifier, RandomForestRegressor, export_shap)
+from synthetic import classification_data, regression_data
+
+
+def with_gaps(X, seed=0):
+    X = X.copy()
+    X[np.random.default_rng(seed).random(X.shape) < 0.1] = np.nan
+    return X
+
+
+def explained_sum(model, X):
+    """Per row (and output), the expected value plus the SHAP values."""
+    explainer = shap.TreeExplainer(export_shap(model))
+    values = np.asarray(explainer.shap_values(X))
+    expected = np.asarray(explainer.expected_value)
+    if values.ndim == 2:                  # one output: (rows, features)
+        return values.sum(axis=1) + expected.reshape(-1)[0]
+    return values.sum(axis=1) + expected  # (rows, features, outputs)
+
+
+def classification_cases():
+    X, y = classification_data(n_samples=300, n_features=5, n_classes=3)
+    return [
+        (DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y), X),
+        (DecisionTreeClassifier(random_state=0).fit(with_gaps(X), y), with_gaps(X, 1)),
+        (RandomForestClassifier(n_estimators=8, random_state=0).fit(X, y), X),
+        (ExtraTreesClassifier(n_estimators=8, random_state=0).fit(with_gaps(X), y),
+         with_gaps(X, 2)),
+        (BaggingClassifier(n_estimators=6, max_features=3, max_samples=0.3,
+                           random_state=0).fit(X, y), X),
+    ]
+
+
+def regression_cases():
+    X, y = regression_data(n_samples=300, n_features=5)
+    return [
+        (DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y), X),
+        (RandomForestRegressor(n_estimators=8, random_state=0).fit(with_gaps(X), y),
+         with_gaps(X, 3)),
+        (BaggingRegressor(n_estimators=6, max_features=4, random_state=0).fit(X, y), X),
+    ]
+
+
+@pytest.mark.parametrize("model, X", classification_cases(),
+                         ids=lambda case: type(case).__name__ if hasattr(case, "fit") else "")
+def test_shap_values_add_up_to_the_class_probabilities(model, X):
+    np.testing.assert_allclose(explained_sum(model, X), model.predict_proba(X), rtol=1e-9,
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("model, X", regression_cases(),
+                         ids=lambda case: type(case).__name__ if hasattr(case, "fit") else "")
+def test_shap_values_add_up_to_the_regression_prediction(model, X):
+    scale = np.abs(model.predict(X)).max()
+    np.testing.assert_allclose(explained_sum(model, X), model.predict(X), rtol=1e-9,
+                               atol=1e-9 * scale)
+
+
+def test_a_feature_a_tree_never_splits_on_gets_no_credit():
+    X, y = regression_data(n_samples=200, n_features=4)
+    X[:, 3] = 0.0  # constant: never split on
+    model = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y)
+    values = shap.TreeExplainer(export_shap(model)).shap_values(X)
+    assert np.all(values[:, 3] == 0.0)
+
+
+def test_models_that_are_not_sums_of_threshold_trees_are_refused_by_name():
+    X, y = classification_data(n_samples=120, n_features=3, n_classes=2)
+    with pytest.raises(ValueError, match="AdaBoostClassifier"):
+        export_shap(AdaBoostClassifier(n_estimators=3).fit(X, y))
+    with pytest.raises(ValueError, match="voting='hard'"):
+        export_shap(RandomForestClassifier(n_estimators=3, voting="hard").fit(X, y))
+    with pytest.raises(ValueError, match="aggregation='median'"):
+        export_shap(RandomForestRegressor(n_estimators=3, aggregation="median")
+                    .fit(X, X[:, 0]))
+    words = np.array(["red", "green", "blue"], dtype=object)[
+        np.random.default_rng(0).integers(3, size=120)]
+    categorical = np.column_stack([X[:, :2].astype(object), words])
+    with pytest.raises(ValueError, match="categories"):
+        export_shap(DecisionTreeClassifier(random_state=0).fit(categorical, words == "red"))
+    with pytest.raises(ValueError, match="not fitted"):
+        export_shap(DecisionTreeClassifier())
