@@ -19,7 +19,8 @@ def test_public_names_are_the_estimators_the_tree_readers_and_model_files():
         "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor", "InvalidParameterError",
         "ModelFileError", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
-        "__version__", "export_graphviz", "export_shap", "export_text", "load", "plot_tree", "tree_rules"}
+        "__version__", "export_graphviz", "export_onnx", "export_shap", "export_text", "load",
+        "onnx_rows", "plot_tree", "tree_rules"}
     for name in fasttree.__all__:
         assert hasattr(fasttree, name)
 

@@ -2,6 +2,7 @@
 
 from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
 from ._model_file import ModelFileError, load
+from ._onnx import export_onnx, onnx_rows
 from ._shap import export_shap
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
@@ -34,9 +35,11 @@ __all__ = [
     "RuleListClassifier",
     "__version__",
     "export_graphviz",
+    "export_onnx",
     "export_shap",
     "export_text",
     "load",
+    "onnx_rows",
     "plot_tree",
     "tree_rules",
 ]
