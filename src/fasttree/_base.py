@@ -5,6 +5,7 @@ import inspect
 
 import numpy as np
 
+from ._frames import as_frame
 from ._categories import CategoryEncoding, fit_categories
 from ._validation import feature_names_of, not_fitted_error
 
@@ -51,6 +52,7 @@ class BaseEstimator:
         """``convert(X)``, after checking that the estimator is fitted and that X
         has the feature names (if any) and the number of features seen in fit."""
         self._check_fitted()
+        X = as_frame(X)
         names = feature_names_of(X)
         fitted_names = getattr(self, "feature_names_in_", None)
         if names is not None and fitted_names is not None and not np.array_equal(

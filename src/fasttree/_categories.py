@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from ._frames import as_frame
 from ._validation import is_sparse
 
 # The largest code float32 holds exactly (2**24): more levels than this in
@@ -34,7 +35,9 @@ def _is_real(value):
 
 
 def _dataframe_columns(X):
-    """(name, values, dtype) of every column of a pandas DataFrame, or None."""
+    """(name, values, dtype) of every column of a pandas DataFrame (or a
+    polars DataFrame or pyarrow Table), or None."""
+    X = as_frame(X)
     if not (hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")):
         return None
     return [(name, X.iloc[:, index], X.dtypes.iloc[index])

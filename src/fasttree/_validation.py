@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 
+from ._frames import as_frame
 from ._utils import all_finite
 
 
@@ -82,6 +83,7 @@ def data_conversion_warning():
 
 def feature_names_of(X):
     """Column names of a DataFrame-like X when they are all strings, else None."""
+    X = as_frame(X)
     columns = getattr(X, "columns", None)
     if columns is None or not hasattr(X, "dtypes"):
         return None
@@ -120,6 +122,7 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     ndarray of float32 (or float64 with ``keep_float``), shape (n_samples, n_features)
     """
     prefix = f"{estimator}: " if estimator else ""
+    X = as_frame(X)
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
         X = X.to_numpy()
     if is_sparse(X):

@@ -8,6 +8,7 @@ from functools import partial
 
 import numpy as np
 
+from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
@@ -168,6 +169,7 @@ class BaseBagging(BaseEnsemble):
         # fasttree estimators work in float32: converting once here spares
         # every member its own conversion.
         use_float32 = isinstance(template, (BaseDecisionTree, BaseForest))
+        X = as_frame(X)
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
         X = member_matrix(X, reads_float32=use_float32, estimator=name)

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
 from ._ensemble import BaseEnsemble, check_n_estimators, check_verbose, member_matrix
@@ -203,6 +204,7 @@ class BaseBoosting(BaseEnsemble):
         as codes), its feature names (or None), its category encoding, and the
         estimator to boost, told which features are categorical when it takes
         ``categorical_features``."""
+        X = as_frame(X)
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)
         X = member_matrix(X, reads_float32=isinstance(estimator, BaseEstimator),

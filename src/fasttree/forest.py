@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
@@ -211,6 +212,7 @@ class BaseForest(BaseEnsemble):
         self
         """
         name = type(self).__name__
+        X = as_frame(X)
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
         if is_sparse(X):

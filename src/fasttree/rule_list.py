@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin
 from ._targets import encode_labels
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
@@ -149,6 +150,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(template, DecisionTreeClassifier):
             raise ValueError(f"estimator must be a fasttree DecisionTreeClassifier or None; "
                              f"got {type(template).__name__}")
+        X = as_frame(X)
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)
         X = check_array_2d(X, estimator=name, allow_nan=True)

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini, Misclassification,
                          MultiOutput, OutputImpurity, Poisson, SquaredError)
@@ -492,6 +493,7 @@ class BaseDecisionTree(BaseEstimator):
         """Validated float32 X (categorical columns as codes), its feature
         names (None without names) and its category encoding (None without
         categorical columns)."""
+        X = as_frame(X)
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)
         if is_sparse(X):
