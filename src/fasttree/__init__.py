@@ -3,6 +3,7 @@
 from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
 from ._model_file import ModelFileError, load
 from ._onnx import export_onnx, onnx_rows
+from ._plots import plot_importances, plot_oob_curve, plot_staged_scores
 from ._shap import export_shap
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
@@ -40,6 +41,9 @@ __all__ = [
     "export_text",
     "load",
     "onnx_rows",
+    "plot_importances",
+    "plot_oob_curve",
+    "plot_staged_scores",
     "plot_tree",
     "tree_rules",
 ]
