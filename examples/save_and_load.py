@@ -1,0 +1,25 @@
+"""Save a fitted model as a fasttree model file (no pickle) and load it back:
+the loaded model predicts exactly as the saved one.
+
+Run: python examples/save_and_load.py
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+import fasttree
+from fasttree.datasets import load_breast_cancer_wisconsin
+
+X, y, _ = load_breast_cancer_wisconsin()
+model = fasttree.ExtraTreesClassifier(n_estimators=50, random_state=0).fit(X, y)
+
+with tempfile.TemporaryDirectory() as directory:
+    path = os.path.join(directory, "cancer.ft")
+    model.save(path)
+    loaded = fasttree.load(path)
+    print(f"model file: {os.path.getsize(path):,} bytes")
+
+assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+print("the loaded model predicts exactly as the saved one")
