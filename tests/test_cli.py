@@ -202,3 +202,16 @@ def test_progress_is_reported_on_request_and_off_when_not_a_terminal(tmp_path, c
     assert err.strip().splitlines()[-1].startswith("BaggingClassifier: 4/4 estimators fitted")
     # The model keeps the verbose setting it was fitted with.
     assert fasttree.load(tmp_path / "model.ft").verbose == 1
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 3, "--out", model_path)
+    # Far more rows than a pipe holds, so that writing fails once head exits.
+    lines = TITANIC.read_text().splitlines()
+    many = tmp_path / "many.csv"
+    many.write_text("\n".join([lines[0]] + lines[1:] * 40) + "\n")
+    piped = subprocess.run(f'"{sys.executable}" -m fasttree predict "{model_path}" "{many}" '
+                           "--proba | head -n 2", shell=True, capture_output=True, text=True)
+    assert piped.stdout.startswith("prediction,proba_") and len(piped.stdout.splitlines()) == 2
+    assert piped.stderr == ""

@@ -326,11 +326,19 @@ def run(argv):
     """Run a command (``argv`` without the program name); the exit status."""
     args = parser_of().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        status = COMMANDS[args.command](args)
+        sys.stdout.flush()
+        return status
     except (TableError, ModelFileError, CommandError) as error:
         return fail(error)
     except FileNotFoundError as error:
         return fail(f"no such file: {error.filename}")
+    except BrokenPipeError:
+        # The reader stopped early (| head): not a mistake of the user's.
+        # Standard output is pointed at /dev/null so the exit's flush passes.
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, ValueError, TypeError, MemoryError) as error:
         return fail(error)
     except KeyboardInterrupt:
