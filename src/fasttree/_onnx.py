@@ -14,9 +14,12 @@ written once per value. onnx is needed to export; onnxruntime to run.
 
 import numpy as np
 
+from ._shap import _additive_members, binary_tree
+
 ONNX_ML_OPSET = 5
 ONNX_OPSET = 18
 BRANCH_LEQ, BRANCH_MEMBER = 0, 6
+ONNX_FORMAT = "ONNX's TreeEnsemble"
 
 
 def onnx_rows(model, X):
@@ -58,26 +61,23 @@ def export_onnx(model, name=None):
     if isinstance(model, AdaBoostClassifier):
         n_targets = len(model.classes_)
         for member, alpha in zip(model.estimators_, model.estimator_weights_):
-            tree = _binary_tree(member)
+            tree = binary_tree(member, ONNX_FORMAT)
             votes = member.classes_[np.argmax(tree.value[:, 0, :], axis=1)]
-            ensemble.add(tree, None, lambda leaf, votes=votes, alpha=alpha:
-                         [(int(votes[leaf]), float(alpha))])
+            ensemble.add(tree, None, votes, np.full(tree.node_count, float(alpha)))
         output = "scores"
     else:
-        from ._shap import _additive_members
         members = _additive_members(model)
         share = 1.0 / len(members)
         if classifier and isinstance(model.classes_, list):
             raise ValueError("ONNX export takes classifiers of one output")
         n_targets = len(model.classes_) if classifier else model.n_outputs_
         for member, features, columns in members:
-            tree = _binary_tree(member)
+            tree = binary_tree(member, ONNX_FORMAT)
             values = tree.value[:, 0, :] if classifier else tree.value[:, :, 0]
             positions = np.arange(values.shape[1]) if columns is None else columns[0]
             for target in range(values.shape[1]):
-                ensemble.add(tree, features, lambda leaf, values=values, target=target,
-                             position=int(positions[target]):
-                             [(position, float(values[leaf, target] * share))])
+                ensemble.add(tree, features, np.full(tree.node_count, positions[target]),
+                             values[:, target] * share)
         output = "probabilities" if classifier else "variable"
     float_type = TensorProto.FLOAT
     nodes = [helper.make_node(
@@ -111,15 +111,6 @@ def export_onnx(model, name=None):
     return onnx_model
 
 
-def _binary_tree(estimator):
-    tree = estimator.tree_
-    if getattr(tree, "fractional", False) or tree.is_multiway.any():
-        raise ValueError("ONNX's TreeEnsemble has no multiway splits or fractional missing "
-                         "values; grow the tree with categorical_split='binary' and "
-                         "missing='learn'")
-    return tree
-
-
 class _Ensemble:
     """The TreeEnsemble attributes of trees added one by one."""
 
@@ -130,19 +121,19 @@ class _Ensemble:
         self.members = []
         self.leaf_targets, self.leaf_weights, self.roots = [], [], []
 
-    def add(self, tree, features, leaf_outputs):
+    def add(self, tree, features, targets, weights):
         """Add ``tree`` (its features mapped through ``features`` when given),
-        each leaf adding ``leaf_outputs(leaf)``: one (target, weight) pair."""
+        leaf ``node`` adding ``weights[node]`` to target ``targets[node]``
+        (both indexed by node)."""
         left, right = tree.children_left, tree.children_right
         inner = np.flatnonzero(left != -1)
         position = {int(node): len(self.nodes["modes"]) + rank
                     for rank, node in enumerate(inner)}
         leaf_index = {}
         for node in np.flatnonzero(left == -1):
-            ((target, weight),) = leaf_outputs(int(node))
             leaf_index[int(node)] = len(self.leaf_targets)
-            self.leaf_targets.append(target)
-            self.leaf_weights.append(weight)
+            self.leaf_targets.append(int(targets[node]))
+            self.leaf_weights.append(float(weights[node]))
         if inner.size == 0:  # a single leaf: one test whose branches both reach it
             self.roots.append(len(self.nodes["modes"]))
             for key, value in (("featureids", 0), ("modes", BRANCH_LEQ), ("splits", 0.0),
