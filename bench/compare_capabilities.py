@@ -5,6 +5,7 @@ Usage (from the repository root, with fasttree, scikit-learn and scipy installed
 
     python bench/compare_capabilities.py                 # every case
     python bench/compare_capabilities.py --only sparse --repeats 7
+    python bench/compare_capabilities.py --rows 5000     # a tenth of the rows below
 
 Cases:
 
@@ -41,7 +42,7 @@ import argparse
 import numpy as np
 
 import fasttree
-from compare_forest import median_times
+from timing import median_times
 
 
 def sparse_data(n_samples, n_features, density, binary, seed):
@@ -58,27 +59,33 @@ def sparse_data(n_samples, n_features, density, binary, seed):
     return X, (score > np.median(score)).astype(int)
 
 
-def sparse_cases():
+def halves(name, X, y):
+    """``name``, the first half of the rows to fit and the second half as new rows."""
+    middle = X.shape[0] // 2
+    return name, X[:middle], y[:middle], X[middle:], y[middle:]
+
+
+def sparse_cases(rows):
+    rows = max(rows * 2 // 5, 100)
     for label, n_features, density, binary in [("5% normal values", 300, 0.05, False),
                                                ("1% word presence", 2000, 0.01, True)]:
-        X, y = sparse_data(40000, n_features, density, binary, seed=0)
-        yield f"sparse CSR 20000 x {n_features}, {label}", X[:20000], y[:20000], \
-            X[20000:], y[20000:]
+        X, y = sparse_data(2 * rows, n_features, density, binary, seed=0)
+        yield halves(f"sparse CSR {rows} x {n_features}, {label}", X, y)
 
 
-def poisson_cases():
+def poisson_cases(rows):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(100000, 20))
+    X = rng.normal(size=(2 * rows, 20))
     rate = np.exp(0.3 * X[:, :6] @ rng.normal(size=6) - 0.3)
     y = rng.poisson(rate).astype(np.float64)
-    yield "poisson counts 50000 x 20", X[:50000], y[:50000], X[50000:], y[50000:]
+    yield halves(f"poisson counts {rows} x 20", X, y)
 
 
-def absolute_cases():
+def absolute_cases(rows):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(100000, 20))
-    y = X[:, :5] @ rng.normal(size=5) + rng.standard_t(2, size=100000)
-    yield "absolute_error, t(2) noise 50000 x 20", X[:50000], y[:50000], X[50000:], y[50000:]
+    X = rng.normal(size=(2 * rows, 20))
+    y = X[:, :5] @ rng.normal(size=5) + rng.standard_t(2, size=2 * rows)
+    yield halves(f"absolute_error, t(2) noise {rows} x 20", X, y)
 
 
 def absolute_pairs():
@@ -92,17 +99,15 @@ def absolute_pairs():
              RandomForestRegressor(**forest))]
 
 
-def multioutput_cases():
+def multioutput_cases(rows):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(100000, 20))
-    scores = X[:, :9] @ rng.normal(size=(9, 3)) + 0.5 * rng.normal(size=(100000, 3))
+    X = rng.normal(size=(2 * rows, 20))
+    scores = X[:, :9] @ rng.normal(size=(9, 3)) + 0.5 * rng.normal(size=(2 * rows, 3))
     labels = np.column_stack([np.digitize(scores[:, k], np.quantile(scores[:, k], cuts))
                               for k, cuts in enumerate([[0.5], [0.3, 0.7],
                                                         [0.2, 0.4, 0.6, 0.8]])])
-    yield "3 classification outputs 50000 x 20", X[:50000], labels[:50000], X[50000:], \
-        labels[50000:]
-    yield "3 regression outputs 50000 x 20", X[:50000], scores[:50000], X[50000:], \
-        scores[50000:]
+    yield halves(f"3 classification outputs {rows} x 20", X, labels)
+    yield halves(f"3 regression outputs {rows} x 20", X, scores)
 
 
 def multioutput_pairs(y):
@@ -123,21 +128,18 @@ def multioutput_pairs(y):
              RandomForestClassifier(**forest))]
 
 
-def extra_cases():
-    from sklearn.datasets import make_classification
+def extra_cases(rows):
+    from sklearn.datasets import make_classification, make_regression
 
-    X, y = make_classification(n_samples=100000, n_features=40, n_informative=20,
+    X, y = make_classification(n_samples=2 * rows, n_features=40, n_informative=20,
                                random_state=0)
-    yield "make_classification 50000 x 40", X[:50000], y[:50000], X[50000:], y[50000:]
+    yield halves(f"make_classification {rows} x 40", X, y)
     edges = np.quantile(X, np.linspace(0, 1, 17)[1:-1], axis=0)
     codes = np.column_stack([np.searchsorted(edges[:, j], X[:, j]) for j in range(40)])
-    codes = codes.astype(np.float64)
-    yield "same, 16 levels a feature", codes[:50000], y[:50000], codes[50000:], y[50000:]
-    from sklearn.datasets import make_regression
-
-    X, y = make_regression(n_samples=100000, n_features=40, n_informative=20, noise=5.0,
+    yield halves("same, 16 levels a feature", codes.astype(np.float64), y)
+    X, y = make_regression(n_samples=2 * rows, n_features=40, n_informative=20, noise=5.0,
                            random_state=0)
-    yield "make_regression 50000 x 40", X[:50000], y[:50000], X[50000:], y[50000:]
+    yield halves(f"make_regression {rows} x 40", X, y)
 
 
 def sparse_pairs():
@@ -206,27 +208,39 @@ def new_row_score(model, X_new, y_new):
 
 
 def compare(name, pairs, X, y, X_new, y_new, repeats):
+    """Print and return, for each (kind, ours, theirs) pair, the fit and predict
+    ratios and the score of each on the new rows."""
+    rows = []
     for kind, ours, theirs in pairs:
         fit_ours, fit_theirs = median_times(lambda: ours.fit(X, y), lambda: theirs.fit(X, y),
                                             repeats)
         predict_ours, predict_theirs = median_times(lambda: ours.predict(X_new),
                                                     lambda: theirs.predict(X_new), repeats)
+        scores = (new_row_score(ours, X_new, y_new), new_row_score(theirs, X_new, y_new))
         print(f"{name:<45} {kind:<7} fit {fit_ours:7.3f}s / {fit_theirs:7.3f}s = "
               f"{fit_ours / fit_theirs:5.2f}   predict {predict_ours / predict_theirs:5.2f}   "
-              f"score {new_row_score(ours, X_new, y_new):.3f} / "
-              f"{new_row_score(theirs, X_new, y_new):.3f}", flush=True)
+              f"score {scores[0]:.3f} / {scores[1]:.3f}", flush=True)
+        rows.append({"data": name, "model": kind, "fit": fit_ours / fit_theirs,
+                     "predict": predict_ours / predict_theirs, "score": scores})
+    return rows
 
 
 def main(argv=None):
+    """Run the chosen cases, print a line per model and return the rows: 'data',
+    'model' (tree or forest), 'fit' and 'predict' ratios and 'score' pairs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(CASES), action="append")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rows", type=int, default=50_000,
+                        help="training rows (the sparse cases fit 2/5 of them)")
     args = parser.parse_args(argv)
+    rows = []
     for case in args.only or sorted(CASES):
         data, pairs = CASES[case]
-        for name, X, y, X_new, y_new in data():
+        for name, X, y, X_new, y_new in data(args.rows):
             members = pairs(y) if case in ("multioutput", "extra") else pairs()
-            compare(name, members, X, y, X_new, y_new, args.repeats)
+            rows += compare(name, members, X, y, X_new, y_new, args.repeats)
+    return rows
 
 
 if __name__ == "__main__":

@@ -39,21 +39,15 @@ numbers); the German credit, Titanic and congressional votes tables of
 
 import argparse
 import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 
 import fasttree
+from timing import timed
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 CARDINALITIES = (3, 8, 30, 100, 1000, 5000)
-
-
-def timed(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
 
 
 def synthetic(n_rows, seed=0):
@@ -133,13 +127,19 @@ def compare_large(frame, y, new_frame, new_y, repeats, n_jobs):
 
 
 def report(name, times, accuracy):
+    """Print one data set's line and return it as a row: 'data', 'fit_seconds'
+    (fasttree, scikit-learn), 'fit' and 'predict' ratios and 'accuracy' pairs."""
     seconds = times["seconds"]
     fit = [statistics.median(pair[i][0] for pair in seconds) for i in range(2)]
     predict = [statistics.median(pair[i][1] for pair in seconds) for i in range(2)]
+    row = {"data": name, "fit_seconds": tuple(fit), "fit": statistics.median(times["fit"]),
+           "predict": statistics.median(times["predict"]),
+           "accuracy": (accuracy["fasttree"], accuracy["sklearn"])}
     print(f"{name:20s} fit {fit[0]:7.3f} s vs {fit[1]:7.3f} s  ratio "
-          f"{statistics.median(times['fit']):.2f}   predict_proba {predict[0]:6.3f} s vs "
-          f"{predict[1]:6.3f} s  ratio {statistics.median(times['predict']):.2f}   "
+          f"{row['fit']:.2f}   predict_proba {predict[0]:6.3f} s vs "
+          f"{predict[1]:6.3f} s  ratio {row['predict']:.2f}   "
           f"accuracy {accuracy['fasttree']:.4f} vs {accuracy['sklearn']:.4f}", flush=True)
+    return row
 
 
 def compare_small(name, repeats, n_jobs, n_splits=20):
@@ -156,7 +156,8 @@ def compare_small(name, repeats, n_jobs, n_splits=20):
             all_times[key] += times[key]
         for label in scores:
             scores[label].append(accuracy[label])
-    report(name, all_times, {label: float(np.mean(value)) for label, value in scores.items()})
+    return report(name, all_times,
+                  {label: float(np.mean(value)) for label, value in scores.items()})
 
 
 def sklearn_ordinal_forest(frame, **params):
@@ -180,10 +181,13 @@ def sklearn_ordinal_forest(frame, **params):
 
 def compare_textbook_forests(n_splits=10):
     """Small forests on the categorical tables: 50 trees of 100 drawn rows,
-    depth 5, half the rows held out; mean accuracy over ``n_splits`` splits."""
+    depth 5, half the rows held out. Prints and returns the mean accuracy over
+    ``n_splits`` splits, a row of 'data' and 'accuracy' (model name to mean)
+    per table."""
     from sklearn.ensemble import RandomForestClassifier
 
     shape = {"n_estimators": 50, "max_samples": 100, "max_depth": 5}
+    rows = []
     for name in ("german_credit", "titanic_passengers", "congressional_votes"):
         frame, y = table(name)
         scores = {}
@@ -220,6 +224,9 @@ def compare_textbook_forests(n_splits=10):
                 f"{paired_difference(scores[label], scores[peer])} vs {peer}"
                 for peer in ("sklearn one-hot", "sklearn ordinal"))
             print(f"{'':20s}   {label}: {differences}", flush=True)
+        rows.append({"data": name, "accuracy": {label: float(np.mean(values))
+                                                for label, values in scores.items()}})
+    return rows
 
 
 def paired_difference(ours, theirs):
@@ -229,7 +236,9 @@ def paired_difference(ours, theirs):
     return f"{difference.mean():+.2f} (± {error:.2f}) points"
 
 
-def main():
+def main(argv=None):
+    """Run the chosen comparisons, print them and return their rows (see
+    ``report`` and ``compare_textbook_forests``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small tables only")
     parser.add_argument("--rows", type=int, default=100_000)
@@ -237,20 +246,20 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--textbook", action="store_true",
                         help="only the small multiway forests on the categorical tables")
-    parser.add_argument("--splits", type=int, default=10, help="splits for --textbook")
-    args = parser.parse_args()
+    parser.add_argument("--splits", type=int, default=None,
+                        help="splits of the small tables (default 20, 10 for --textbook)")
+    args = parser.parse_args(argv)
     if args.textbook:
-        compare_textbook_forests(args.splits)
-        return
-    for name in ("german_credit", "titanic_passengers", "congressional_votes"):
-        compare_small(name, args.repeats, args.n_jobs)
+        return compare_textbook_forests(args.splits or 10)
+    rows = [compare_small(name, args.repeats, args.n_jobs, args.splits or 20)
+            for name in ("german_credit", "titanic_passengers", "congressional_votes")]
     if args.quick:
-        return
+        return rows
     frame, y = synthetic(2 * args.rows)
     train, new = slice(0, args.rows), slice(args.rows, None)
     times, accuracy = compare_large(frame.iloc[train], y[train], frame.iloc[new], y[new],
                                     args.repeats, args.n_jobs)
-    report(f"synthetic {args.rows // 1000}k", times, accuracy)
+    return rows + [report(f"synthetic {args.rows:,} rows", times, accuracy)]
 
 
 if __name__ == "__main__":

@@ -19,32 +19,17 @@ pickled size. Ratios are fasttree / scikit-learn.
 import argparse
 import pickle
 import statistics
-import time
-
 
 import fasttree
 from compare import holdout_split, make_data, score
-
-
-def timed(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
-
-
-def median_time(function, calls):
-    return statistics.median(timed(function)[0] for _ in range(calls))
-
-
-def median_times(ours, theirs, calls):
-    """Median seconds of each function, the calls taking turns so that a burst
-    of noise on this shared machine falls on both."""
-    times = [(timed(ours)[0], timed(theirs)[0]) for _ in range(calls)]
-    return tuple(statistics.median(pair[side] for pair in times) for side in (0, 1))
+from timing import median_time, median_times, timed
 
 
 def main(argv=None):
-    """Run the comparison and print a table."""
+    """Run the comparison, print a table and return it: a dict of (fasttree,
+    scikit-learn) pairs 'fit', 'predict_all', 'predict_one' (seconds),
+    'pickle_bytes' and 'score', fasttree's fit 'speedup' from 1 to 2 threads, and
+    the data's 'n_samples' and 'n_features'."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-samples", type=int, default=100_000)
     parser.add_argument("--n-features", type=int, default=50)
@@ -82,27 +67,33 @@ def main(argv=None):
     ours, peer = models["fasttree"], models["sklearn"]
     ours.set_params(n_jobs=2)
     predict_all = "predict" if args.regression else "predict_proba"
-    rows = {
-        "fit s": (statistics.median(fits["fasttree"]), statistics.median(fits["sklearn"])),
-        f"{predict_all} s, {len(y)} rows": median_times(
-            lambda: getattr(ours, predict_all)(X), lambda: getattr(peer, predict_all)(X), 9),
+    result = {
+        "n_samples": args.n_samples, "n_features": args.n_features,
+        "fit": (statistics.median(fits["fasttree"]), statistics.median(fits["sklearn"])),
+        "predict_all": median_times(lambda: getattr(ours, predict_all)(X),
+                                    lambda: getattr(peer, predict_all)(X), 9),
         # A row after row, as a service predicts: each library's calls run
-        # back to back, so its trees are in cache (see the README).
-        "predict ms, 1 row": (1e3 * median_time(lambda: ours.predict(X[:1]), 50),
-                              1e3 * median_time(lambda: peer.predict(X[:1]), 50)),
-        "pickle MB": (len(pickle.dumps(ours)) / 1e6, len(pickle.dumps(peer)) / 1e6),
+        # back to back, so its trees are in cache.
+        "predict_one": (median_time(lambda: ours.predict(X[:1]), 50),
+                        median_time(lambda: peer.predict(X[:1]), 50)),
+        "pickle_bytes": (len(pickle.dumps(ours)), len(pickle.dumps(peer))),
+        "score": (score(task, y_test, ours.predict(X_test)),
+                  score(task, y_test, peer.predict(X_test))),
+        "speedup": statistics.median(fits["fasttree_1_thread"])
+        / statistics.median(fits["fasttree"]),
     }
+    metric = "R^2" if args.regression else "accuracy"
     print()
     print(f"{'':<28}{'fasttree':>12}{'sklearn':>12}{'ratio':>8}")
-    for label, (mine, theirs) in rows.items():
-        print(f"{label:<28}{mine:>12.4f}{theirs:>12.4f}{mine / theirs:>8.3f}")
-    metric = "R^2" if args.regression else "accuracy"
-    print(f"{'test ' + metric:<28}{score(task, y_test, ours.predict(X_test)):>12.4f}"
-          f"{score(task, y_test, peer.predict(X_test)):>12.4f}")
-    speedup = statistics.median(fits["fasttree_1_thread"]) / statistics.median(fits["fasttree"])
-    print(f"fasttree speedup from n_jobs=1 to n_jobs=2: {speedup:.2f}x")
-    return 0
+    for label, key, scale in (("fit s", "fit", 1), (f"{predict_all} s, {len(y)} rows",
+                                                    "predict_all", 1),
+                              ("predict ms, 1 row", "predict_one", 1e3),
+                              ("pickle MB", "pickle_bytes", 1e-6), (f"test {metric}", "score", 1)):
+        mine, theirs = result[key]
+        print(f"{label:<28}{mine * scale:>12.4f}{theirs * scale:>12.4f}{mine / theirs:>8.3f}")
+    print(f"fasttree speedup from n_jobs=1 to n_jobs=2: {result['speedup']:.2f}x")
+    return result
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -18,23 +18,11 @@ the first predict of each library right after its fit. Ratios are fasttree
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import fasttree
-
-
-def timed(function):
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
-
-
-def median_pair(ours, theirs, repeats):
-    times = [(timed(ours), timed(theirs)) for _ in range(repeats)]
-    return (statistics.median(t[0] for t in times), statistics.median(t[1] for t in times))
+from timing import median_times, timed
 
 
 def input_kinds(X_train, X_new):
@@ -54,27 +42,35 @@ def input_kinds(X_train, X_new):
 
 
 def compare(label, ours, theirs, X_train, y_train, X_new, repeats):
+    """Print and return the predict and predict_proba ratios for every input
+    kind, and the first predict_proba after fit as the input kind 'first call'."""
     print(f"\n{label}")
     fit_times = []
     first = {}
     for name, model in (("fasttree", ours), ("sklearn", theirs)):
-        fit_times.append(timed(lambda: model.fit(X_train, y_train)))
-        first[name] = timed(lambda: model.predict_proba(X_new))
+        fit_times.append(timed(lambda: model.fit(X_train, y_train))[0])
+        first[name] = timed(lambda: model.predict_proba(X_new))[0]
     print(f"  fit s: fasttree {fit_times[0]:.2f}, scikit-learn {fit_times[1]:.2f}; first "
           f"predict_proba after fit: {first['fasttree'] * 1e3:.1f} / "
           f"{first['sklearn'] * 1e3:.1f} ms = {first['fasttree'] / first['sklearn']:.2f}")
+    rows = [{"model": label, "input": "first call after fit", "predict": None,
+             "predict_proba": first["fasttree"] / first["sklearn"]}]
     print(f"  {'input':<32}{'predict':>9}{'proba':>9}   (ms fasttree / sklearn)")
     for kind, X in input_kinds(X_train, X_new).items():
-        predict = median_pair(lambda: ours.predict(X), lambda: theirs.predict(X), repeats)
-        proba = median_pair(lambda: ours.predict_proba(X), lambda: theirs.predict_proba(X),
-                            repeats)
+        predict = median_times(lambda: ours.predict(X), lambda: theirs.predict(X), repeats)
+        proba = median_times(lambda: ours.predict_proba(X), lambda: theirs.predict_proba(X),
+                             repeats)
         print(f"  {kind:<32}{predict[0] / predict[1]:>9.2f}{proba[0] / proba[1]:>9.2f}"
               f"   ({predict[0] * 1e3:.1f} / {predict[1] * 1e3:.1f}, "
               f"{proba[0] * 1e3:.1f} / {proba[1] * 1e3:.1f})", flush=True)
+        rows.append({"model": label, "input": kind, "predict": predict[0] / predict[1],
+                     "predict_proba": proba[0] / proba[1]})
+    return rows
 
 
 def main(argv=None):
-    """Fit both libraries and print the prediction ratios for every input kind."""
+    """Fit both libraries, print the prediction ratios for every input kind and
+    return them as rows of 'model', 'input', 'predict' and 'predict_proba'."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-samples", type=int, default=100_000)
     parser.add_argument("--n-estimators", type=int, default=50)
@@ -97,18 +93,20 @@ def main(argv=None):
     X_new = X[args.n_samples:]
     print(f"{args.n_samples} x 50, fasttree {fasttree.__version__}, scikit-learn "
           f"{sklearn.__version__}, median of {args.repeats}")
-    if args.model in ("tree", "both"):
-        compare("one full tree", fasttree.DecisionTreeClassifier(random_state=0),
-                DecisionTreeClassifier(random_state=0), X_train, y_train, X_new, args.repeats)
-    if args.model in ("forest", "both"):
-        compare(f"forest of {args.n_estimators} trees, n_jobs=2",
-                fasttree.RandomForestClassifier(n_estimators=args.n_estimators, n_jobs=2,
-                                                random_state=0),
-                RandomForestClassifier(n_estimators=args.n_estimators, n_jobs=2,
-                                       random_state=0),
-                X_train, y_train, X_new, args.repeats)
-    return 0
+    pairs = {
+        "tree": (fasttree.DecisionTreeClassifier(random_state=0),
+                 DecisionTreeClassifier(random_state=0)),
+        "forest": (fasttree.RandomForestClassifier(n_estimators=args.n_estimators, n_jobs=2,
+                                                   random_state=0),
+                   RandomForestClassifier(n_estimators=args.n_estimators, n_jobs=2,
+                                          random_state=0)),
+    }
+    rows = []
+    for model in ("tree", "forest") if args.model == "both" else (args.model,):
+        ours, theirs = pairs[model]
+        rows += compare(model, ours, theirs, X_train, y_train, X_new, args.repeats)
+    return rows
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

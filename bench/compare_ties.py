@@ -20,26 +20,11 @@ features, one thread), fasttree and scikit-learn fitting in turns; median of
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import fasttree
-
-
-def timed(function):
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
-
-
-def median_ratio(ours, theirs, repeats):
-    """Median seconds of each, the calls taking turns so noise falls on both."""
-    times = [(timed(ours), timed(theirs)) for _ in range(repeats)]
-    mine = statistics.median(t[0] for t in times)
-    peer = statistics.median(t[1] for t in times)
-    return mine, peer
+from timing import median_times
 
 
 def quantised(n_samples, n_classes, levels, seed=0):
@@ -62,20 +47,22 @@ def compare(label, X, y, repeats, n_estimators):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    tree = median_ratio(lambda: fasttree.DecisionTreeClassifier(random_state=0).fit(X, y),
+    tree = median_times(lambda: fasttree.DecisionTreeClassifier(random_state=0).fit(X, y),
                         lambda: DecisionTreeClassifier(random_state=0).fit(X, y), repeats)
-    forest = median_ratio(
+    forest = median_times(
         lambda: fasttree.RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
                                                 random_state=0).fit(X, y),
         lambda: RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
                                        random_state=0).fit(X, y), repeats)
     print(f"{label:<40}{tree[0]:>9.3f}{tree[1]:>9.3f}{tree[0] / tree[1]:>7.2f}"
           f"{forest[0]:>9.2f}{forest[1]:>9.2f}{forest[0] / forest[1]:>7.2f}", flush=True)
-    return tree[0] / tree[1], forest[0] / forest[1]
+    return {"data": label.strip(), "tree": tree[0] / tree[1], "forest": forest[0] / forest[1]}
 
 
 def main(argv=None):
-    """Run the comparison and print a table of seconds and ratios."""
+    """Run the comparison, print a table of seconds and ratios, and return the
+    ratios as rows of 'data', 'tree' and 'forest' (and 'classes' and 'levels'
+    for the grid's rows)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-samples", type=int, default=20_000)
     parser.add_argument("--n-estimators", type=int, default=50)
@@ -94,23 +81,24 @@ def main(argv=None):
           f"{args.n_estimators} trees, 1 thread")
     print(f"{'data':<40}{'tree ft':>9}{'sk':>9}{'ratio':>7}{'forest ft':>9}{'sk':>9}"
           f"{'ratio':>7}")
+    rows = []
     grid = [(26, 16)] if args.quick else [(c, k) for c in args.classes for k in args.levels]
     for n_classes, levels in grid:
         X, y = quantised(args.n_samples, n_classes, levels)
-        compare(f"{n_classes} classes, {levels} levels", X, y, args.repeats,
-                args.n_estimators)
+        row = compare(f"{n_classes} classes, {levels} levels", X, y, args.repeats,
+                      args.n_estimators)
+        rows.append({**row, "classes": n_classes, "levels": levels})
     X, y = quantised(args.n_samples, 26, 16)
-    compare("letter stand-in (26 classes, 16 levels)", X, y, args.repeats, args.n_estimators)
-    compare("  the same + noise in [0, 0.5)", with_noise(X), y, args.repeats,
-            args.n_estimators)
     X2, y2 = quantised(args.n_samples, 2, 16)
-    compare("2 classes, 16 levels + noise", with_noise(X2), y2, args.repeats,
-            args.n_estimators)
     digits = load_digits()
-    compare("load_digits (1797 x 64, 0..16)", digits.data, digits.target, args.repeats,
-            args.n_estimators)
-    return 0
+    for label, X_case, y_case in (
+            ("letter stand-in (26 classes, 16 levels)", X, y),
+            ("  the same + noise in [0, 0.5)", with_noise(X), y),
+            ("2 classes, 16 levels + noise", with_noise(X2), y2),
+            ("load_digits (1797 x 64, 0..16)", digits.data, digits.target)):
+        rows.append(compare(label, X_case, y_case, args.repeats, args.n_estimators))
+    return rows
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

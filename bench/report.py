@@ -1,0 +1,305 @@
+"""Run every side-by-side comparison and write the performance tables.
+
+Usage (from the repository root, with the test extras installed)::
+
+    python bench/report.py                      # about 40 minutes on 2 cores
+    python bench/report.py --out results.md     # somewhere else
+    python bench/report.py --quick              # tiny sizes: checks that it runs
+
+Writes ``docs/performance.md``: what machine, which versions, then one table
+per comparison script of ``bench/`` (each script can also be run alone, and
+its docstring says exactly what it measures). Every time is a median of
+runs in which fasttree and scikit-learn take turns in one process; the
+tables give ratios, fasttree / scikit-learn, so below 1 means fasttree is
+faster. ``--quick`` runs the same code on data too small to time anything,
+to check the report end to end.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import compare
+import compare_boosting
+import compare_capabilities
+import compare_categorical
+import compare_forest
+import compare_model_size
+import compare_predict
+import compare_ties
+import fasttree
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def markdown_table(header, rows):
+    """A markdown table of ``header`` (column names) and ``rows`` (of text)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def pair(values, spec):
+    """'a / b' for a (fasttree, scikit-learn) pair."""
+    return f"{values[0]:{spec}} / {values[1]:{spec}}"
+
+
+def ratio(values):
+    return f"{values[0] / values[1]:.2f}"
+
+
+def processor_name():
+    """The CPU's model name where the system says it, else what platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine_line():
+    import sklearn
+
+    return (f"{processor_name()}, {os.cpu_count()} logical cores, {platform.system()}; "
+            f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn "
+            f"{sklearn.__version__}, fasttree {fasttree.__version__} (commit {commit()})")
+
+
+def single_trees(quick):
+    size = ["--n-samples", "3000", "--repeats", "1"] if quick else []
+    rows = []
+    for label, argv in (("classifier, gini", []), ("classifier, entropy",
+                                                   ["--criterion", "entropy"]),
+                        ("regressor, squared error", ["--regression"])):
+        result = compare.main(argv + size)
+        ours, theirs = result["fasttree"], result["sklearn"]
+        rows.append([label, f"{ours['fit']:.2f} / {theirs['fit']:.2f}",
+                     f"{ours['fit'] / theirs['fit']:.2f}",
+                     f"{ours['predict'] / theirs['predict']:.2f}",
+                     f"{ours['score']:.4f} / {theirs['score']:.4f}"])
+    return ("Single trees", "python bench/compare.py [--criterion entropy | --regression]",
+            "Fully grown trees on `make_classification` / `make_regression`, 100,000 x 50 "
+            "float32. Fit and predict on all rows, median of 3 runs; the score (accuracy, "
+            "or R²) is of a separate fit on 80% of the rows, on the other 20%.",
+            markdown_table(["case", "fit s (fasttree / sklearn)", "fit ratio",
+                            "predict ratio", "test score (fasttree / sklearn)"], rows))
+
+
+def prediction(quick):
+    size = ["--n-samples", "2000", "--n-estimators", "5", "--repeats", "1"] if quick else \
+        ["--repeats", "9"]
+    results = compare_predict.main(size)
+    by_input = {}
+    for row in results:
+        by_input.setdefault(row["input"], {})[row["model"]] = row
+    rows = []
+    for kind, models in by_input.items():
+        cells = [kind]
+        for model in ("tree", "forest"):
+            for method in ("predict", "predict_proba"):
+                value = models[model][method]
+                cells.append("" if value is None else f"{value:.2f}")
+        rows.append(cells)
+    return ("Prediction on every kind of input", "python bench/compare_predict.py --repeats 9",
+            "One full tree and a 50-tree forest (`n_jobs=2`) fitted on 100,000 x 50 float32 "
+            "rows, predicting 100,000 new rows given in each layout (and the training rows); "
+            "median of 9 calls. The last row is the first `predict_proba` right after `fit`.",
+            markdown_table(["input", "tree predict", "tree predict_proba", "forest predict",
+                            "forest predict_proba"], rows))
+
+
+def forests(quick):
+    rows = []
+    for argv in ([], ["--n-samples", "10000", "--n-features", "500"]):
+        if quick:
+            argv = ["--n-samples", "2000", "--n-features", argv[-1] if argv else "50",
+                    "--n-estimators", "5", "--repeats", "1"]
+        result = compare_forest.main(argv)
+        label = f"{result['n_samples']:,} x {result['n_features']}"
+        megabytes = tuple(value / 1e6 for value in result["pickle_bytes"])
+        milliseconds = tuple(value * 1e3 for value in result["predict_one"])
+        rows.append([label, f"{ratio(result['fit'])} ({pair(result['fit'], '.1f')} s)",
+                     ratio(result["predict_all"]), pair(milliseconds, ".2f"),
+                     f"{ratio(megabytes)} ({pair(megabytes, '.1f')} MB)",
+                     pair(result["score"], ".4f"), f"{result['speedup']:.2f}x"])
+    return ("Random forests", "python bench/compare_forest.py [--n-samples 10000 "
+            "--n-features 500]",
+            "100 trees, `max_features='sqrt'`, `n_jobs=2` for both, fitted on 80% of "
+            "`make_classification` rows (float32); `predict_proba` on all rows; one-row "
+            "predictions made back to back, as a service makes them; the speedup is "
+            "fasttree's fit on 2 threads against 1.",
+            markdown_table(["data", "fit ratio", "`predict_proba` ratio",
+                            "one-row predict ms (fasttree / sklearn)", "pickle ratio",
+                            "test accuracy (fasttree / sklearn)", "speedup, 1 → 2 threads"],
+                           rows))
+
+
+def ties(quick):
+    argv = ["--n-samples", "2000", "--n-estimators", "5", "--repeats", "1", "--classes", "2",
+            "--levels", "2", "16"] if quick else []
+    results = compare_ties.main(argv)
+    grid = {}
+    rows = []
+    for row in results:
+        if "classes" in row:
+            grid.setdefault(row["classes"], []).append(row)
+    for n_classes, cells in grid.items():
+        rows.append([str(n_classes), " / ".join(str(cell["levels"]) for cell in cells),
+                     " / ".join(f"{cell['tree']:.2f}" for cell in cells),
+                     " / ".join(f"{cell['forest']:.2f}" for cell in cells)])
+    rows += [[row["data"], "", f"{row['tree']:.2f}", f"{row['forest']:.2f}"]
+             for row in results if "classes" not in row]
+    return ("Tied values", "python bench/compare_ties.py",
+            "Integer, coded and rounded columns: 20,000 x 16 from `make_classification`, "
+            "every feature cut into 2, 16 or 256 equal-count integer levels; fit ratios of "
+            "one full tree, and of a 50-tree forest on one thread; median of 3.",
+            markdown_table(["classes", "levels", "tree fit ratio", "forest fit ratio"], rows))
+
+
+TABLES = {"german_credit": "German credit (1,000 x 20, 13 categorical)",
+          "titanic_passengers": "Titanic (1,309 x 5, 2 categorical, ages missing)",
+          "congressional_votes": "Congressional votes (435 x 16 y/n votes, 392 missing)"}
+
+
+def categorical(quick):
+    argv = ["--quick", "--splits", "2", "--repeats", "1"] if quick else []
+    rows = [[TABLES.get(row["data"], row["data"]), pair(row["fit_seconds"], ".2f"),
+             f"{row['fit']:.2f}",
+             f"{row['predict']:.2f}", pair(row["accuracy"], ".3f")]
+            for row in compare_categorical.main(argv)]
+    return ("Categorical data with missing values", "python bench/compare_categorical.py",
+            "fasttree's forest fits the DataFrame as it is; scikit-learn's is a pipeline of "
+            "`OneHotEncoder(handle_unknown='ignore')` (missing categories filled first) and a "
+            "median `SimpleImputer` before its forest. 100 trees, `sqrt` features, `n_jobs=2` "
+            "for both; fit time includes the preprocessing; accuracy on new rows, the small "
+            "tables averaged over twenty 70/30 splits. The synthetic data has 8 numeric and "
+            "6 string columns of 3 to 5,000 categories, 10% of every column missing.",
+            markdown_table(["data", "fit s (fasttree / sklearn)", "fit ratio",
+                            "`predict_proba` ratio", "accuracy (fasttree / sklearn)"], rows))
+
+
+def textbook_forests(quick):
+    results = compare_categorical.main(["--textbook", "--splits", "1" if quick else "30"])
+    labels = list(results[0]["accuracy"])
+    rows = [[TABLES[row["data"]]] + [f"{row['accuracy'][label]:.4f}" for label in labels]
+            for row in results]
+    return ("Small forests on the categorical tables",
+            "python bench/compare_categorical.py --textbook --splits 30",
+            "The textbooks' setup: 50 trees of 100 drawn rows, depth 5, half the rows held "
+            "out; mean accuracy over 30 splits, every model seeing the same splits. fasttree's "
+            "multiway (C4.5) forests against its binary-subset forest and scikit-learn's "
+            "forest on one-hot and on ordinal codes. The script also prints each multiway "
+            "forest's difference from scikit-learn's, split by split, with its standard error.",
+            markdown_table(["data"] + labels, rows))
+
+
+def capabilities(quick):
+    argv = ["--rows", "1000", "--repeats", "1"] if quick else ["--repeats", "5"]
+    by_data = {}
+    for row in compare_capabilities.main(argv):
+        by_data.setdefault(row["data"], {})[row["model"]] = row
+    rows = []
+    for data, models in by_data.items():
+        tree, forest = models["tree"], models["forest"]
+        rows.append([data, f"{tree['fit']:.2f}", f"{forest['fit']:.2f}",
+                     f"{tree['predict']:.2f}", f"{forest['predict']:.2f}",
+                     pair(forest["score"], ".3f")])
+    return ("scikit-learn's other capabilities", "python bench/compare_capabilities.py "
+            "--repeats 5",
+            "Sparse CSR input, the Poisson and absolute-error criteria, several outputs and "
+            "extremely randomized trees: fit and predict ratios of one tree and of a forest "
+            "(50 trees, 20 for `absolute_error` and extra-tree regression; `n_jobs=2`), "
+            "predicting new rows; the forest's score on the new rows (accuracy, accuracy of "
+            "whole rows for several outputs, R², mean absolute error, or mean Poisson "
+            "deviance) beside scikit-learn's.",
+            markdown_table(["case", "tree fit", "forest fit", "tree predict", "forest predict",
+                            "forest score (fasttree / sklearn)"], rows))
+
+
+def boosting(quick):
+    argv = ["--n-samples", "2000", "--n-estimators", "10"] if quick else []
+    result = compare_boosting.main(argv)
+    rows = [[pair(result["fit"], ".1f"), ratio(result["fit"]),
+             pair(result["accuracy"], ".4f")]]
+    return ("AdaBoost", "python bench/compare_boosting.py",
+            "200 stumps with SAMME, fitted on 80% of `make_classification(n_samples=100_000, "
+            "n_features=50, random_state=0)`; scikit-learn sorts every feature again in every "
+            "round, fasttree once per fit.",
+            markdown_table(["fit s (fasttree / sklearn)", "fit ratio",
+                            "test accuracy (fasttree / sklearn)"], rows))
+
+
+def model_size(quick):
+    argv = ["--n-samples", "2000", "--n-estimators", "5", "--classes", "2", "10"] if quick \
+        else []
+    rows = []
+    for row in compare_model_size.main(argv):
+        megabytes = tuple(value / 1e6 for value in row["bytes"])
+        rows.append([str(row["classes"]), pair(megabytes, ".1f"), ratio(megabytes)])
+    return ("Pickled forests", "python bench/compare_model_size.py",
+            "A 100-tree forest of full trees on 20,000 x 20 `make_classification` rows; the "
+            "bytes of `pickle.dumps` of each library's forest (the reloaded forest is checked "
+            "to predict exactly as before).",
+            markdown_table(["classes", "MB (fasttree / sklearn)", "ratio"], rows))
+
+
+SECTIONS = [single_trees, prediction, forests, ties, categorical, textbook_forests,
+            capabilities, boosting, model_size]
+
+
+def report(quick):
+    """The whole markdown page."""
+    started = time.perf_counter()
+    parts = []
+    for section in SECTIONS:
+        print(f"\n=== {section.__name__} ===", flush=True)
+        title, command, setup, table = section(quick)
+        parts.append(f"## {title}\n\n`{command}`\n\n{setup}\n\n{table}\n")
+    minutes = (time.perf_counter() - started) / 60
+    heading = "# Performance against scikit-learn\n\n"
+    if quick:
+        heading += ("**A `--quick` run: data far too small for these times to mean "
+                    "anything.**\n\n")
+    heading += (f"Written by `python bench/report.py{' --quick' if quick else ''}` on "
+                f"{datetime.date.today().isoformat()} in {minutes:.0f} minutes, on: "
+                f"{machine_line()}.\n\n"
+                "Every number is a ratio of times, fasttree / scikit-learn (below 1 means "
+                "fasttree is faster), each time the median of runs in which the two libraries "
+                "take turns in one process, unless the column says otherwise. Times on a "
+                "shared machine move by a tenth or more between runs. Each section names the "
+                "script that makes its table; its docstring says exactly what it measures.\n\n")
+    return heading + "\n".join(parts)
+
+
+def main(argv=None):
+    """Run every comparison and write the tables to ``--out``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny data sizes, to check the whole report in a minute")
+    args = parser.parse_args(argv)
+    page = report(args.quick)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(page, encoding="utf-8")
+    print(f"\nwrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
