@@ -58,12 +58,18 @@ def classifier_cases():
          with_gaps(X_CLASS, 2)),
         (BaggingClassifier(n_estimators=6, max_features=4, max_samples=0.3,
                            random_state=0).fit(X_CLASS, Y_CLASS), X_CLASS),
+        (DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway")
+         .fit(FRAME, LABEL), mixed_frame(200, seed=5)[0]),
+        (RandomForestClassifier(n_estimators=8, criterion="entropy",
+                                categorical_split="multiway", random_state=0)
+         .fit(FRAME, LABEL), mixed_frame(200, seed=6)[0]),
     ]
 
 
 @pytest.mark.parametrize("model, X", classifier_cases(),
                          ids=["tree", "tree-missing", "tree-categorical", "forest-categorical",
-                              "extra-trees-missing", "bagging-subsets"])
+                              "extra-trees-missing", "bagging-subsets", "tree-multiway",
+                              "forest-multiway"])
 def test_exported_classifiers_give_fasttrees_probabilities_and_labels(model, X):
     outputs = run_onnx(model, X)
     np.testing.assert_allclose(outputs["probabilities"], model.predict_proba(X), rtol=1e-5,
@@ -121,11 +127,32 @@ def test_unseen_categories_take_the_missing_values_way():
                                model.predict_proba(unseen), atol=1e-6)
 
 
+def test_multiway_nodes_become_chains_of_membership_tests():
+    model = DecisionTreeClassifier(criterion="gain_ratio",
+                                   categorical_split="multiway").fit(FRAME, LABEL)
+    tree = model.tree_
+    multiway = np.flatnonzero(tree.is_multiway)
+    assert multiway.size and max(tree.children(node).size for node in multiway) > 2
+    attributes = {attribute.name: attribute
+                  for attribute in export_onnx(model).graph.node[0].attribute}
+    binary = np.count_nonzero((tree.children_left != -1) & ~tree.is_multiway)
+    chained = sum(tree.children(node).size - 1 for node in multiway)
+    # One copy of the tree per class, each adding to its class's probability.
+    n_copies = len(model.classes_)
+    assert len(attributes["nodes_featureids"].ints) == n_copies * (binary + chained)
+    # Every colour, an unseen one and a missing one, in turn.
+    rows = FRAME.copy()
+    rows["colour"] = np.resize(np.array([*model.categories_[1], "purple", None],
+                                        dtype=object), len(rows))
+    np.testing.assert_allclose(run_onnx(model, rows)["probabilities"],
+                               model.predict_proba(rows), rtol=1e-5, atol=1e-6)
+
+
 def test_models_the_operator_cannot_express_are_refused_by_name():
-    multiway = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
-                                      missing="fractional").fit(FRAME, LABEL)
-    with pytest.raises(ValueError, match="multiway"):
-        export_onnx(multiway)
+    fractional = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
+                                        missing="fractional").fit(FRAME, LABEL)
+    with pytest.raises(ValueError, match="fractional"):
+        export_onnx(fractional)
     with pytest.raises(ValueError, match="aggregation='median'"):
         export_onnx(RandomForestRegressor(n_estimators=3, aggregation="median")
                     .fit(X_REG, Y_REG))

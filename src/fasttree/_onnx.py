@@ -14,7 +14,7 @@ written once per value. onnx is needed to export; onnxruntime to run.
 
 import numpy as np
 
-from ._shap import _additive_members, binary_tree
+from ._shap import _additive_members
 
 ONNX_ML_OPSET = 5
 ONNX_OPSET = 18
@@ -37,9 +37,9 @@ def export_onnx(model, name=None):
     ----------
     model : fitted fasttree estimator
         A tree, forest, extra trees, bagging of fasttree trees (mean
-        aggregation, soft voting), or ``AdaBoostClassifier``. Multiway
-        (C4.5-style) splits and fractional missing values have no place in
-        the operator and are refused.
+        aggregation, soft voting), or ``AdaBoostClassifier``; binary and
+        multiway (C4.5) splits. Fractional missing values (a row spread
+        over every child) have no place in the operator and are refused.
     name : str, optional
         The graph's name (default: the estimator's class name).
 
@@ -61,7 +61,7 @@ def export_onnx(model, name=None):
     if isinstance(model, AdaBoostClassifier):
         n_targets = len(model.classes_)
         for member, alpha in zip(model.estimators_, model.estimator_weights_):
-            tree = binary_tree(member, ONNX_FORMAT)
+            tree = onnx_tree(member)
             votes = member.classes_[np.argmax(tree.value[:, 0, :], axis=1)]
             ensemble.add(tree, None, votes, np.full(tree.node_count, float(alpha)))
         output = "scores"
@@ -72,7 +72,7 @@ def export_onnx(model, name=None):
             raise ValueError("ONNX export takes classifiers of one output")
         n_targets = len(model.classes_) if classifier else model.n_outputs_
         for member, features, columns in members:
-            tree = binary_tree(member, ONNX_FORMAT)
+            tree = onnx_tree(member)
             values = tree.value[:, 0, :] if classifier else tree.value[:, :, 0]
             positions = np.arange(values.shape[1]) if columns is None else columns[0]
             for target in range(values.shape[1]):
@@ -111,8 +111,24 @@ def export_onnx(model, name=None):
     return onnx_model
 
 
+def onnx_tree(estimator):
+    """The estimator's ``tree_``, or ValueError for fractional missing values
+    (a row spread over every child), which the operator cannot express."""
+    tree = estimator.tree_
+    if tree.fractional:
+        raise ValueError(f"{ONNX_FORMAT} sends a missing value down one branch; grow the "
+                         "tree with missing='learn', not 'fractional'")
+    return tree
+
+
 class _Ensemble:
-    """The TreeEnsemble attributes of trees added one by one."""
+    """The TreeEnsemble attributes of trees added one by one.
+
+    A binary node is one test. A multiway node of k children becomes a chain
+    of k - 1 membership tests, one per child but the one that missing values
+    (and codes absent at the node) go to, which is the chain's last false
+    branch; a missing value fails every test, so it ends there too.
+    """
 
     def __init__(self):
         self.nodes = {key: [] for key in ("featureids", "modes", "splits", "truenodeids",
@@ -125,43 +141,75 @@ class _Ensemble:
         """Add ``tree`` (its features mapped through ``features`` when given),
         leaf ``node`` adding ``weights[node]`` to target ``targets[node]``
         (both indexed by node)."""
-        left, right = tree.children_left, tree.children_right
-        inner = np.flatnonzero(left != -1)
-        position = {int(node): len(self.nodes["modes"]) + rank
-                    for rank, node in enumerate(inner)}
         leaf_index = {}
-        for node in np.flatnonzero(left == -1):
-            leaf_index[int(node)] = len(self.leaf_targets)
-            self.leaf_targets.append(int(targets[node]))
-            self.leaf_weights.append(float(weights[node]))
-        if inner.size == 0:  # a single leaf: one test whose branches both reach it
-            self.roots.append(len(self.nodes["modes"]))
+        tests = []    # (feature, mode, split, codes, missing_true, true_ref, false_ref)
+        entry = {}    # inner node: its first test, or ("node", child) for a one-child node
+        left, right = tree.children_left, tree.children_right
+        subset = np.asarray(tree.is_categorical, dtype=bool)
+        multiway = tree.is_multiway
+        for node in range(tree.node_count):
+            if left[node] == -1:
+                leaf_index[node] = len(self.leaf_targets)
+                self.leaf_targets.append(int(targets[node]))
+                self.leaf_weights.append(float(weights[node]))
+                continue
+            feature = int(tree.feature[node])
+            if features is not None:
+                feature = int(features[feature])
+            if multiway[node]:
+                children = tree.children(node)
+                codes, missing_child = tree.branches(node)
+                chain = [child for child in range(children.size) if child != missing_child]
+                if not chain:
+                    entry[node] = ("node", int(children[missing_child]))
+                    continue
+                entry[node] = len(tests)
+                for rank, child in enumerate(chain):
+                    last = rank + 1 == len(chain)
+                    tests.append((feature, BRANCH_MEMBER, 0.0, codes[child], 0,
+                                  ("node", int(children[child])),
+                                  ("node", int(children[missing_child])) if last
+                                  else ("test", len(tests) + 1)))
+            else:
+                entry[node] = len(tests)
+                codes = tree.left_categories(node) if subset[node] else None
+                tests.append((feature, BRANCH_MEMBER if subset[node] else BRANCH_LEQ,
+                              0.0 if subset[node] else float(tree.threshold[node]), codes,
+                              int(tree.missing_go_to_left[node]), ("node", int(left[node])),
+                              ("node", int(right[node]))))
+        base = len(self.nodes["modes"])
+
+        def resolve(reference):
+            """(is a leaf, its index) of a reference to a test or a tree node."""
+            kind, index = reference
+            while kind == "node" and index in entry and isinstance(entry[index], tuple):
+                kind, index = entry[index]
+            if kind == "test":
+                return 0, base + index
+            if index in leaf_index:
+                return 1, leaf_index[index]
+            return 0, base + entry[index]
+
+        root_is_leaf, root = resolve(("node", 0))
+        if root_is_leaf:  # a tree of one leaf: one test whose branches both reach it
+            self.roots.append(base)
             for key, value in (("featureids", 0), ("modes", BRANCH_LEQ), ("splits", 0.0),
-                               ("truenodeids", leaf_index[0]), ("trueleafs", 1),
-                               ("falsenodeids", leaf_index[0]), ("falseleafs", 1),
-                               ("missing", 0)):
+                               ("truenodeids", root), ("trueleafs", 1),
+                               ("falsenodeids", root), ("falseleafs", 1), ("missing", 0)):
                 self.nodes[key].append(value)
             return
-        self.roots.append(position[0])
-        subset = np.asarray(tree.is_categorical, dtype=bool)
-        for node in inner:
-            feature = int(tree.feature[node])
-            self.nodes["featureids"].append(int(features[feature]) if features is not None
-                                            else feature)
-            if subset[node]:
-                self.nodes["modes"].append(BRANCH_MEMBER)
-                self.nodes["splits"].append(0.0)
-                self.members.append(sorted(int(code) for code in tree.left_categories(node)))
-            else:
-                self.nodes["modes"].append(BRANCH_LEQ)
-                self.nodes["splits"].append(float(tree.threshold[node]))
-            for child, prefix in ((int(left[node]), "true"), (int(right[node]), "false")):
-                is_leaf = child in leaf_index
-                self.nodes[prefix + "leafs"].append(int(is_leaf))
-                self.nodes[prefix + "nodeids"].append(leaf_index[child] if is_leaf
-                                                      else position[child])
-            self.nodes["missing"].append(int(tree.missing_go_to_left[node]))
-
+        self.roots.append(root)
+        for feature, mode, split, codes, missing_true, true_ref, false_ref in tests:
+            self.nodes["featureids"].append(feature)
+            self.nodes["modes"].append(mode)
+            self.nodes["splits"].append(split)
+            if mode == BRANCH_MEMBER:
+                self.members.append(sorted(int(code) for code in codes))
+            for reference, prefix in ((true_ref, "true"), (false_ref, "false")):
+                is_leaf, index = resolve(reference)
+                self.nodes[prefix + "leafs"].append(is_leaf)
+                self.nodes[prefix + "nodeids"].append(index)
+            self.nodes["missing"].append(missing_true)
     def attributes(self, helper):
         from onnx import TensorProto
 

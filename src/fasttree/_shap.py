@@ -84,20 +84,19 @@ def _additive_members(model):
                      "forests and bagging)")
 
 
-def binary_tree(estimator, format_name):
-    """The estimator's ``tree_``, or ValueError when ``format_name`` cannot
-    hold it: multiway splits and fractional missing values are walks of
-    their own, in no exchange format."""
+def binary_tree(estimator):
+    """The estimator's ``tree_``, or ValueError when it has multiway splits or
+    fractional missing values, which SHAP's binary format cannot hold."""
     tree = estimator.tree_
-    if getattr(tree, "fractional", False) or tree.is_multiway.any():
-        raise ValueError(f"{format_name} has no multiway splits or fractional missing "
+    if tree.fractional or tree.is_multiway.any():
+        raise ValueError("SHAP's tree format has no multiway splits or fractional missing "
                          "values; grow the tree with categorical_split='binary' and "
                          "missing='learn'")
     return tree
 
 
 def _shap_tree(estimator, features, columns, share):
-    tree = binary_tree(estimator, "SHAP's tree format")
+    tree = binary_tree(estimator)
     if np.any(tree.is_categorical):
         raise ValueError("a tree that splits a categorical feature into sets of "
                          "categories has no place in SHAP's format (threshold tests only)")
