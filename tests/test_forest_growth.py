@@ -103,6 +103,20 @@ def test_batched_growth_stops_at_n_estimators():
     np.testing.assert_array_equal(forest.oob_curve_[:, 0], [3, 6, 7])
 
 
+def test_oob_score_records_the_error_curve_as_trees_are_added():
+    X, y = classification_data(n_samples=300, seed=6)
+    forest = RandomForestClassifier(n_estimators=125, oob_score=True, max_depth=4,
+                                    random_state=0).fit(X, y)
+    curve = forest.oob_curve_
+    np.testing.assert_array_equal(curve[:, 0], [*range(3, 125, 3), 125])
+    assert rounding_equal(curve[-1, 1], 1.0 - forest.oob_score_)
+    fewer = RandomForestClassifier(n_estimators=30, oob_score=True, max_depth=4,
+                                   random_state=0).fit(X, y)
+    assert rounding_equal(curve[9, 1], 1.0 - fewer.oob_score_)
+    refit = forest.set_params(oob_score=False).fit(X, y)
+    assert not hasattr(refit, "oob_curve_")
+
+
 @pytest.mark.parametrize("params, message", [
     ({"oob_batch_size": 0}, "oob_batch_size"),
     ({"oob_batch_size": 5, "bootstrap": False}, "bootstrap"),

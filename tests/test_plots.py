@@ -58,7 +58,7 @@ def test_the_oob_curve_is_drawn_from_oob_curve_(tmp_path):
     line = ax.get_lines()[0]
     np.testing.assert_array_equal(line.get_xdata(), model.oob_curve_[:, 0])
     assert rendered(ax, tmp_path / "oob.png") > 1000
-    with pytest.raises(ValueError, match="oob_batch_size"):
+    with pytest.raises(ValueError, match="oob_score=True or oob_batch_size"):
         plot_oob_curve(RandomForestClassifier(n_estimators=3).fit(X, Y))
 
 

@@ -105,7 +105,8 @@ def plot_importances(model, X=None, y=None, *, kind="impurity", n_repeats=5,
 
 def plot_oob_curve(forest, ax=None):
     """The out-of-bag error (1 - accuracy, or 1 - R^2) against the number of
-    trees, from ``oob_curve_`` (a forest fitted with ``oob_batch_size``).
+    trees, from ``oob_curve_`` (a forest fitted with ``oob_score=True`` or
+    ``oob_batch_size``).
 
     Returns
     -------
@@ -115,7 +116,8 @@ def plot_oob_curve(forest, ax=None):
     curve = getattr(forest, "oob_curve_", None)
     if curve is None:
         raise ValueError(f"this {type(forest).__name__} has no oob_curve_: fit it with "
-                         "oob_batch_size (and bootstrap=True) to record the curve")
+                         "oob_score=True or oob_batch_size (and bootstrap=True) to record "
+                         "the curve")
     ax = plt.gca() if ax is None else ax
     ax.plot(curve[:, 0], curve[:, 1], marker="o")
     ax.set_xlabel("trees")

@@ -54,6 +54,9 @@ def out_of_bag_values(tree, X, counts):
 
 # scikit-learn draws its trees' random_state below this.
 MAX_INT = np.iinfo(np.int32).max
+# Most points of oob_curve_ when a forest with oob_score grows without batches:
+# each costs a pass over the rows, about 1% of a fit in all.
+OOB_CURVE_POINTS = 50
 
 
 def tree_random_states(random_state, n_fitted, n_new):
@@ -267,6 +270,7 @@ class BaseForest(BaseEnsemble):
         oob = OutOfBagSums(n_samples, trees[0].n_values if trees else
                            self._n_values(targets)) if track_oob else None
         batch_size = self.oob_batch_size or self.n_estimators
+        curve_step = -(-self.n_estimators // OOB_CURVE_POINTS)
         curve = []
         if self._splitter == "random":
             limits["columns"] = feature_columns(X)
@@ -288,6 +292,11 @@ class BaseForest(BaseEnsemble):
                 importances.append(tree_importances)
                 if track_oob:
                     oob.add(*oob_part)
+                # Without batches, the curve has a point every few trees: at
+                # most OOB_CURVE_POINTS, each costing one pass over the rows.
+                if self.oob_batch_size is None and track_oob and (
+                        len(trees) % curve_step == 0 or len(trees) == self.n_estimators):
+                    curve.append((len(trees), self._oob_error(oob, targets)))
             if self.oob_batch_size is not None:
                 curve.append((len(trees), self._oob_error(oob, targets)))
                 if self._oob_stable([error for _, error in curve]):
@@ -314,23 +323,26 @@ class BaseForest(BaseEnsemble):
                                    range(len(kept), len(trees))]
         if track_oob:
             self._set_oob_attributes(oob.averages(), oob.covered(), targets)
-        if self.oob_batch_size is not None:
+        if track_oob:
             self.oob_curve_ = np.array(curve, dtype=np.float64).reshape(-1, 2)
         elif hasattr(self, "oob_curve_"):
             del self.oob_curve_
         return self
 
     def _oob_error(self, oob, targets):
-        """Out-of-bag error so far: 1 - accuracy, or 1 - R^2 for regression."""
+        """Out-of-bag error so far: 1 - accuracy, or 1 - R^2 for regression (also
+        when ``oob_score`` is a scoring function, which scores ``oob_score_`` alone)."""
         has_oob = oob.counts > 0
         if not has_oob.any():
             return np.nan
-        return 1.0 - self._oob_score_of(oob.averages()[has_oob], targets, has_oob)
+        return 1.0 - self._oob_score_of(oob.averages()[has_oob], targets, has_oob,
+                                        builtin=True)
 
-    def _scored(self, truth, predicted, default):
+    def _scored(self, truth, predicted, default, builtin=False):
         """The out-of-bag score: ``oob_score`` when it is a scoring function
-        ``f(y_true, y_pred)`` (as scikit-learn allows), else ``default``."""
-        if callable(self.oob_score):
+        ``f(y_true, y_pred)`` (as scikit-learn allows), else (or when
+        ``builtin``, for the error curve) ``default``."""
+        if callable(self.oob_score) and not builtin:
             return float(self.oob_score(truth, predicted))
         return default(truth, predicted)
 
@@ -797,11 +809,17 @@ class ForestClassifier(ClassifierMixin, BaseForest):
             raise ValueError("y has other classes than the fitted forest")
         return class_index
 
-    def _output_classes(self, scores):
+    def _output_classes(self, scores, widths=None):
         """Per row and output, the index of the class of the largest of
-        ``scores`` (rows of every output's columns side by side)."""
-        return np.stack([predicted_classes(output_scores) for output_scores
-                         in self._trees[0].split_outputs(scores)], axis=1)
+        ``scores`` (rows of every output's columns side by side, ``widths``
+        columns each; by default the trees' outputs)."""
+        if widths is None:
+            outputs = self._trees[0].split_outputs(scores)
+        else:
+            starts = np.concatenate([[0], np.cumsum(widths)])
+            outputs = [scores[..., start:end] for start, end in zip(starts[:-1], starts[1:])]
+        return np.stack([predicted_classes(output_scores) for output_scores in outputs],
+                        axis=1)
 
     def _tree_score(self, tree, X, class_index):
         """Accuracy of one tree (its leaves' majority class, or class of least
@@ -816,13 +834,13 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                              refill=tree.refill_walk)
         return float(np.mean(predicted == class_index))
 
-    def _oob_score_of(self, averages, targets, rows):
+    def _oob_score_of(self, averages, targets, rows, builtin=False):
         # As scikit-learn: the scores compare encoded classes.
         if targets.get("widths") is not None:
-            predicted = self._output_classes(averages)
+            predicted = self._output_classes(averages, targets["widths"])
         else:
             predicted = predicted_classes(averages, targets["loss"])
-        return self._scored(targets["class_index"][rows], predicted, accuracy)
+        return self._scored(targets["class_index"][rows], predicted, accuracy, builtin)
 
     def _set_oob_attributes(self, averages, has_oob, targets):
         if targets.get("widths") is not None:
@@ -1005,9 +1023,10 @@ class RandomForestClassifier(ForestClassifier):
     oob_score_ : float
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         NaN for rows that every tree drew.
-    oob_curve_ : ndarray of shape (n_batches, 2)
-        With ``oob_batch_size``: the number of trees and the OOB error after
-        each batch.
+    oob_curve_ : ndarray of shape (n_points, 2)
+        With ``oob_score`` or ``oob_batch_size``: numbers of trees and the
+        OOB error with that many (after each batch; without batches, every
+        ``ceil(n_estimators / 50)`` trees and at the last).
     """
 
 
@@ -1105,9 +1124,9 @@ class ForestRegressor(RegressorMixin, BaseForest):
                              refill=tree.refill_walk)
         return -float(np.mean((predicted - target) ** 2))
 
-    def _oob_score_of(self, averages, targets, rows):
+    def _oob_score_of(self, averages, targets, rows, builtin=False):
         predicted = averages[:, 0] if targets["target"].ndim == 1 else averages
-        return self._scored(targets["target"][rows], predicted, r2_score)
+        return self._scored(targets["target"][rows], predicted, r2_score, builtin)
 
     def _set_oob_attributes(self, averages, has_oob, targets):
         self.oob_prediction_ = averages[:, 0] if targets["target"].ndim == 1 else averages
@@ -1165,7 +1184,8 @@ class RandomForestRegressor(ForestRegressor):
         R^2 of the out-of-bag predictions.
     oob_prediction_ : ndarray of shape (n_samples,)
         NaN for rows that every tree drew.
-    oob_curve_ : ndarray of shape (n_batches, 2)
+    oob_curve_ : ndarray of shape (n_points, 2)
+        As for the classifier, with the OOB error 1 - R^2.
     """
 
 
