@@ -372,7 +372,7 @@ def test_member_trees_keep_their_leaf_values_as_sparse_rows():
 def corrupt_leaf_rows():
     X, y = classification_data(n_samples=300, n_classes=3)
     tree = RandomForestClassifier(n_estimators=1, random_state=0).fit(X, y)._trees[0]
-    state = tree.__getstate__()
+    state = tree.plain_state()
     indptr = state["leaf_value_indptr"]
     yield "offsets", dict(state, leaf_value_indptr=indptr[::-1].copy())
     yield "offsets", dict(state, leaf_value_indptr=indptr + 1)
@@ -404,7 +404,7 @@ def test_forest_trees_of_format_version_1_still_load():
     X_new = np.random.default_rng(13).normal(size=(200, X.shape[1]))
     old_trees = []
     for tree in forest._trees:
-        state = {key: value for key, value in tree.__getstate__().items()
+        state = {key: value for key, value in tree.plain_state().items()
                  if not key.startswith("leaf_value") and key not in ("flags", "category_bits")}
         state.update(format_version=1, leaf_value=tree.leaf_values)
         old = Tree.__new__(Tree)

@@ -1,5 +1,5 @@
 """The compact trees of forests (``Tree.compacted``): what they keep, what
-they derive, and how they pickle.
+they derive, and how trees pickle (their larger arrays compressed).
 
 A forest keeps each tree's nodes and leaf values, and its leaves' sample
 counts and weights; inner-node values, counts, weights and (for class
@@ -8,12 +8,13 @@ the tree grown alone on the member's rows.
 """
 
 import pickle
+import zlib
 
 import numpy as np
 import pytest
 
-from fasttree import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
-                      RandomForestRegressor)
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor)
 from fasttree._structure import Tree
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close
@@ -86,10 +87,10 @@ def test_a_compact_tree_has_the_statistics_of_the_tree_grown_alone(forest_class,
 def test_classifier_trees_derive_inner_values_and_regressors_keep_them():
     classifier, _, _ = fitted_forest(RandomForestClassifier, {})
     regressor, X, y = fitted_forest(RandomForestRegressor, {})
-    state = classifier.estimators_[0].tree_.__getstate__()
+    state = classifier.estimators_[0].tree_.plain_state()
     assert classifier.estimators_[0].tree_.impurity_rule == "gini"
     assert "impurity" not in state and "leaf_value_indptr" in state
-    state = regressor.estimators_[0].tree_.__getstate__()
+    state = regressor.estimators_[0].tree_.plain_state()
     assert regressor.estimators_[0].tree_.impurity_rule is None
     assert "impurity" in state and state["value"].shape[0] == state["nodes"].shape[0]
     # A mean near zero is not the rounded sum of its children's terms: the
@@ -131,7 +132,7 @@ def test_a_pickled_compact_tree_keeps_its_statistics_exactly(forest_class, param
 
 def test_pickles_narrow_the_leaf_arrays_to_the_dtypes_that_hold_them():
     forest, _, _ = fitted_forest(RandomForestClassifier, {})
-    state = forest.estimators_[0].tree_.__getstate__()
+    state = forest.estimators_[0].tree_.plain_state()
     # Bootstrap counts of a full-grown tree's leaves are small whole numbers,
     # and its pure leaves hold one fraction, 1.0.
     assert state["leaf_n_node_samples"].dtype == np.uint8
@@ -141,14 +142,14 @@ def test_pickles_narrow_the_leaf_arrays_to_the_dtypes_that_hold_them():
     weighted = RandomForestClassifier(n_estimators=1, random_state=0, bootstrap=False)
     X, y = classification_data(n_samples=300, n_classes=3)
     weights = np.random.default_rng(0).uniform(0.5, 2.0, size=300)
-    state = weighted.fit(X, y, sample_weight=weights).estimators_[0].tree_.__getstate__()
+    state = weighted.fit(X, y, sample_weight=weights).estimators_[0].tree_.plain_state()
     assert state["leaf_weighted_n_node_samples"].dtype == np.float64
 
 
 def test_a_compact_tree_pickled_without_statistics_still_predicts():
     # Forests pickled before compact trees kept statistics.
     forest, X, _ = fitted_forest(RandomForestClassifier, {})
-    state = forest.estimators_[0].tree_.__getstate__()
+    state = forest.estimators_[0].tree_.plain_state()
     for name in ("leaf_n_node_samples", "leaf_weighted_n_node_samples", "impurity_rule"):
         del state[name]
     tree = Tree.__new__(Tree)
@@ -170,7 +171,7 @@ def test_a_compact_tree_pickled_without_statistics_still_predicts():
 ])
 def test_corrupt_leaf_statistics_are_refused_on_load(name, value, message):
     forest, _, _ = fitted_forest(RandomForestClassifier, {})
-    state = dict(forest.estimators_[0].tree_.__getstate__())
+    state = dict(forest.estimators_[0].tree_.plain_state())
     if isinstance(value, np.ndarray) or isinstance(value, str):
         state[name] = value
     else:
@@ -178,3 +179,75 @@ def test_corrupt_leaf_statistics_are_refused_on_load(name, value, message):
         state[name][0] = value
     with pytest.raises(ValueError, match=message):
         Tree.__new__(Tree).__setstate__(state)
+
+
+def prediction_bytes(model):
+    """Bytes of the arrays that prediction reads in memory: a tree's walk
+    and node values, or a forest's trees laid out back to back."""
+    if hasattr(model, "_ensemble_arrays"):
+        arrays = list(model._ensemble_arrays().values())
+    else:
+        arrays = [*model.tree_.walk_tests, model.tree_.node_values]
+    return sum(array.nbytes for array in arrays if isinstance(array, np.ndarray))
+
+
+@pytest.mark.parametrize("model", [
+    DecisionTreeClassifier(random_state=0), DecisionTreeRegressor(random_state=0),
+    RandomForestClassifier(n_estimators=5, random_state=0),
+    RandomForestRegressor(n_estimators=5, max_depth=10, random_state=0),
+], ids=["tree", "regression-tree", "forest", "regression-forest"])
+def test_pickles_are_smaller_than_the_arrays_prediction_reads(model):
+    X, y = classification_data(n_samples=3000, n_features=10, n_classes=4)
+    model.fit(X, y if hasattr(model, "predict_proba") else X[:, 0] + y)
+    pickled = pickle.dumps(model)
+    assert len(pickled) < prediction_bytes(model)
+    np.testing.assert_array_equal(pickle.loads(pickled).predict(X), model.predict(X))
+
+
+def compressed_state(params=None):
+    X, y = classification_data(n_samples=500, n_classes=3)
+    tree = DecisionTreeClassifier(random_state=0, **(params or {})).fit(X, y).tree_
+    return tree, tree.__getstate__(), X
+
+
+def test_pickled_trees_hold_their_large_arrays_compressed():
+    tree, state, X = compressed_state()
+    assert "nodes" in state["compressed"] and "nodes" not in state
+    loaded = Tree.__new__(Tree)
+    loaded.__setstate__(state)
+    for name in ("children_left", "threshold", "value", "impurity", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(tree, name))
+
+
+def test_a_compressed_array_of_the_other_byte_order_loads():
+    tree, state, X = compressed_state()
+    swapped = {}
+    for name, (descr, shape, blob) in state["compressed"].items():
+        dtype = np.lib.format.descr_to_dtype(descr)
+        array = np.frombuffer(zlib.decompress(blob), dtype=dtype).reshape(shape)
+        other = array.byteswap().view(dtype.newbyteorder())
+        swapped[name] = (np.lib.format.dtype_to_descr(other.dtype), shape,
+                         zlib.compress(other.tobytes()))
+    loaded = Tree.__new__(Tree)
+    loaded.__setstate__(dict(state, compressed=swapped))
+    np.testing.assert_array_equal(loaded.predict(X), tree.predict(X))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda entry: (entry[0], entry[1], entry[2][:-5]), "decompress|bytes"),
+    (lambda entry: (entry[0], (entry[1][0] + 1,), entry[2]), "bytes, not the"),
+    (lambda entry: (entry[0], entry[1], zlib.compress(bytes(10 ** 7))), "bytes, not the"),
+    (lambda entry: (entry[0], entry[1], entry[2] + b"tail"), "bytes, not the"),
+    (lambda entry: ("|O", entry[1], entry[2]), "malformed"),
+    (lambda entry: ("not a dtype", entry[1], entry[2]), "malformed"),
+    (lambda entry: (entry[0], (-1,), entry[2]), "malformed"),
+    (lambda entry: entry[:2], "malformed"),
+], ids=["truncated", "wrong-shape", "too-long", "trailing-bytes", "object-dtype",
+        "bad-dtype", "negative-shape", "missing-bytes"])
+def test_damaged_compressed_arrays_are_refused_by_name(damage, message):
+    _, state, _ = compressed_state()
+    compressed = dict(state["compressed"])
+    compressed["nodes"] = damage(compressed["nodes"])
+    with pytest.raises(ValueError, match=f"corrupt fasttree model: compressed array 'nodes'.*"
+                                         f"({message})"):
+        Tree.__new__(Tree).__setstate__(dict(state, compressed=compressed))

@@ -167,7 +167,7 @@ class TamperedTree:
 
 def tampered_states():
     X, y = classification_data()
-    state = dict(DecisionTreeClassifier(max_depth=3).fit(X, y).tree_.__getstate__())
+    state = dict(DecisionTreeClassifier(max_depth=3).fit(X, y).tree_.plain_state())
     state["nodes"] = state["nodes"].copy()
     yield "format version", dict(state, format_version=state["format_version"] + 1)
     yield "format version", {key: value for key, value in state.items()
@@ -228,7 +228,7 @@ def test_a_tree_of_format_version_2_sends_missing_values_to_its_heavier_child(
     # Version 2 had no flags: its trees never saw missing values.
     X, y = classification_data(n_samples=400)
     tree = estimator_class(random_state=0).fit(X, y).tree_
-    state = {key: value for key, value in tree.__getstate__().items()
+    state = {key: value for key, value in tree.plain_state().items()
              if key not in ("flags", "category_bits")}
     old = Tree.__new__(Tree)
     old.__setstate__(dict(state, format_version=2))

@@ -74,6 +74,8 @@ def _classes():
 
 
 def _state_of(obj):
+    if hasattr(obj, "plain_state"):  # the file is compressed as a whole
+        return obj.plain_state()
     if type(obj).__getstate__ is not object.__getstate__:
         return obj.__getstate__()
     return dict(obj.__dict__)
