@@ -334,6 +334,29 @@ def test_refilled_lanes_reach_the_leaves_lockstep_lanes_reach(seed, n_splits, n_
     assert apply_rows(*tests, X, np.empty(n_rows, dtype=np.intp), refill=True) == 1
 
 
+@pytest.mark.parametrize("layout", ["float64", "float32 row slice", "float64 row slice"])
+@pytest.mark.parametrize("refill", [False, True])
+def test_a_finite_last_chunk_after_chunks_of_nan_reaches_its_leaves(layout, refill):
+    # Rows that are copied before the walk go through one buffer, 256 rows
+    # at a time for one feature: two chunks of NaN (the general walk), then
+    # a last chunk of three finite rows, whose block of eight lanes also
+    # walks the five buffer rows after them. Those once held NaN, on which a
+    # lockstep lane stepped off its leaf and past the end of the walk.
+    nodes = chain_nodes(1, 20)
+    flags = threshold_flags(nodes)
+    flags[(flags != 0) & (np.arange(len(flags)) % 3 == 0)] |= FLAG_MISSING_LEFT
+    X = np.full((515, 1), np.nan)
+    X[-3:, 0] = [-1.0, 0.5, 1.0]
+    rows = {"float64": X,
+            "float32 row slice": np.repeat(X.astype(np.float32), 2, axis=0)[::2],
+            "float64 row slice": np.repeat(X, 2, axis=0)[::2]}[layout]
+    assert not rows.flags.c_contiguous or rows.dtype == np.float64
+    leaves = np.full(len(X), -7, dtype=np.intp)
+    assert apply_rows(*walk_of(nodes, 1, flags), rows, leaves, refill=refill) == 0
+    np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row, flags)
+                                           for row in X])
+
+
 def test_lockstep_spread_is_one_for_a_full_tree_and_large_for_a_chain_with_few_rows():
     # Three bits and their eight codes as classes: every leaf at depth 3.
     codes = np.repeat(np.arange(8), 5)

@@ -351,14 +351,19 @@ cdef inline const char* step(const RowLayout* layout, const char* row,
                              const char* at) noexcept nogil:
     # ``at`` points at a node. Going left is going to the next node; going
     # right adds the jump. The choice is a mask, not a branch, so random
-    # turns cost no mispredictions.
+    # turns cost no mispredictions. A leaf (threshold -inf, a jump of minus
+    # one node) sends every value right, onto itself: written as "not
+    # x <= t", NaN goes right too, so no value can step off a leaf and past
+    # the walk's end (rows with NaN take the general walk; this is the
+    # guard should one ever reach these lanes).
     cdef const WalkNode* node = <const WalkNode*> at
     cdef intp_t offset
     if RowLayout is InterleavedRows:
         offset = <intp_t> node.column * ROW_BLOCK
     else:
         offset = node.column
-    cdef intp_t go_right = -<intp_t> ((<const float*> (row + offset))[0] > node.threshold)
+    cdef intp_t go_right = -<intp_t> (not ((<const float*> (row + offset))[0]
+                                          <= node.threshold))
     return at + sizeof(WalkNode) + (go_right & node.right_jump)
 
 
@@ -791,6 +796,11 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
         n_chunk = min(chunk_rows, source.n_rows - start)
         if by_rows:
             copy_source_rows(source, start, n_chunk, buffer, False)
+            # The last, partial block walks the buffer's rows after the
+            # chunk too: zeros, not a previous chunk's rows, which may hold
+            # NaN (that chunk took the general walk).
+            memset(buffer + n_chunk * n_features, 0,
+                   (block_values(n_chunk, n_features) - n_chunk * n_features) * sizeof(float))
             general = tests.general or any_non_finite(buffer, n_chunk * n_features)
         else:
             general = interleave_source(source, start, n_chunk, buffer) or tests.general
@@ -801,8 +811,8 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
             walk_rows_refilled(tree, buffer, n_features, not by_rows, n_chunk, leaves + start)
             row = n_chunk
         while row < n_chunk:
-            # A last, partial block walks the rows after it too: zeros, or
-            # rows copied before, finite either way; their leaves are dropped.
+            # A last, partial block walks the zeros after it too; their
+            # leaves are dropped.
             if general:
                 walk_general_block(tree, tests, buffer + row * n_features, n_features,
                                    not by_rows, reached)
