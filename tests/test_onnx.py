@@ -7,10 +7,10 @@ import onnxruntime
 import pandas as pd
 import pytest
 
-from fasttree import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,
-                      DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
-                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
-                      export_onnx, onnx_rows)
+from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
+                      BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor, export_onnx, onnx_rows)
 from synthetic import classification_data, regression_data
 from test_model_file import mixed_frame
 
@@ -108,15 +108,100 @@ def test_string_labels_come_out_as_strings():
     assert_same_labels_where_not_tied(outputs["label"], model, X_CLASS)
 
 
-def test_adaboost_exports_its_weighted_votes():
-    model = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X_CLASS, Y_CLASS)
+def test_adaboost_classifier_gives_its_probabilities_and_labels():
+    # The graph's softmax of the weighted votes is predict_proba's softmax of
+    # the symmetric decision function, for two classes and for three.
+    for y in (Y_CLASS, Y_CLASS == 1):
+        model = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X_CLASS, y)
+        outputs = run_onnx(model, X_CLASS)
+        np.testing.assert_allclose(outputs["probabilities"], model.predict_proba(X_CLASS),
+                                   rtol=1e-5, atol=1e-6)
+        assert_same_labels_where_not_tied(outputs["label"], model, X_CLASS)
+
+
+@pytest.mark.parametrize("model_class", [RandomForestClassifier, BaggingClassifier])
+def test_hard_voting_labels_are_the_members_most_votes(model_class):
+    # Shallow trees, whose leaves' votes and probabilities differ.
+    shallow = ({"max_depth": 3} if model_class is RandomForestClassifier
+               else {"estimator": DecisionTreeClassifier(max_depth=3)})
+    model = model_class(n_estimators=9, voting="hard", random_state=0, **shallow).fit(
+        with_gaps(X_CLASS), Y_CLASS)
+    X = with_gaps(X_CLASS, 7)
+    outputs = run_onnx(model, X)
+    # Votes are whole numbers, summed exactly in float32: every label agrees,
+    # ties going to the first class in both.
+    np.testing.assert_array_equal(outputs["label"], model.predict(X))
+    assert np.any(np.argmax(model.predict_proba(X), axis=1) != np.searchsorted(
+        model.classes_, model.predict(X)))
+    np.testing.assert_allclose(outputs["probabilities"], model.predict_proba(X), rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("model_class", [DecisionTreeClassifier, RandomForestClassifier])
+def test_a_loss_matrix_gives_the_label_of_least_expected_cost(model_class):
+    loss = np.array([[0, 1, 1], [10, 0, 1], [10, 1, 0]])
+    params = {"n_estimators": 5} if model_class is RandomForestClassifier else {}
+    model = model_class(max_depth=4, loss_matrix=loss, random_state=0, **params).fit(
+        X_CLASS, Y_CLASS)
+    labels = run_onnx(model, X_CLASS)["label"]
+    costs = np.sort(model.predict_proba(X_CLASS) @ loss, axis=1)
+    clear = costs[:, 1] - costs[:, 0] > 1e-5
+    assert clear.mean() > 0.5
+    np.testing.assert_array_equal(labels[clear], model.predict(X_CLASS)[clear])
+    assert np.any(labels != model.classes_[np.argmax(model.predict_proba(X_CLASS), axis=1)])
+
+
+@pytest.mark.parametrize("labels", ["integers", "strings"])
+@pytest.mark.parametrize("model_class", [DecisionTreeClassifier, RandomForestClassifier])
+def test_several_outputs_give_a_label_column_and_probabilities_per_output(model_class,
+                                                                          labels):
+    y = np.c_[Y_CLASS, (X_CLASS[:, 0] > 0) * 3]
+    if labels == "strings":
+        y = np.array(["a", "b", "c", "d"], dtype=object)[y]
+    params = {"n_estimators": 5} if model_class is RandomForestClassifier else {}
+    model = model_class(max_depth=6, random_state=0, **params).fit(X_CLASS, y)
     outputs = run_onnx(model, X_CLASS)
-    votes = np.zeros((len(X_CLASS), 3))
-    for member, alpha in zip(model.estimators_, model.estimator_weights_):
-        votes[np.arange(len(X_CLASS)), member.predict(X_CLASS).astype(int)] += alpha
-    np.testing.assert_allclose(outputs["scores"], votes, rtol=1e-5, atol=1e-6)
-    clear = np.diff(np.sort(votes, axis=1)[:, -2:], axis=1)[:, 0] > 1e-4
-    np.testing.assert_array_equal(outputs["label"][clear], model.predict(X_CLASS)[clear])
+    for output, probabilities in enumerate(model.predict_proba(X_CLASS)):
+        np.testing.assert_allclose(outputs[f"probabilities_{output}"], probabilities,
+                                   rtol=1e-5, atol=1e-6)
+    assert outputs["label"].shape == (len(X_CLASS), 2)
+    assert outputs["label"].dtype == (np.int64 if labels == "integers" else object)
+    predicted = model.predict(X_CLASS)
+    clear = np.all([np.diff(np.sort(p, axis=1)[:, -2:], axis=1)[:, 0] > 1e-5
+                    for p in model.predict_proba(X_CLASS)], axis=0)
+    np.testing.assert_array_equal(outputs["label"][clear], predicted[clear])
+
+
+def test_number_labels_come_out_as_numbers():
+    model = DecisionTreeClassifier(random_state=0).fit(X_CLASS, Y_CLASS * 2.0)
+    outputs = run_onnx(model, X_CLASS)
+    assert outputs["label"].dtype == np.float64
+    assert_same_labels_where_not_tied(outputs["label"], model, X_CLASS)
+
+
+def median_cases():
+    return [
+        (RandomForestRegressor(n_estimators=7, aggregation="median", random_state=0)
+         .fit(with_gaps(X_REG), Y_REG), with_gaps(X_REG, 8)),
+        (RandomForestRegressor(n_estimators=8, aggregation="median", random_state=0)
+         .fit(X_REG, np.c_[Y_REG, -2 * Y_REG]), X_REG),
+        (BaggingRegressor(n_estimators=6, max_features=4, aggregation="median",
+                          random_state=0).fit(X_REG, Y_REG), X_REG),
+        (AdaBoostRegressor(n_estimators=15, random_state=0).fit(X_REG, Y_REG), X_REG),
+        (AdaBoostRegressor(DecisionTreeRegressor(max_depth=4), n_estimators=10, loss="square",
+                           random_state=0).fit(FRAME, np.arange(400.0)), FRAME),
+    ]
+
+
+@pytest.mark.parametrize("model, X", median_cases(),
+                         ids=["forest-odd-missing", "forest-even-two-outputs",
+                              "bagging-subsets", "adaboost", "adaboost-categorical"])
+def test_medians_of_the_members_are_fasttrees_predictions(model, X):
+    # Forests' and bagging's plain medians; AdaBoost.R2's weighted median.
+    predicted = np.asarray(model.predict(X)).reshape(len(X), -1)
+    scale = np.abs(predicted).max()
+    np.testing.assert_allclose(run_onnx(model, X)["variable"], predicted, rtol=1e-5,
+                               atol=1e-6 * scale)
 
 
 def test_unseen_categories_take_the_missing_values_way():
@@ -149,14 +234,16 @@ def test_multiway_nodes_become_chains_of_membership_tests():
 
 
 def test_models_the_operator_cannot_express_are_refused_by_name():
+    from sklearn.tree import DecisionTreeClassifier as ScikitLearnTree
+
     fractional = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
                                         missing="fractional").fit(FRAME, LABEL)
     with pytest.raises(ValueError, match="fractional"):
         export_onnx(fractional)
-    with pytest.raises(ValueError, match="aggregation='median'"):
-        export_onnx(RandomForestRegressor(n_estimators=3, aggregation="median")
-                    .fit(X_REG, Y_REG))
-    with pytest.raises(ValueError, match="one output"):
-        export_onnx(DecisionTreeClassifier().fit(X_CLASS, np.c_[Y_CLASS, Y_CLASS > 0]))
+    for model in (AdaBoostClassifier(ScikitLearnTree(max_depth=1), n_estimators=2),
+                  BaggingClassifier(ScikitLearnTree(), n_estimators=2)):
+        with pytest.raises(ValueError, match="members of DecisionTreeClassifier; the export "
+                                             "takes fasttree trees"):
+            export_onnx(model.fit(X_CLASS, Y_CLASS))
     with pytest.raises(ValueError, match="not fitted"):
         export_onnx(DecisionTreeClassifier())

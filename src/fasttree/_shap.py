@@ -40,7 +40,8 @@ def export_shap(model):
     ValueError
         For a model SHAP's format cannot express (named in the message).
     """
-    members = _additive_members(model)
+    members = tree_members(model)
+    _check_additive(model)
     share = 1.0 / len(members)
     trees = [_shap_tree(member, features, columns, share) for member, features, columns
              in members]
@@ -49,10 +50,25 @@ def export_shap(model):
             "internal_dtype": np.float64}
 
 
-def _additive_members(model):
-    """(tree estimator, the model's feature of each member feature or None,
-    (the model's column of each member class, the number of classes) or None)
-    for every tree whose mean is the prediction."""
+def _check_additive(model):
+    """ValueError unless the model's prediction is the mean of its trees'."""
+    name = type(model).__name__
+    if getattr(model, "aggregation", "mean") != "mean":
+        raise ValueError(f"{name} with aggregation={model.aggregation!r} is not a sum "
+                         "of trees; SHAP explains aggregation='mean'")
+    if getattr(model, "voting", "soft") != "soft":
+        raise ValueError(f"{name} with voting={model.voting!r} is not a sum of trees; "
+                         "SHAP explains voting='soft'")
+
+
+def tree_members(model):
+    """The fasttree trees of a tree, forest or bagging model: a list of
+    (tree estimator, the model's feature of each member feature or None,
+    (the model's column of each member class, the number of classes) or None).
+
+    Raises ValueError for an unfitted model, another kind of model, or
+    members that are not fasttree trees.
+    """
     from .bagging import BaseBagging
     from .forest import BaseForest
     from .tree import BaseDecisionTree
@@ -61,27 +77,21 @@ def _additive_members(model):
         raise ValueError(f"this {name} is not fitted yet")
     if isinstance(model, BaseDecisionTree):
         return [(model, None, None)]
-    if isinstance(model, (BaseForest, BaseBagging)):
-        if getattr(model, "aggregation", "mean") != "mean":
-            raise ValueError(f"{name} with aggregation={model.aggregation!r} is not a sum "
-                             "of trees; SHAP explains aggregation='mean'")
-        if getattr(model, "voting", "soft") != "soft":
-            raise ValueError(f"{name} with voting={model.voting!r} is not a sum of trees; "
-                             "SHAP explains voting='soft'")
-        subsets = getattr(model, "estimators_features_", None)
-        members = []
-        for index, member in enumerate(model.estimators_):
-            if not isinstance(member, BaseDecisionTree):
-                raise ValueError(f"{name} has members of {type(member).__name__}; SHAP "
-                                 "export takes fasttree trees")
-            columns = None
-            if hasattr(model, "classes_") and hasattr(member, "classes_"):
-                columns = (np.searchsorted(model.classes_, member.classes_),
-                           len(model.classes_))
-            members.append((member, None if subsets is None else subsets[index], columns))
-        return members
-    raise ValueError(f"SHAP's tree format sums trees; {name} does not (export trees, "
-                     "forests and bagging)")
+    if not isinstance(model, (BaseForest, BaseBagging)):
+        raise ValueError(f"{name} is not made of trees alone (export trees, forests and "
+                         "bagging)")
+    subsets = getattr(model, "estimators_features_", None)
+    members = []
+    for index, member in enumerate(model.estimators_):
+        if not isinstance(member, BaseDecisionTree):
+            raise ValueError(f"{name} has members of {type(member).__name__}; the export "
+                             "takes fasttree trees")
+        columns = None
+        if isinstance(model, BaseBagging) and hasattr(model, "classes_"):
+            columns = (np.searchsorted(model.classes_, member.classes_),
+                       len(model.classes_))
+        members.append((member, None if subsets is None else subsets[index], columns))
+    return members
 
 
 def binary_tree(estimator):
