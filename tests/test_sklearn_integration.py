@@ -60,13 +60,17 @@ def test_clone_copies_the_parameters_and_not_the_fit(estimator_class):
     np.testing.assert_array_equal(copy.fit(X, y).predict(X), estimator.predict(X))
 
 
+@pytest.mark.parametrize("output", ["pandas", "polars"])
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
-def test_a_pipeline_with_pandas_output_passes_feature_names_on(estimator_class):
+def test_a_pipeline_with_dataframe_output_passes_feature_names_on(estimator_class, output):
     X, y = data(estimator_class)
     columns = [f"x{j}" for j in range(X.shape[1])]
     frame = pd.DataFrame(X, columns=columns)
+    if output == "polars":
+        import polars as pl
+        frame = pl.from_pandas(frame)
     pipeline = make_pipeline(StandardScaler(), make(estimator_class))
-    pipeline.set_output(transform="pandas")
+    pipeline.set_output(transform=output)
     predicted = pipeline.fit(frame, y).predict(frame)
     model = pipeline[-1]
     assert list(model.feature_names_in_) == columns
@@ -83,6 +87,28 @@ def test_a_column_transformer_with_one_hot_codes_feeds_a_model(estimator_class):
                                 remainder="passthrough")
     pipeline = make_pipeline(encoder, make(estimator_class)).fit(frame, y)
     assert pipeline.score(frame, y) > 0.5
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier])
+def test_polars_output_of_a_column_transformer_keeps_text_columns_categorical(estimator_class):
+    # scikit-learn hands the model a polars DataFrame whose string column
+    # passed through: fasttree splits it as categories, as it does a pandas
+    # frame's, and predicts the same.
+    import polars as pl
+
+    X, y = data(estimator_class)
+    frame = pd.DataFrame({"size": X[:, 0], "colour": np.where(X[:, 1] > 0, "red", "blue")})
+    scaler = ColumnTransformer([("scaled", StandardScaler(), ["size"])],
+                               remainder="passthrough", verbose_feature_names_out=False)
+    pipelines = {}
+    for output, rows in (("polars", pl.from_pandas(frame)), ("pandas", frame)):
+        pipeline = make_pipeline(scaler, make(estimator_class)).set_output(transform=output)
+        pipelines[output] = (pipeline.fit(rows, y), rows)
+    model = pipelines["polars"][0][-1]
+    assert list(model.feature_names_in_) == ["size", "colour"]
+    assert list(model.is_categorical_) == [False, True]
+    np.testing.assert_array_equal(*(pipeline.predict_proba(rows)
+                                    for pipeline, rows in pipelines.values()))
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
