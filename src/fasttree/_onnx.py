@@ -18,7 +18,7 @@ export; onnxruntime to run.
 
 import numpy as np
 
-from ._shap import tree_members
+from ._shap import checked_trees, tree_members
 
 ONNX_ML_OPSET = 5
 ONNX_OPSET = 18
@@ -165,13 +165,8 @@ def _regressor(graph, model):
 
 
 def _boosted_trees(model):
-    """AdaBoost's members, each a fasttree tree (ValueError otherwise)."""
-    from .tree import BaseDecisionTree
-    for member in model.estimators_:
-        if not isinstance(member, BaseDecisionTree):
-            raise ValueError(f"{type(model).__name__} has members of "
-                             f"{type(member).__name__}; the export takes fasttree trees")
-    return [onnx_tree(member) for member in model.estimators_]
+    """The ``tree_`` of each of AdaBoost's members (fasttree trees alone)."""
+    return [onnx_tree(member) for member in checked_trees(model)]
 
 
 def _adaboost_classifier(graph, model):

@@ -82,16 +82,24 @@ def tree_members(model):
                          "bagging)")
     subsets = getattr(model, "estimators_features_", None)
     members = []
-    for index, member in enumerate(model.estimators_):
-        if not isinstance(member, BaseDecisionTree):
-            raise ValueError(f"{name} has members of {type(member).__name__}; the export "
-                             "takes fasttree trees")
+    for index, member in enumerate(checked_trees(model)):
         columns = None
         if isinstance(model, BaseBagging) and hasattr(model, "classes_"):
             columns = (np.searchsorted(model.classes_, member.classes_),
                        len(model.classes_))
         members.append((member, None if subsets is None else subsets[index], columns))
     return members
+
+
+def checked_trees(model):
+    """The ensemble's ``estimators_``, or ValueError when one is not a
+    fasttree tree (a member from another library has no tree to export)."""
+    from .tree import BaseDecisionTree
+    for member in model.estimators_:
+        if not isinstance(member, BaseDecisionTree):
+            raise ValueError(f"{type(model).__name__} has members of "
+                             f"{type(member).__name__}; the export takes fasttree trees")
+    return model.estimators_
 
 
 def binary_tree(estimator):
