@@ -13,6 +13,8 @@ import numpy as np
 
 import fasttree
 
+from . import REPEAT
+
 N_SAMPLES = 20_000
 N_FEATURES = 20
 
@@ -38,7 +40,7 @@ def _sparse(n_samples=N_SAMPLES, n_features=1000, density=0.01):
 
 class _Timed:
     number = 1
-    repeat = (1, 3, 60.0)
+    repeat = REPEAT
     warmup_time = 0.0
     timeout = 600
 

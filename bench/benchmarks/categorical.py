@@ -8,6 +8,8 @@ a tree and a forest fitted on it as it is, and their predictions on new rows
 
 from fasttree import DecisionTreeClassifier, RandomForestClassifier
 
+from . import REPEAT
+
 SIZES = [20_000, 100_000]
 
 
@@ -25,7 +27,7 @@ class _Data:
     params = [SIZES]
     param_names = ["n_samples"]
     number = 1
-    repeat = (1, 5, 60.0)
+    repeat = REPEAT
     warmup_time = 0.0
     timeout = 900
 

@@ -7,6 +7,8 @@ import numpy as np
 
 import fasttree
 
+from . import REPEAT
+
 N_SAMPLES = 10_000
 N_FEATURES = 20
 CLASSIFIERS = ["DecisionTreeClassifier", "ExtraTreeClassifier", "RandomForestClassifier",
@@ -34,7 +36,7 @@ def _data(classification):
 
 class _Estimators:
     number = 1
-    repeat = (1, 3, 60.0)
+    repeat = REPEAT
     warmup_time = 0.0
     param_names = ["estimator"]
 

@@ -7,6 +7,7 @@ synthetic float32 data; fit with one and with two threads, and
 
 from fasttree import RandomForestClassifier
 
+from . import REPEAT
 from .tree import _classification
 
 N_TREES = 50
@@ -18,7 +19,7 @@ class _Forest:
     params = [SIZES]
     param_names = ["n_samples, n_features"]
     number = 1
-    repeat = (1, 3, 120.0)
+    repeat = REPEAT
     warmup_time = 0.0
     timeout = 900
 

@@ -8,6 +8,7 @@ from scratch.
 
 from fasttree import DecisionTreeClassifier, RuleListClassifier, export_text, tree_rules
 
+from . import REPEAT
 from .tree import _classification
 
 SIZES = [(20_000, 20), (100_000, 50)]
@@ -17,7 +18,7 @@ class _Grown:
     params = [SIZES]
     param_names = ["n_samples, n_features"]
     number = 1
-    repeat = (1, 5, 60.0)
+    repeat = REPEAT
     warmup_time = 0.0
     timeout = 600
 

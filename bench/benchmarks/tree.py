@@ -9,6 +9,8 @@ from sklearn.datasets import make_classification, make_regression
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
 
+from . import REPEAT
+
 # (n_samples, n_features)
 SIZES = [(10_000, 20), (100_000, 50)]
 
@@ -38,9 +40,9 @@ class _Sized:
     params = [SIZES]
     param_names = ["n_samples, n_features"]
     # A full-depth fit on 100k x 50 takes seconds, so one call per sample is
-    # plenty and a few samples keep a run of the suite within minutes.
+    # plenty.
     number = 1
-    repeat = (1, 3, 60.0)
+    repeat = REPEAT
     warmup_time = 0.0
     timeout = 600
 
