@@ -172,10 +172,12 @@ def test_several_outputs_give_a_label_column_and_probabilities_per_output(model_
     np.testing.assert_array_equal(outputs["label"][clear], predicted[clear])
 
 
-def test_number_labels_come_out_as_numbers():
-    model = DecisionTreeClassifier(random_state=0).fit(X_CLASS, Y_CLASS * 2.0)
+@pytest.mark.parametrize("labels, dtype", [(Y_CLASS * 2.0, np.float64),
+                                           (Y_CLASS == 1, np.bool_)])
+def test_number_and_bool_labels_keep_their_type(labels, dtype):
+    model = DecisionTreeClassifier(random_state=0).fit(X_CLASS, labels)
     outputs = run_onnx(model, X_CLASS)
-    assert outputs["label"].dtype == np.float64
+    assert outputs["label"].dtype == dtype
     assert_same_labels_where_not_tied(outputs["label"], model, X_CLASS)
 
 

@@ -263,11 +263,14 @@ class _Graph:
 
     def labels(self, outputs, several):
         """The ``label`` output from (classes, index of each row's class) per
-        output: (N,) for one output, (N, n_outputs) for several; integers
-        as int64, other numbers as double, anything else as text."""
+        output: (N,) for one output, (N, n_outputs) for several; bools as
+        bools, integers as int64, other numbers as double, anything else as
+        text."""
         from onnx import TensorProto
         kinds = {np.asarray(classes).dtype.kind for classes, _ in outputs}
-        if kinds <= set("iub"):
+        if kinds == {"b"}:
+            dtype, kind = np.bool_, TensorProto.BOOL
+        elif kinds <= set("iub"):
             dtype, kind = np.int64, TensorProto.INT64
         elif kinds <= set("iubf"):
             dtype, kind = np.float64, TensorProto.DOUBLE
