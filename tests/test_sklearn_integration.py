@@ -102,9 +102,13 @@ def test_polars_output_of_a_column_transformer_keeps_text_columns_categorical(es
                                remainder="passthrough", verbose_feature_names_out=False)
     pipelines = {}
     for output, rows in (("polars", pl.from_pandas(frame)), ("pandas", frame)):
-        pipeline = make_pipeline(scaler, make(estimator_class)).set_output(transform=output)
+        # Each pipeline its own transformer: set_output changes the object.
+        pipeline = make_pipeline(clone(scaler), make(estimator_class)).set_output(
+            transform=output)
         pipelines[output] = (pipeline.fit(rows, y), rows)
-    model = pipelines["polars"][0][-1]
+    polars_pipeline, polars_rows = pipelines["polars"]
+    assert isinstance(polars_pipeline[:-1].transform(polars_rows), pl.DataFrame)
+    model = polars_pipeline[-1]
     assert list(model.feature_names_in_) == ["size", "colour"]
     assert list(model.is_categorical_) == [False, True]
     np.testing.assert_array_equal(*(pipeline.predict_proba(rows)
