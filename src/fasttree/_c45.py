@@ -12,6 +12,7 @@ are missing (fractional prediction) and rebuilds such a tree after pruning.
 
 import numpy as np
 
+from ._interrupt import current_interrupt
 from ._multiway import CandidateSearch
 from ._tree import (FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY, FLAG_THRESHOLD,
                     NODE_DTYPE)
@@ -103,7 +104,11 @@ def grow_multiway_tree(X, ranked, class_index, sample_weight, n_classes, categor
     nodes = []
     present = np.flatnonzero(sample_weight > 0)
     stack = [(present, sample_weight[present], 0, used_none, -1, 0)]
+    # On a worker thread of an ensemble, Ctrl-C reaches this loop only as a
+    # stop request.
+    interrupt = current_interrupt()
     while stack:
+        interrupt.check()
         rows, weights, depth, used, parent, slot = stack.pop()
         node_id = len(nodes)
         value = np.bincount(class_index[rows], weights=weights, minlength=n_classes)

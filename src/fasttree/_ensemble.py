@@ -7,11 +7,12 @@ import sys
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
 from ._base import BaseEstimator
-from ._threads import available_cores
+from ._threads import available_cores, run_together
 from ._validation import (check_array_2d, check_int_or_fraction, invalid_parameter,
                           is_int_at_least, is_sparse)
 
@@ -171,7 +172,7 @@ def map_members(function, indices, n_threads, progress=None):
     if n_threads == 1 or len(indices) <= 1:
         return [run(index) for index in indices]
     with ThreadPoolExecutor(max_workers=min(n_threads, len(indices))) as pool:
-        return list(pool.map(run, indices))
+        return run_together(pool, [partial(run, index) for index in indices])[1]
 
 
 def user_joblib_backend():

@@ -2,9 +2,11 @@
 
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
+from ._threads import run_together
 from ._utils import dense_ranks, feature_columns_float32
 
 # Features of at most this many distinct values have narrow (byte) ranks
@@ -86,7 +88,8 @@ def rank_features(X, n_threads=1):
         ranks, values, value_offsets, narrow_ranks = dense_ranks(columns)
     else:
         with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-            parts = list(pool.map(lambda group: dense_ranks(columns[group]), groups))
+            parts = run_together(pool, [partial(dense_ranks, columns[group])
+                                        for group in groups])[1]
         offsets = [parts[0][2]]
         for part in parts[1:]:
             offsets.append(part[2][1:] + offsets[-1][-1])

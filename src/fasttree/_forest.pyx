@@ -12,7 +12,10 @@ from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, any_infinite
                        any_non_finite, block_values, interleave_source, padded_block,
                        row_source, split_tests, walk_block, walk_general_block,
                        walk_interleaved, walk_rows_refilled)
+from ._interrupt cimport INTERRUPTED, Interrupt
 from ._utils cimport intp_t
+
+from ._interrupt import current_interrupt, raise_interrupt
 
 cnp.import_array()
 
@@ -75,7 +78,8 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                  const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  object leaf_output, object X, double[:, ::1] out not None,
-                 bint per_tree, const uint8_t[::1] refill_trees=None):
+                 bint per_tree, const uint8_t[::1] refill_trees=None,
+                 Interrupt interrupt=None):
     """Reads, for every tree, the output row of the leaf each row of X reaches.
 
     Parameters
@@ -110,6 +114,10 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
     refill_trees : ndarray of uint8, shape (n_trees,), optional
         1 for the trees whose rows are walked with ``walk_rows_refilled``
         (paths of very different lengths), 0 for lockstep; None: all lockstep.
+    interrupt : Interrupt, optional
+        Polled before each group of trees walks a part of the rows (by
+        default the thread's ``current_interrupt``); when it asks to stop,
+        its error is raised.
 
     Returns
     -------
@@ -179,6 +187,8 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
         raise ValueError("out has the wrong shape")
     if n_rows == 0:
         return 0
+    if interrupt is None:
+        interrupt = current_interrupt()
     part_capacity = min(max(<intp_t> ROW_BLOCK, part_capacity - part_capacity % ROW_BLOCK),
                         n_full_rows + ROW_BLOCK)
     if not per_tree:
@@ -207,6 +217,9 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                     break
             group_start = 0
             while group_start < n_trees:
+                if interrupt.should_stop():
+                    status = INTERRUPTED
+                    break
                 group_end = group_start + 1
                 while (group_end < n_trees and tree_starts[group_end + 1]
                        - tree_starts[group_start] <= GROUP_NODES):
@@ -261,6 +274,8 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
                 group_start = group_end
             part_start += part_rows
     free(buffer)
+    if status == INTERRUPTED:
+        raise_interrupt(interrupt)
     if status < 0:
         raise MemoryError()
     return status

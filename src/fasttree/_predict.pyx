@@ -14,6 +14,9 @@ from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_MULTIWAY, KIND_SUBSET, KIND_THRE
                      category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
 from ._validation import CSRRows
+from ._interrupt cimport INTERRUPTED, Interrupt
+
+from ._interrupt import current_interrupt, raise_interrupt
 
 cnp.import_array()
 
@@ -857,7 +860,9 @@ cdef const WalkNode* checked_walk(object walk) except NULL:
     return <const WalkNode*> checked_records(walk, WALK_DTYPE, "walk nodes")
 
 
-cdef int raise_for_status(int status) except -1:
+cdef int raise_for_status(int status, Interrupt interrupt) except -1:
+    if status == INTERRUPTED:
+        raise_interrupt(interrupt)
     if status < 0:
         raise MemoryError()
     return status
@@ -865,13 +870,14 @@ cdef int raise_for_status(int status) except -1:
 
 def apply_rows(object walk, object walk_flags, object category_bits, object node_position,
                object X, intp_t[::1] out not None,
-               bint refill=False):
+               bint refill=False, Interrupt interrupt=None):
     """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout,
     walk_flags the node flags in walk order).
 
     X is a 2-D float32 or float64 array in any order (see ``RowSource``);
     NaN is a missing value. Returns 1 when X holds infinity (``out`` is then
-    meaningless), else 0.
+    meaningless), else 0. ``interrupt`` (by default the thread's
+    ``current_interrupt``) is polled between chunks of rows.
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
@@ -883,12 +889,20 @@ def apply_rows(object walk, object walk_flags, object category_bits, object node
     row_source(X, &source)
     if out.shape[0] != source.n_rows:
         raise ValueError("out must have one entry per row")
+    cdef intp_t start = 0, n_chunk
+    if interrupt is None:
+        interrupt = current_interrupt()
     buffer = checked_copy_buffer(&source)
-    if source.n_rows:
-        with nogil:
-            status = find_source_leaves(tree, &tests, &source, &out[0], buffer)
+    with nogil:
+        while start < source.n_rows and status == 0:
+            if interrupt.should_stop():
+                status = INTERRUPTED
+                break
+            n_chunk = min(<intp_t> APPLY_CHUNK_ROWS, source.n_rows - start)
+            status = chunk_leaves(tree, &tests, &source, start, n_chunk, &out[start], buffer)
+            start += n_chunk
     free(buffer)
-    return raise_for_status(status)
+    return raise_for_status(status, interrupt)
 
 
 ctypedef fused leaf_output:
@@ -901,6 +915,8 @@ cdef enum:
     # outputs are written while the rows' leaves are in cache, with no
     # array of every row's leaf.
     OUTPUT_CHUNK_ROWS = 2048
+    # Rows apply_rows walks between two polls of its Interrupt.
+    APPLY_CHUNK_ROWS = 65536
 
 
 cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
@@ -919,11 +935,12 @@ cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
 def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
                          object node_position, const leaf_output[::1] node_output not None,
                          object X, leaf_output[::1] out not None,
-                         bint refill=False):
+                         bint refill=False, Interrupt interrupt=None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
 
     ``node_output`` holds one entry per node: a class index, or a mean for
-    regression. Returns 1 when X holds infinity, else 0.
+    regression. Returns 1 when X holds infinity, else 0. ``interrupt`` as in
+    ``apply_rows``.
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
@@ -938,8 +955,13 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     if out.shape[0] != source.n_rows or node_output.shape[0] != walk.shape[0]:
         raise ValueError("out must have one entry per row and node_output one per node")
     buffer = checked_copy_buffer(&source)
+    if interrupt is None:
+        interrupt = current_interrupt()
     with nogil:
         while start < source.n_rows and status == 0:
+            if interrupt.should_stop():
+                status = INTERRUPTED
+                break
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
             status = chunk_leaves(tree, &tests, &source, start, n_chunk, leaves, buffer)
             if status == 0:
@@ -947,17 +969,17 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
                     out[start + row] = node_output[leaves[row]]
             start += n_chunk
     free(buffer)
-    return raise_for_status(status)
+    return raise_for_status(status, interrupt)
 
 
 def predict_leaf_rows(object walk, object walk_flags, object category_bits,
                       object node_position, const double[:, ::1] node_rows not None,
                       object X, double[:, ::1] out not None,
-                      bint refill=False):
+                      bint refill=False, Interrupt interrupt=None):
     """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
 
     ``node_rows`` holds one row per node (class probabilities, for example).
-    Returns 1 when X holds infinity, else 0.
+    Returns 1 when X holds infinity, else 0. ``interrupt`` as in ``apply_rows``.
     """
     cdef const WalkNode* tree = checked_walk(walk)
     cdef SplitTests tests
@@ -977,8 +999,13 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
     if width == 0:
         return 0
     buffer = checked_copy_buffer(&source)
+    if interrupt is None:
+        interrupt = current_interrupt()
     with nogil:
         while start < source.n_rows and status == 0:
+            if interrupt.should_stop():
+                status = INTERRUPTED
+                break
             n_chunk = min(<intp_t> OUTPUT_CHUNK_ROWS, source.n_rows - start)
             status = chunk_leaves(tree, &tests, &source, start, n_chunk, leaves, buffer)
             if status == 0:
@@ -989,7 +1016,7 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
                         out[start + row, k] = node_row[k]
             start += n_chunk
     free(buffer)
-    return raise_for_status(status)
+    return raise_for_status(status, interrupt)
 
 
 cdef intp_t path_of_row(const Node* tree, const uint8_t* flags, const uint32_t* category_bits,
@@ -1015,9 +1042,11 @@ cdef intp_t path_of_row(const Node* tree, const uint8_t* flags, const uint32_t* 
 
 
 def decision_paths(object nodes, const uint8_t[::1] flags not None,
-                   const uint32_t[::1] category_bits not None, const float[:, ::1] X not None):
+                   const uint32_t[::1] category_bits not None, const float[:, ::1] X not None,
+                   Interrupt interrupt=None):
     """CSR parts (indptr, indices) of the nodes each row passes through (a
-    tree checked by walk_layout; NaN is a missing value)."""
+    tree checked by walk_layout; NaN is a missing value). ``interrupt`` as in
+    ``apply_rows``."""
     cdef const Node* tree = checked_nodes(nodes)
     cdef const uint32_t* bits = &category_bits[0] if category_bits.shape[0] else NULL
     if flags.shape[0] != nodes.shape[0]:
@@ -1026,11 +1055,22 @@ def decision_paths(object nodes, const uint8_t[::1] flags not None,
     cdef intp_t row
     cdef intp_t[::1] indptr = np.zeros(n_rows + 1, dtype=np.intp)
     cdef intp_t[::1] indices
+    cdef int status = 0
+    if interrupt is None:
+        interrupt = current_interrupt()
     with nogil:
         for row in range(n_rows):
+            if row % APPLY_CHUNK_ROWS == 0 and interrupt.should_stop():
+                status = INTERRUPTED
+                break
             indptr[row + 1] = indptr[row] + path_of_row(tree, &flags[0], bits, &X[row, 0], NULL)
+    raise_for_status(status, interrupt)
     indices = np.empty(indptr[n_rows], dtype=np.intp)
     with nogil:
         for row in range(n_rows):
+            if row % APPLY_CHUNK_ROWS == 0 and interrupt.should_stop():
+                status = INTERRUPTED
+                break
             path_of_row(tree, &flags[0], bits, &X[row, 0], &indices[indptr[row]])
+    raise_for_status(status, interrupt)
     return np.asarray(indptr), np.asarray(indices)

@@ -1,10 +1,13 @@
-"""Spreading nogil row kernels over threads."""
+"""Spreading nogil kernels over threads, and stopping them all together."""
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
+from functools import partial
 
 import numpy as np
+
+from ._interrupt import current_interrupt, interrupt_scope
 
 # Below this many rows per tree walked, a thread hand-off costs more than it saves.
 MIN_ROWS_PER_THREAD = 8192
@@ -44,6 +47,39 @@ def start_threads():
     _threads_started = True
 
 
+def run_together(pool, functions, on_caller=None):
+    """Call ``functions`` on the pool's threads, and ``on_caller`` (if given)
+    on this one meanwhile; returns ``on_caller``'s result and the list of
+    theirs, in order.
+
+    All of them run in the scope of one Interrupt (see ``_interrupt``), this
+    thread's current one. When any raises, or this thread is interrupted
+    (Ctrl-C) while it works or waits, the others are asked to stop at their
+    kernels' next poll and those not started are dropped; the first error is
+    raised once none is running any more, so no thread goes on working, or
+    holding the arrays of a call that has failed, behind the caller's back.
+    """
+    interrupt = current_interrupt()
+
+    def scoped(function):
+        with interrupt_scope(interrupt):
+            return function()
+
+    futures = []
+    try:
+        for function in functions:
+            futures.append(pool.submit(scoped, function))
+        own = None if on_caller is None else scoped(on_caller)
+        results = [future.result() for future in futures]
+    except BaseException:
+        interrupt.request()
+        for future in futures:
+            future.cancel()
+        wait(futures)
+        raise
+    return own, results
+
+
 def map_rows(kernel, X, out, *args, n_threads=None, n_trees=1, **options):
     """Run ``kernel(*args, X_part, out_part, **options)`` on row blocks of X, in parallel.
 
@@ -77,13 +113,12 @@ def map_rows(kernel, X, out, *args, n_threads=None, n_trees=1, **options):
             start, stop = block
             status = max(status, kernel(*args, X[start:stop], out[start:stop], **options))
 
-    futures = [_shared_pool().submit(work) for _ in range(n_workers - 1)]
-    status = work()
-    return max([status] + [future.result() for future in futures])
+    status, statuses = run_together(_shared_pool(), [work] * (n_workers - 1), on_caller=work)
+    return max([status] + statuses)
 
 
 def map_blocks(function, blocks):
     """``[function(block) for block in blocks]``, the blocks on the shared threads."""
     if len(blocks) <= 1:
         return [function(block) for block in blocks]
-    return list(_shared_pool().map(function, blocks))
+    return run_together(_shared_pool(), [partial(function, block) for block in blocks])[1]

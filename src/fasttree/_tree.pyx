@@ -10,7 +10,10 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 from ._criterion cimport Criterion
+from ._interrupt cimport INTERRUPTED, Interrupt
 from ._splitter cimport SplitRecord, Splitter
+
+from ._interrupt import current_interrupt, raise_interrupt
 
 cnp.import_array()
 
@@ -311,7 +314,8 @@ cdef int grow_pending(PendingNode** stack, double** states, intp_t* capacity,
 
 
 cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* samples,
-                           intp_t n_samples, BuildLimits* limits) noexcept nogil:
+                           intp_t n_samples, BuildLimits* limits,
+                           Interrupt interrupt) noexcept nogil:
     # A pending node's criterion state sits at the same index of states as
     # the node in the stack: its parent's split wrote it, and popping the
     # node restores it, without a pass over the node's samples.
@@ -335,6 +339,9 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     splitter.criterion.compute_state(0, n_samples, states)
     stack_size = 1
     while stack_size > 0:
+        if interrupt.should_stop():
+            status = INTERRUPTED
+            break
         stack_size -= 1
         current = stack[stack_size]
         splitter.criterion.restore_node(current.start, current.end,
@@ -489,7 +496,7 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
 
 cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples,
                           intp_t n_samples, BuildLimits* limits,
-                          intp_t max_leaf_nodes) noexcept nogil:
+                          intp_t max_leaf_nodes, Interrupt interrupt) noexcept nogil:
     # Each split adds one leaf, and leaves never exceed n_samples, so the
     # frontier never holds more than that many nodes.
     cdef intp_t heap_capacity = min(max_leaf_nodes, n_samples) + 1
@@ -509,6 +516,9 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
                                     NO_PARENT, False, heap, &heap_size, child_states,
                                     -INFINITY, INFINITY)
     while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
+        if interrupt.should_stop():
+            status = INTERRUPTED
+            break
         expanded = frontier_pop(heap, &heap_size)
         store_set_split(store, expanded.node_id, &expanded.split)
         n_leaves += 1
@@ -533,7 +543,8 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
                intp_t n_values, intp_t max_depth, intp_t min_samples_split,
                intp_t min_samples_leaf, double min_weight_leaf,
                double min_impurity_decrease, intp_t max_leaf_nodes,
-               double weighted_n_total, object sparse_values=None):
+               double weighted_n_total, object sparse_values=None,
+               Interrupt interrupt=None):
     """Grows a tree on ``samples`` and returns its arrays.
 
     ``max_leaf_nodes`` < 0 grows depth-first; otherwise best-first.
@@ -544,6 +555,9 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
     (node_count, n_values)) or as sparse rows of their non-zero entries
     (``value_indptr``, ``value_index``, ``value_data``): ``sparse_values``
     chooses, by default sparse when ``n_values`` > 1 (class fractions).
+    Growth stops at a node when ``interrupt`` (by default the thread's
+    ``current_interrupt``) is requested or a signal's handler raises on the
+    main thread; that error (or KeyboardInterrupt) is raised then.
     """
     cdef NodeStore store
     cdef BuildLimits limits
@@ -562,6 +576,8 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
     limits.weighted_n_total = weighted_n_total
     if max_leaf_nodes > 0:
         initial_capacity = min(initial_capacity, 2 * max_leaf_nodes - 1)
+    if interrupt is None:
+        interrupt = current_interrupt()
     try:
         with nogil:
             status = store_reserve(&store, initial_capacity)
@@ -569,10 +585,12 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
             if status == 0:
                 if max_leaf_nodes < 0:
                     status = build_depth_first(&store, splitter, &samples[0], n_samples,
-                                               &limits)
+                                               &limits, interrupt)
                 else:
                     status = build_best_first(&store, splitter, &samples[0], n_samples,
-                                              &limits, max_leaf_nodes)
+                                              &limits, max_leaf_nodes, interrupt)
+        if status == INTERRUPTED:
+            raise_interrupt(interrupt)
         if status < 0:
             raise MemoryError("not enough memory to grow the tree")
         return _store_to_arrays(&store)
@@ -630,15 +648,20 @@ cdef void free_buffer(object capsule) noexcept:
     free(PyCapsule_GetPointer(capsule, NULL))
 
 
-cdef object array_owning(void* data, intp_t count, int typenum, intp_t width=0):
-    # A numpy array over the builder's buffer, which it frees when it goes:
-    # a tree of many classes is not copied once more. 1-D, or 2-D with
-    # width columns.
+cdef object array_owning(void** data, intp_t count, int typenum, intp_t width=0):
+    # A numpy array that takes over the builder's buffer *data and frees it
+    # when it goes: a tree of many classes is not copied once more. 1-D, or
+    # 2-D with width columns. *data is cleared the moment the buffer has its
+    # new owner, so whatever is raised later (KeyboardInterrupt included),
+    # the store, which build_tree always frees, never frees it a second time.
+    capsule = PyCapsule_New(data[0], NULL, free_buffer)
+    cdef void* buffer = data[0]
+    data[0] = NULL
     cdef cnp.npy_intp dims[2]
     dims[0] = count
     dims[1] = width
-    array = cnp.PyArray_SimpleNewFromData(1 if width == 0 else 2, dims, typenum, data)
-    cnp.set_array_base(array, PyCapsule_New(data, NULL, free_buffer))
+    array = cnp.PyArray_SimpleNewFromData(1 if width == 0 else 2, dims, typenum, buffer)
+    cnp.set_array_base(array, capsule)
     return array
 
 
@@ -653,37 +676,29 @@ cdef dict _store_to_arrays(NodeStore* store):
     if resize_buffer(<void**> &store.category_bits, store.bits_count,
                      sizeof(uint32_t)) < 0:
         raise MemoryError()
-    arrays = {
-        "nodes": array_owning(store.nodes, count * sizeof(Node), cnp.NPY_UINT8).view(
-            NODE_DTYPE),
-        "flags": array_owning(store.flags, count, cnp.NPY_UINT8),
-        "category_bits": array_owning(store.category_bits, store.bits_count,
-                                      cnp.NPY_UINT32),
-        "impurity": array_owning(store.impurity, count, cnp.NPY_FLOAT64),
-        "n_node_samples": array_owning(store.n_node_samples, count, cnp.NPY_INT64),
-        "weighted_n_node_samples": array_owning(store.weighted_n_node_samples, count,
-                                                cnp.NPY_FLOAT64),
-        "max_depth": store.max_depth,
-    }
-    store.nodes = NULL
-    store.flags = NULL
-    store.category_bits = NULL
-    store.impurity = NULL
-    store.n_node_samples = NULL
-    store.weighted_n_node_samples = NULL
+    if store.sparse_values and store_resize_values(store, store.value_count) < 0:
+        raise MemoryError()
+    arrays = {}
+    arrays["nodes"] = array_owning(<void**> &store.nodes, count * sizeof(Node),
+                                   cnp.NPY_UINT8).view(NODE_DTYPE)
+    arrays["flags"] = array_owning(<void**> &store.flags, count, cnp.NPY_UINT8)
+    arrays["category_bits"] = array_owning(<void**> &store.category_bits, store.bits_count,
+                                           cnp.NPY_UINT32)
+    arrays["impurity"] = array_owning(<void**> &store.impurity, count, cnp.NPY_FLOAT64)
+    arrays["n_node_samples"] = array_owning(<void**> &store.n_node_samples, count,
+                                            cnp.NPY_INT64)
+    arrays["weighted_n_node_samples"] = array_owning(
+        <void**> &store.weighted_n_node_samples, count, cnp.NPY_FLOAT64)
+    arrays["max_depth"] = store.max_depth
     if store.sparse_values:
-        if store_resize_values(store, store.value_count) < 0:
-            raise MemoryError()
-        arrays["value_indptr"] = array_owning(store.value_offsets, count + 1, cnp.NPY_INT64)
-        arrays["value_index"] = array_owning(store.value_index, store.value_count,
+        arrays["value_indptr"] = array_owning(<void**> &store.value_offsets, count + 1,
+                                              cnp.NPY_INT64)
+        arrays["value_index"] = array_owning(<void**> &store.value_index, store.value_count,
                                              cnp.NPY_INT32)
-        arrays["value_data"] = array_owning(store.value_data, store.value_count,
+        arrays["value_data"] = array_owning(<void**> &store.value_data, store.value_count,
                                             cnp.NPY_FLOAT64)
-        store.value_offsets = NULL
-        store.value_index = NULL
-        store.value_data = NULL
     else:
-        arrays["value"] = array_owning(store.value, count, cnp.NPY_FLOAT64, store.n_values)
-        store.value = NULL
+        arrays["value"] = array_owning(<void**> &store.value, count, cnp.NPY_FLOAT64,
+                                       store.n_values)
     store.capacity = 0
     return arrays

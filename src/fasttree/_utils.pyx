@@ -5,6 +5,10 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t
 from libc.math cimport INFINITY
 from libc.string cimport memset
 
+from ._interrupt cimport Interrupt
+
+from ._interrupt import current_interrupt, raise_interrupt
+
 # Below this size a comparison sort beats the radix sort's fixed cost of
 # clearing and scanning its digit histograms.
 cdef enum:
@@ -259,7 +263,7 @@ cdef bint rank_integer_column(const float* column, intp_t n_samples, uint32_t* r
     return True
 
 
-def dense_ranks(const float[:, ::1] columns not None):
+def dense_ranks(const float[:, ::1] columns not None, Interrupt interrupt=None):
     """Dense ranks of every feature's values.
 
     A column of whole numbers with a small range is ranked through a table
@@ -281,6 +285,9 @@ def dense_ranks(const float[:, ::1] columns not None):
     narrow_ranks : ndarray of uint8, shape (n_features, n_samples)
         The ranks again, one byte each, for the features of at most 256
         values; the rows of the other features are zeros.
+
+    ``interrupt`` (by default the thread's ``current_interrupt``) is polled
+    before each feature; when it asks to stop, its error is raised.
     """
     import numpy as np
     cdef intp_t n_features = columns.shape[0]
@@ -304,8 +311,14 @@ def dense_ranks(const float[:, ::1] columns not None):
     cdef intp_t feature, sample, n_values = 0
     if n_samples == 0:
         return ranks, values[:0].copy(), value_offsets, narrow_ranks
+    if interrupt is None:
+        interrupt = current_interrupt()
+    cdef bint stopped = False
     with nogil:
         for feature in range(n_features):
+            if interrupt.should_stop():
+                stopped = True
+                break
             offset_view[feature] = n_values
             if not rank_integer_column(&columns[feature, 0], n_samples,
                                        &rank_view[feature, 0], &value_view[0], &n_values,
@@ -316,6 +329,8 @@ def dense_ranks(const float[:, ::1] columns not None):
                 for sample in range(n_samples):
                     narrow_view[feature, sample] = <uint8_t> rank_view[feature, sample]
         offset_view[n_features] = n_values
+    if stopped:
+        raise_interrupt(interrupt)
     return ranks, values[:n_values].copy(), value_offsets, narrow_ranks
 
 

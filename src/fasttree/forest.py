@@ -3,6 +3,7 @@ trees trained on threads without the GIL."""
 
 import numbers
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimato
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import tree_outputs
 from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
-from ._threads import map_rows, start_threads
+from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
@@ -570,7 +571,8 @@ class BaseForest(BaseEnsemble):
                     permutations = [[rng.permutation(rows.size) for _ in range(n_repeats)]
                                     for _ in range(self.n_features_in_)]
                     jobs.append((self._trees[index], rows, permutations))
-                for tree_drops in pool.map(score_tree, jobs):
+                for tree_drops in run_together(pool, [partial(score_tree, job)
+                                                      for job in jobs])[1]:
                     drops += tree_drops
                     n_scored += 1
         if n_scored == 0:
