@@ -272,3 +272,116 @@ def test_forests_of_word_presence_walk_refilled_lanes_and_predict_as_their_trees
     for rows in (X[2000:], dense_new, np.asfortranarray(dense_new)):
         np.testing.assert_allclose(forest.predict_proba(rows), expected, rtol=1e-12,
                                    atol=1e-12)
+
+
+def corrupted(kind):
+    """A 20 x 4 sparse matrix whose index arrays no longer describe it, the
+    way a buggy producer or a hand edit leaves one: each would make scipy's
+    compiled conversions read or write out of bounds."""
+    X = scipy.sparse.random(20, 4, density=0.5, format="csr", random_state=1)
+    if kind == "indptr past the end":
+        X.indptr[-1] = X.indptr[-1] + 1000
+    elif kind == "indptr decreasing":
+        X.indptr[5] = X.indptr[10] + 3
+    elif kind == "indptr not from zero":
+        X.indptr[0] = 2
+    elif kind == "indptr too short":
+        X.indptr = X.indptr[:-3]
+    elif kind == "column index too large":
+        X.indices[3] = 10**6
+    elif kind == "negative column index":
+        X.indices[3] = -5
+    elif kind == "csc row index too large":
+        X = X.tocsc()
+        X.indices[2] = 21
+    elif kind == "coo row index too large":
+        X = X.tocoo()
+        X.row[2] = 10**6
+    elif kind == "coo negative column":
+        X = X.tocoo()
+        X.col[0] = -1
+    elif kind == "bsr block index too large":
+        X = X.tobsr(blocksize=(2, 2))
+        X.indices[0] = 9
+    return X
+
+
+CORRUPTIONS = ["indptr past the end", "indptr decreasing", "indptr not from zero",
+               "indptr too short", "column index too large", "negative column index",
+               "csc row index too large", "coo row index too large", "coo negative column",
+               "bsr block index too large"]
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+@pytest.mark.parametrize("estimator_class", CLASSIFIERS + [ExtraTreesClassifier])
+def test_a_corrupt_sparse_matrix_is_refused_by_fit_and_predict(estimator_class, kind):
+    X_good = scipy.sparse.random(20, 4, density=0.5, format="csr", random_state=1)
+    y = np.arange(20) % 2
+    model = estimator_class().fit(X_good, y)
+    for call in (lambda: estimator_class().fit(corrupted(kind), y),
+                 lambda: model.predict(corrupted(kind))):
+        with pytest.raises(ValueError, match="is not a valid (CSR|CSC|COO|BSR) matrix"):
+            call()
+
+
+@pytest.mark.parametrize("kind", CORRUPTIONS)
+def test_a_corrupt_sparse_matrix_is_refused_by_the_tree_structure(kind):
+    X_good = scipy.sparse.random(20, 4, density=0.5, format="csr", random_state=1)
+    tree = DecisionTreeRegressor().fit(X_good, np.arange(20.0)).tree_
+    for method in (tree.apply, tree.predict, tree.decision_path):
+        with pytest.raises(ValueError, match="is not a valid (CSR|CSC|COO|BSR) matrix"):
+            method(corrupted(kind))
+
+
+def test_a_corrupt_sparse_matrix_is_refused_before_members_of_other_libraries_see_it():
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match="is not a valid CSR matrix"):
+        BaggingClassifier(LogisticRegression(), n_estimators=2).fit(
+            corrupted("indptr past the end"), y)
+
+
+def duplicated_entries(n_samples=40, seed=0):
+    """One feature whose every value is stored as two duplicate entries,
+    chosen so that summing them in float64 and then rounding to float32
+    differs, for many rows, from rounding each to float32 first."""
+    rng = np.random.default_rng(seed)
+    first, second = rng.uniform(0, 1, n_samples), rng.uniform(0, 1, n_samples)
+    assert np.count_nonzero(np.float32(first) + np.float32(second)
+                            != np.float32(first + second)) >= 5
+    data = np.empty(2 * n_samples)
+    data[0::2], data[1::2] = first, second
+    X = scipy.sparse.csr_matrix((data, np.zeros(2 * n_samples, dtype=np.int32),
+                                 np.arange(0, 2 * n_samples + 1, 2)), shape=(n_samples, 1))
+    assert not X.has_canonical_format
+    return X
+
+
+@pytest.mark.parametrize("estimator_class", CLASSIFIERS + [ExtraTreesClassifier])
+def test_duplicate_entries_are_summed_as_the_dense_copy_sums_them(estimator_class):
+    # fit used to round each duplicate to float32 before adding them, and
+    # prediction to add them first: a model could mispredict its own
+    # training rows and differ from the model of X.toarray().
+    X = duplicated_entries()
+    y = np.arange(X.shape[0]) % 2
+    kwargs = {"random_state": 0} if "random_state" in estimator_class().get_params() else {}
+    sparse_model = estimator_class(**kwargs).fit(X, y)
+    dense_model = estimator_class(**kwargs).fit(X.toarray(), y)
+    np.testing.assert_array_equal(sparse_model.predict(X), dense_model.predict(X.toarray()))
+    if hasattr(sparse_model, "predict_proba"):
+        np.testing.assert_array_equal(sparse_model.predict_proba(X),
+                                      dense_model.predict_proba(X.toarray()))
+    if hasattr(sparse_model, "tree_"):
+        np.testing.assert_array_equal(sparse_model.tree_.threshold,
+                                      dense_model.tree_.threshold)
+        np.testing.assert_array_equal(sparse_model.predict(X), y)
+
+
+def test_summing_duplicates_leaves_the_users_matrix_as_it_was():
+    X = duplicated_entries()
+    data, indices, indptr = X.data.copy(), X.indices.copy(), X.indptr.copy()
+    DecisionTreeClassifier().fit(X, np.arange(X.shape[0]) % 2).predict(X)
+    np.testing.assert_array_equal(X.data, data)
+    np.testing.assert_array_equal(X.indices, indices)
+    np.testing.assert_array_equal(X.indptr, indptr)

@@ -13,8 +13,8 @@ import numpy as np
 
 from ._base import BaseEstimator
 from ._threads import available_cores, run_together
-from ._validation import (check_array_2d, check_int_or_fraction, invalid_parameter,
-                          is_int_at_least, is_sparse)
+from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
+                          invalid_parameter, is_int_at_least, is_sparse)
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
@@ -48,8 +48,7 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_
     if is_sparse(X):
         if len(X.shape) != 2 or 0 in X.shape:
             check_array_2d(X, estimator=estimator, check_finite=False)  # raises
-        stored = X if X.format in ("csr", "csc") else X.tocsr()
-        return stored.astype(np.float64)
+        return canonical_sparse(X, estimator=estimator).astype(np.float64)
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
         X = X.to_numpy()
     if allow_nd and np.ndim(X) > 2:

@@ -177,13 +177,92 @@ def is_sparse(X):
     return sparse is not None and sparse.issparse(X)
 
 
+def _index_array(array, what, invalid):
+    array = np.asarray(array)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise invalid(f"its {what} must be a 1-D array of integers")
+    return array
+
+
+def check_sparse_structure(X, *, name="X", estimator=None):
+    """Raise a ValueError unless a sparse X's index arrays describe a matrix
+    of its shape: every index in range, indptr from 0 and never decreasing.
+
+    scipy's compiled routines (``tocsr``, ``sum_duplicates``, even
+    ``has_canonical_format``) trust these arrays and read or write out of
+    bounds when they are corrupt, so this runs before anything reads them.
+    DOK and LIL matrices hold Python structures, which scipy checks itself.
+    """
+    prefix = f"{estimator}: " if estimator else ""
+
+    def invalid(problem):
+        return ValueError(f"{prefix}{name} is not a valid {X.format.upper()} matrix: "
+                          f"{problem}")
+
+    if len(X.shape) != 2 or X.format not in ("csr", "csc", "bsr", "coo"):
+        return
+    data = np.asarray(X.data)
+    if X.format == "coo":
+        coords = [_index_array(X.row, "row indices", invalid),
+                  _index_array(X.col, "column indices", invalid)]
+        for axis, (index, size) in enumerate(zip(coords, X.shape)):
+            if index.shape[0] != data.shape[0]:
+                raise invalid(f"it has {data.shape[0]} values but {index.shape[0]} "
+                              f"{('row', 'column')[axis]} indices")
+            if index.size and (index.min() < 0 or index.max() >= size):
+                raise invalid(f"a {('row', 'column')[axis]} index is outside 0..{size - 1}")
+        return
+    n_major, n_minor = X.shape if X.format != "csc" else X.shape[::-1]
+    n_values = data.shape[0]
+    if X.format == "bsr":
+        rows_per_block, columns_per_block = X.blocksize
+        n_major, n_minor = n_major // rows_per_block, n_minor // columns_per_block
+        if data.ndim != 3 or data.shape[1:] != X.blocksize:
+            raise invalid(f"its data must hold blocks of shape {X.blocksize}")
+    elif data.ndim != 1:
+        raise invalid("its data must be 1-D")
+    indptr = _index_array(X.indptr, "indptr", invalid)
+    indices = _index_array(X.indices, "indices", invalid)
+    if indptr.shape[0] != n_major + 1:
+        raise invalid(f"indptr has {indptr.shape[0]} entries; its shape needs {n_major + 1}")
+    if indptr[0] != 0 or np.any(indptr[1:] < indptr[:-1]):
+        raise invalid("indptr must start at 0 and never decrease")
+    if indptr[-1] > min(indices.shape[0], n_values):
+        raise invalid(f"indptr ends at {indptr[-1]}, past its {min(indices.shape[0], n_values)} "
+                      "stored entries")
+    used = indices[:indptr[-1]]
+    if used.size and (used.min() < 0 or used.max() >= n_minor):
+        raise invalid(f"an index is outside 0..{n_minor - 1}")
+
+
+def canonical_sparse(X, *, name="X", estimator=None):
+    """A sparse X, its structure checked, as CSR or CSC (as given, else CSR)
+    with no duplicate entries.
+
+    Duplicates are summed once, here, in X's own dtype (integers in int64,
+    so that a sum cannot wrap around): as ``X.toarray()`` sums them,
+    so that fit, prediction and the dense copy of X all see the same
+    values. X itself is never changed.
+    """
+    check_sparse_structure(X, name=name, estimator=estimator)
+    stored = X.tocsr() if X.format not in ("csr", "csc") else X
+    if not stored.has_canonical_format:
+        if stored.data.dtype.kind in "iu":
+            stored = stored.astype(np.int64)
+        elif stored is X:
+            stored = stored.copy()
+        stored.sum_duplicates()
+    return stored
+
+
 def checked_sparse(X, *, name="X", estimator=None):
-    """A sparse X as CSR or CSC (as given, else CSR), checked: 2-D, real
-    values, no NaN (scikit-learn's rule: only dense X may miss values)."""
+    """A sparse X as CSR or CSC (as given, else CSR), checked: a valid
+    structure, 2-D, real values, no NaN (scikit-learn's rule: only dense X
+    may miss values), duplicate entries summed (see canonical_sparse)."""
     prefix = f"{estimator}: " if estimator else ""
     if len(X.shape) != 2:
         raise ValueError(f"{prefix}{name} must be 2-D, got a sparse array of shape {X.shape}")
-    stored = X.tocsr() if X.format not in ("csr", "csc") else X
+    stored = canonical_sparse(X, name=name, estimator=estimator)
     if stored.data.dtype.kind not in "biuf":
         raise ValueError(f"{prefix}{name} has unsupported dtype {stored.data.dtype}")
     # The phrase is scikit-learn's own, which scripts match on.
@@ -211,19 +290,18 @@ def densified(X):
 
 
 def sparse_for_fit(X, *, name="X", estimator=None):
-    """A sparse training X as float32 CSC (duplicate entries summed), checked
-    as :func:`check_array_2d` checks a dense one (no NaN, infinity or value
-    beyond float32, at least one row and one feature). Fit ranks its columns
-    straight from it, with no dense copy."""
+    """A sparse training X as float32 CSC, checked as :func:`check_array_2d`
+    checks a dense one (no NaN, infinity or value beyond float32, at least
+    one row and one feature), duplicate entries summed before the
+    conversion (see canonical_sparse). Fit ranks its columns straight from
+    it, with no dense copy."""
     stored = checked_sparse(X, name=name, estimator=estimator)
     if 0 in stored.shape:
         # check_array_2d words the refusal of an empty X.
         check_array_2d(np.zeros(stored.shape, dtype=np.float32), name=name,
                        estimator=estimator)
     with np.errstate(over="ignore"):
-        columns = stored.tocsc().astype(np.float32)   # a copy: free to change
-    if not columns.has_canonical_format:
-        columns.sum_duplicates()
+        columns = stored.tocsc().astype(np.float32)
     if not np.isfinite(columns.data).all():
         raise non_finite_error(columns, name=name, estimator=estimator, allow_nan=True)
     return columns
@@ -261,24 +339,20 @@ class CSRRows:
 
 
 def csr_for_walk(X, *, name="X", estimator=None):
-    """A sparse X as :class:`CSRRows`: float32 values (float64 kept), no
-    duplicate entries (each would overwrite the other, where densifying
-    adds them), every column index checked."""
+    """A sparse X as :class:`CSRRows`: float32 values (float64 kept), its
+    structure checked and its duplicate entries summed (each would
+    overwrite the other in a walk, where densifying adds them)."""
     stored = checked_sparse(X, name=name, estimator=estimator).tocsr()
-    if not stored.has_canonical_format:
-        stored = stored.copy()
-        stored.sum_duplicates()
     data = stored.data
     if data.dtype not in (np.float32, np.float64):
         with np.errstate(over="ignore"):
             data = data.astype(np.float32)
     n_rows, n_features = stored.shape
+    if n_features > np.iinfo(np.int32).max:
+        raise ValueError(f"{name} has {n_features} features; the walks index at most "
+                         f"{np.iinfo(np.int32).max}")
     indptr = np.ascontiguousarray(stored.indptr, dtype=np.intp)
     indices = np.ascontiguousarray(stored.indices, dtype=np.int32)
-    if (n_features > np.iinfo(np.int32).max or indptr[0] != 0
-            or indptr[-1] > min(indices.shape[0], data.shape[0]) or np.any(np.diff(indptr) < 0)
-            or (indices.size and (indices.min() < 0 or indices.max() >= n_features))):
-        raise ValueError(f"{name} is not a valid CSR matrix")
     return CSRRows(indptr, indices, np.ascontiguousarray(data), n_features)
 
 
