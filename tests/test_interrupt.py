@@ -72,6 +72,31 @@ def test_a_fit_in_a_stopped_scope_raises_keyboard_interrupt(stopped, estimator):
         estimator.fit(X, y)
 
 
+@pytest.mark.parametrize("estimator", [
+    fasttree.DecisionTreeClassifier(),
+    fasttree.DecisionTreeClassifier(criterion="entropy", categorical_split="multiway"),
+    fasttree.RandomForestClassifier(n_estimators=3),
+    fasttree.ExtraTreesClassifier(n_estimators=3, n_jobs=2),
+    fasttree.BaggingClassifier(n_estimators=3),
+    fasttree.AdaBoostClassifier(n_estimators=3),
+    fasttree.RuleListClassifier(),
+], ids=lambda estimator: type(estimator).__name__)
+def test_an_interrupted_refit_leaves_the_fitted_model_as_it_was(estimator):
+    X, y = small_data()
+    estimator.fit(X, y)
+    fitted = {name: value for name, value in vars(estimator).items() if name.endswith("_")}
+    predicted = estimator.predict(X)
+    other_X = np.random.default_rng(1).normal(size=(200, 7)).astype(np.float32)
+    interrupt = Interrupt()
+    interrupt.request()
+    with interrupt_scope(interrupt), pytest.raises(KeyboardInterrupt):
+        estimator.fit(other_X, np.where(other_X[:, 0] > 0, "a", "b"))
+    after = {name: value for name, value in vars(estimator).items() if name.endswith("_")}
+    assert after.keys() == fitted.keys()
+    assert all(after[name] is fitted[name] for name in fitted)
+    np.testing.assert_array_equal(estimator.predict(X), predicted)
+
+
 def test_feature_ranking_in_a_stopped_scope_raises_keyboard_interrupt(stopped):
     X, _ = small_data()
     with pytest.raises(KeyboardInterrupt):
