@@ -158,7 +158,10 @@ def test_any_classifier_with_sample_weight_can_be_boosted():
 @pytest.mark.parametrize("params, message", [
     ({"n_estimators": 0}, "n_estimators"),
     ({"learning_rate": 0.0}, "learning_rate"),
+    ({"learning_rate": 10**400}, "learning_rate must be a finite number"),
     ({"boosting": "bogus"}, "boosting"),
+    ({"boosting": ["reweight"]}, "The 'boosting' parameter must be a str among"),
+    ({"boosting": np.array(["reweight", "resample"])}, "The 'boosting' parameter"),
 ])
 def test_bad_parameters_are_refused(params, message):
     X, y = corner_problem(50, 10, 0)
@@ -242,10 +245,17 @@ def test_adaboost_r2_keeps_a_poor_first_estimator_alone_as_scikit_learn_does():
     np.testing.assert_array_equal(boosted.predict(X), np.zeros(8))
 
 
-def test_adaboost_r2_refuses_an_unknown_loss():
+@pytest.mark.parametrize("loss", ["huber", ["linear"], None])
+def test_adaboost_r2_refuses_an_unknown_loss(loss):
     X, y = noisy_steps(50)
-    with pytest.raises(ValueError, match="loss"):
-        AdaBoostRegressor(loss="huber").fit(X, y)
+    with pytest.raises(ValueError, match="The 'loss' parameter must be a str among"):
+        AdaBoostRegressor(loss=loss).fit(X, y)
+
+
+def test_adaboost_r2_refuses_a_learning_rate_beyond_a_float():
+    X, y = noisy_steps(50)
+    with pytest.raises(ValueError, match="learning_rate must be a finite number"):
+        AdaBoostRegressor(learning_rate=10**400).fit(X, y)
 
 
 @pytest.mark.parametrize("boosting_mode", ["reweight", "resample"])

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
-                      BaggingRegressor, RandomForestClassifier, RandomForestRegressor)
+                      BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+                      RandomForestClassifier, RandomForestRegressor)
 from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
 from fasttree._progress import Progress
 from fasttree._validation import NotFittedError
@@ -58,6 +59,43 @@ def test_out_of_bag_sums_average_over_the_members_that_left_a_row_out():
     np.testing.assert_array_equal(averages[[0, 2]], [[0.5, 0.5], [0.5, 0.5]])
     assert np.isnan(averages[[1, 3]]).all()
     np.testing.assert_array_equal(sums.counts, [2, 0, 1, 0])
+
+
+MEMBER_ENSEMBLES = ENSEMBLES[:4]  # those that copy an estimator given as ``estimator``
+
+
+def data_for(ensemble_class, n_samples=60):
+    X, y = classification_data(n_samples=n_samples, seed=3)
+    return X, (y if ensemble_class._estimator_type == "classifier" else X[:, 0])
+
+
+@pytest.mark.parametrize("ensemble_class", MEMBER_ENSEMBLES)
+@pytest.mark.parametrize("estimator, message", [
+    ("bogus", r"estimator must be an estimator instance with fit, predict and get_params "
+              r"\(or None for \w+'s default\); got 'bogus' of type str, which lacks fit, "
+              "predict, get_params"),
+    (42, "got 42 of type int, which lacks fit, predict, get_params"),
+    (DecisionTreeClassifier, r"not the class DecisionTreeClassifier; write "
+                             r"DecisionTreeClassifier\(\)"),
+    (DecisionTreeRegressor, r"not the class DecisionTreeRegressor; write "
+                            r"DecisionTreeRegressor\(\)")],
+    ids=["str", "int", "classifier-class", "regressor-class"])
+def test_an_estimator_that_is_no_estimator_instance_is_refused_saying_what_to_pass(
+        ensemble_class, estimator, message):
+    X, y = data_for(ensemble_class)
+    with pytest.raises(ValueError, match=message):
+        ensemble_class(estimator=estimator, n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("ensemble_class", MEMBER_ENSEMBLES)
+def test_an_estimator_of_the_other_kind_is_refused(ensemble_class):
+    X, y = data_for(ensemble_class)
+    classifier = ensemble_class._estimator_type == "classifier"
+    wrong = DecisionTreeRegressor() if classifier else DecisionTreeClassifier()
+    kind = "regressor" if classifier else "classifier"
+    with pytest.raises(ValueError, match=f"needs a {ensemble_class._estimator_type} as its "
+                                         f"estimator, but {type(wrong).__name__} is a {kind}"):
+        ensemble_class(estimator=wrong, n_estimators=2).fit(X, y)
 
 
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])

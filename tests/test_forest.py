@@ -15,8 +15,9 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 
-from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError,
-                      RandomForestClassifier, RandomForestRegressor)
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, NotFittedError, RandomForestClassifier,
+                      RandomForestRegressor)
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close, data_scale
 
@@ -467,6 +468,39 @@ def test_invalid_parameters_are_rejected_at_fit(forest_class, params):
     X, y = data_for_forest(forest_class)
     with pytest.raises(ValueError):
         forest_class(**dict({"n_estimators": 3}, **params)).fit(X, y)
+
+
+ALL_FORESTS = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+               ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+@pytest.mark.parametrize("params", [
+    {"n_estimators": None}, {"n_estimators": "10"}, {"n_estimators": [10]},
+    {"warm_start": "yes"}, {"warm_start": None}, {"bootstrap": "no"},
+    {"oob_score": "yes"}, {"oob_batch_size": "5"}, {"max_samples": "half"}],
+    ids=["n_estimators=None", "n_estimators='10'", "n_estimators=[10]", "warm_start='yes'",
+         "warm_start=None", "bootstrap='no'", "oob_score='yes'", "oob_batch_size='5'",
+         "max_samples='half'"])
+def test_a_parameter_of_the_wrong_type_is_refused_by_name_before_it_is_used(forest_class,
+                                                                             params):
+    X, y = data_for_forest(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    name = next(iter(params))
+    # bootstrap=True so that the out-of-bag parameters are checked for their type.
+    forest = forest_class(**{"n_estimators": 3, "bootstrap": True, **params})
+    with pytest.raises(ValueError, match=f"The '{name}' parameter must be"):
+        forest.fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class, params", [
+    (RandomForestClassifier, {"voting": np.array(["soft", "hard"])}),
+    (RandomForestRegressor, {"aggregation": np.array(["mean", "median"])})])
+def test_voting_or_aggregation_given_an_array_is_refused_by_name(forest_class, params):
+    X, y = data_for_forest(forest_class)
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=f"The '{name}' parameter must be a str among"):
+        forest_class(n_estimators=3, **params).fit(X, y)
 
 
 @pytest.mark.parametrize("forest_class, params", [

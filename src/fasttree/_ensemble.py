@@ -61,6 +61,45 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_
     return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
 
 
+def estimator_kind(estimator):
+    """'classifier', 'regressor' or None (unknown) for any estimator.
+
+    scikit-learn >= 1.6 states the kind only in its tags; asking for them
+    needs scikit-learn, which is then imported already since the estimator
+    comes from it.
+    """
+    kind = getattr(estimator, "_estimator_type", None)
+    if kind is None and hasattr(estimator, "__sklearn_tags__"):
+        try:
+            kind = estimator.__sklearn_tags__().estimator_type
+        except (AttributeError, ImportError, TypeError):
+            kind = None
+    return kind
+
+
+def check_template(estimator, ensemble):
+    """``estimator``, the one ``ensemble`` fits copies of, checked: an
+    instance (not a class) with fit, predict and get_params, and of the
+    ensemble's kind (classifier or regressor) where it states its own."""
+    if isinstance(estimator, type):
+        raise ValueError(f"estimator must be an estimator instance, not the class "
+                         f"{estimator.__name__}; write {estimator.__name__}()")
+    missing = [name for name in ("fit", "predict", "get_params")
+               if not hasattr(estimator, name)]
+    if missing:
+        shown = repr(estimator)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise ValueError(f"estimator must be an estimator instance with fit, predict and "
+                         f"get_params (or None for {type(ensemble).__name__}'s default); "
+                         f"got {shown} of type {type(estimator).__name__}, which lacks "
+                         f"{', '.join(missing)}")
+    kind = estimator_kind(estimator)
+    if kind is not None and kind != ensemble._estimator_type:
+        raise ValueError(f"{type(ensemble).__name__} needs a {ensemble._estimator_type} as "
+                         f"its estimator, but {type(estimator).__name__} is a {kind}")
+    return estimator
+
+
 def check_n_estimators(n_estimators):
     """Raise unless ``n_estimators`` is an int >= 1."""
     if not is_int_at_least(n_estimators, 1):
@@ -71,6 +110,12 @@ def check_flag(value, name):
     """Raise unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):
         raise invalid_parameter(name, "an instance of 'bool'", value)
+
+
+def check_choice(value, name, choices):
+    """Raise unless ``value`` is one of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise invalid_parameter(name, f"a str among {sorted(choices)}", value)
 
 
 def check_verbose(verbose):

@@ -1,6 +1,7 @@
 """AdaBoost: SAMME for classification, with a fast path for fasttree stumps."""
 
 import inspect
+import math
 import numbers
 import warnings
 
@@ -9,7 +10,8 @@ import numpy as np
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
-from ._ensemble import BaseEnsemble, check_n_estimators, check_verbose, member_matrix
+from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
+                        check_verbose, member_matrix)
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
@@ -315,12 +317,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     def _check_parameters(self):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         check_verbose(self.verbose)
-        if self.boosting not in ("reweight", "resample"):
-            raise ValueError(f"boosting must be 'reweight' or 'resample'; "
-                             f"got {self.boosting!r}")
-        estimator = self._template()
-        if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-            raise ValueError(f"estimator {estimator!r} has no fit/predict")
+        check_choice(self.boosting, "boosting", ("reweight", "resample"))
+        estimator = check_template(self._template(), self)
         if self.boosting == "reweight" and "sample_weight" not in inspect.signature(
                 estimator.fit).parameters:
             raise ValueError(f"{type(estimator).__name__} doesn't support sample_weight "
@@ -571,9 +569,8 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         name = type(self).__name__
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         check_verbose(self.verbose)
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
-        estimator = self._template()
+        check_choice(self.loss, "loss", tuple(self._losses))
+        estimator = check_template(self._template(), self)
         X, names, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
         if target.ndim != 1:
@@ -655,5 +652,14 @@ def check_boosting_parameters(n_estimators, learning_rate):
     """Raise unless n_estimators is an int >= 1 and learning_rate a finite number > 0."""
     check_n_estimators(n_estimators)
     if (not isinstance(learning_rate, (numbers.Real, np.floating))
-            or not learning_rate > 0 or not np.isfinite(learning_rate)):
+            or not learning_rate > 0 or not _is_float(learning_rate)):
         raise ValueError(f"learning_rate must be a finite number > 0; got {learning_rate!r}")
+
+
+def _is_float(value):
+    """Whether the real number ``value`` is finite as a float (an int too
+    large for a float is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False

@@ -9,7 +9,8 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
+                        check_n_estimators,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
@@ -168,10 +169,17 @@ class BaseForest(BaseEnsemble):
         """An unfitted tree of the kind the forest grows (scikit-learn's template)."""
         return self._tree_class()
 
-    def _check_forest_parameters(self, n_samples, draw_weight):
+    def _check_forest_parameters(self):
+        """Raise for a forest parameter of the wrong type or out of its range:
+        called first in ``fit``, before any parameter is compared or used."""
         check_n_estimators(self.n_estimators)
-        check_flag(self.bootstrap, "bootstrap")
+        for name in ("bootstrap", "warm_start"):
+            check_flag(getattr(self, name), name)
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise invalid_parameter("oob_score", "an instance of 'bool' or a callable",
+                                    self.oob_score)
         check_verbose(self.verbose)
+        resolve_n_jobs(self.n_jobs)
         if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True "
                              "(oob_score and oob_batch_size need rows left out of the trees' "
@@ -184,16 +192,17 @@ class BaseForest(BaseEnsemble):
                                     self.oob_patience)
         if not isinstance(self.oob_tol, (numbers.Real, np.floating)) or not self.oob_tol >= 0:
             raise ValueError(f"oob_tol must be a number >= 0; got {self.oob_tol!r}")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
+                             "switch to `bootstrap=True` or set `max_sample=None`.")
+
+    def _n_draws(self, n_samples, draw_weight):
+        """Rows each tree's bootstrap draws (see ``resolve_n_draws``)."""
         if self.max_samples is None:
-            n_draws = n_samples
-        else:
-            if not self.bootstrap:
-                raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
-                                 "switch to `bootstrap=True` or set `max_sample=None`.")
-            n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True,
-                                      weight_total=None if draw_weight is None
-                                      else float(np.sum(draw_weight)))
-        return n_draws, resolve_n_jobs(self.n_jobs)
+            return n_samples
+        return resolve_n_draws(self.max_samples, n_samples, replace=True,
+                               weight_total=None if draw_weight is None
+                               else float(np.sum(draw_weight)))
 
     def fit(self, X, y, sample_weight=None):
         """Grow the forest.
@@ -215,6 +224,7 @@ class BaseForest(BaseEnsemble):
         self
         """
         name = type(self).__name__
+        self._check_forest_parameters()
         X = as_frame(X)
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
@@ -231,7 +241,8 @@ class BaseForest(BaseEnsemble):
         # What the bootstrap draws in proportion to (None: uniformly), and
         # the trees' weights without one: scikit-learn's _sample_weight.
         draw_weight = self._weighted_by_class(targets, sample_weight)
-        n_draws, n_threads = self._check_forest_parameters(n_samples, draw_weight)
+        n_draws = self._n_draws(n_samples, draw_weight)
+        n_threads = resolve_n_jobs(self.n_jobs)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
@@ -704,8 +715,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         if self.warm_start and adds_trees and hasattr(self, "classes_") and not _same_classes(
                 classes, self.classes_):
             raise ValueError("warm_start: y has other classes than the fitted forest")
-        if self.voting not in ("soft", "hard"):
-            raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+        check_choice(self.voting, "voting", ("soft", "hard"))
         if isinstance(classes, list):
             if self.oob_score and not all(_zero_one(output) for output in classes):
                 # scikit-learn's refusal and words: only 0/1 labels
@@ -1069,9 +1079,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         self.monotonic_cst = monotonic_cst
 
     def _encode_targets(self, y, n_samples):
-        if self.aggregation not in ("mean", "median"):
-            raise ValueError(f"aggregation must be 'mean' or 'median'; "
-                             f"got {self.aggregation!r}")
+        check_choice(self.aggregation, "aggregation", ("mean", "median"))
         target = check_regression_target(y, n_samples, type(self).__name__)
         check_criterion_target(self.criterion, target, type(self).__name__)
         if target.ndim == 2:
