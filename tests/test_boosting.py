@@ -169,6 +169,24 @@ def test_bad_parameters_are_refused(params, message):
         AdaBoostClassifier(**params).fit(X, y)
 
 
+@pytest.mark.parametrize("min_samples_leaf, message", [
+    (0, "min_samples_leaf"), (-5, "min_samples_leaf")])
+def test_the_presorted_stumps_check_their_parameters_as_the_tree_does(min_samples_leaf,
+                                                                      message):
+    X, y = corner_problem(50, 10, 0)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=min_samples_leaf)
+    assert boosting.uses_fast_stump(stump)
+    with pytest.raises(ValueError, match=message):
+        AdaBoostClassifier(stump, n_estimators=3).fit(X, y)
+
+
+def test_presorted_stumps_of_a_huge_min_samples_leaf_are_single_leaves():
+    X, y = corner_problem(50, 10, 0)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=2**63)
+    boosted = AdaBoostClassifier(stump, n_estimators=3).fit(X, y)
+    assert all(member.tree_.node_count == 1 for member in boosted.estimators_)
+
+
 def test_one_class_is_predicted_with_certainty_as_scikit_learn_does():
     X = np.arange(10, dtype=np.float64).reshape(5, 2)
     boosted = AdaBoostClassifier(random_state=0).fit(X, np.full(5, 7))

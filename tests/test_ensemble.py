@@ -98,6 +98,16 @@ def test_an_estimator_of_the_other_kind_is_refused(ensemble_class):
         ensemble_class(estimator=wrong, n_estimators=2).fit(X, y)
 
 
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES)
+@pytest.mark.parametrize("n_estimators", [2**31, 2**63, 10**30])
+def test_more_members_than_memory_could_hold_are_refused_by_name(ensemble_class,
+                                                                 n_estimators):
+    X, y = data_for(ensemble_class)
+    with pytest.raises(ValueError, match=r"The 'n_estimators' parameter must be an int in "
+                                         r"the range \[1, 2147483647\]"):
+        ensemble_class(n_estimators=n_estimators).fit(X, y)
+
+
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
 def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_class):
     X, y = classification_data(n_samples=80, seed=2)

@@ -493,6 +493,16 @@ def test_a_parameter_of_the_wrong_type_is_refused_by_name_before_it_is_used(fore
         forest.fit(X, y)
 
 
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+def test_a_max_depth_beyond_any_tree_grows_the_forest_of_max_depth_none(forest_class):
+    X, y = data_for_forest(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    deep = forest_class(n_estimators=3, max_depth=2**63, max_leaf_nodes=10**30,
+                        random_state=0).fit(X, y)
+    full = forest_class(n_estimators=3, max_leaf_nodes=10_000, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest_output(deep, X), forest_output(full, X))
+
+
 @pytest.mark.parametrize("forest_class, params", [
     (RandomForestClassifier, {"voting": np.array(["soft", "hard"])}),
     (RandomForestRegressor, {"aggregation": np.array(["mean", "median"])})])

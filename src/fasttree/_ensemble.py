@@ -17,6 +17,9 @@ from ._validation import (check_array_2d, check_int_or_fraction, invalid_paramet
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
+# The most members an ensemble takes: each holds kilobytes at the least, so
+# more could not be kept in any memory (2**31 stumps take terabytes).
+MAX_ESTIMATORS = 2**31 - 1
 
 
 def resolve_n_jobs(n_jobs):
@@ -101,9 +104,10 @@ def check_template(estimator, ensemble):
 
 
 def check_n_estimators(n_estimators):
-    """Raise unless ``n_estimators`` is an int >= 1."""
-    if not is_int_at_least(n_estimators, 1):
-        raise invalid_parameter("n_estimators", "an int in the range [1, inf)", n_estimators)
+    """Raise unless ``n_estimators`` is an int in [1, MAX_ESTIMATORS]."""
+    if not is_int_at_least(n_estimators, 1) or n_estimators > MAX_ESTIMATORS:
+        raise invalid_parameter("n_estimators", f"an int in the range [1, {MAX_ESTIMATORS}]",
+                                n_estimators)
 
 
 def check_flag(value, name):

@@ -108,6 +108,8 @@ class PresortedStumps:
         self.class_index = class_index
         self.n_classes = n_classes
         self.template = template
+        # The template's parameters, checked as its own fit checks them.
+        self.min_samples_leaf = template._resolve_limits(*X.shape)["min_samples_leaf"]
         self.ranked = rank_features(X)
         ranks = self.ranked.ranks
         # Sorting each feature once serves every round; the ranks and classes
@@ -136,7 +138,7 @@ class PresortedStumps:
         root_impurity = self._impurity(class_weights)
         split = None
         if root_impurity > PURE_IMPURITY and present.sum() >= max(
-                2, 2 * self.template.min_samples_leaf):
+                2, 2 * self.min_samples_leaf):
             split = self._best_split(weight)
         return self._as_tree(weight, class_weights, root_impurity, split, stump)
 
@@ -148,7 +150,7 @@ class PresortedStumps:
             start, stop = block
             return best_stump(self.order[start:stop], self.sorted_ranks[start:stop],
                               self.sorted_classes[start:stop], values, offsets, weight,
-                              self.n_classes, self.template.min_samples_leaf,
+                              self.n_classes, self.min_samples_leaf,
                               self.template.criterion in ENTROPY_NAMES, start)
 
         found = [split for split in map_blocks(search, self.blocks) if split is not None]

@@ -197,6 +197,13 @@ def criterion_named(criterion):
 
 # The kernel packs a sample index into 32 bits.
 MAX_SAMPLES = 2**32 - 1
+# No tree reaches these: deeper than max_depth=None grows (a depth past the
+# rows is never reached), more rows in a node or leaves in a tree than
+# MAX_SAMPLES. A larger max_depth, min_samples_split, min_samples_leaf or
+# max_leaf_nodes limits the tree exactly as these do, and is taken as these
+# (an int of any size must fit the kernel's 64-bit counts).
+UNREACHED_DEPTH = np.iinfo(np.int32).max
+UNREACHED_COUNT = MAX_SAMPLES + 1
 
 
 def resolve_max_features(max_features, n_features):
@@ -347,14 +354,18 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     splitter = getattr(params, "splitter", "best")
     if not isinstance(splitter, str) or splitter not in ("best", "random"):
         raise invalid_parameter("splitter", "a str among {'best', 'random'}", splitter)
+    min_samples_leaf = min(int(min_samples_leaf), UNREACHED_COUNT)
     return {
         "splitter": splitter,
-        "max_depth": np.iinfo(np.int32).max if params.max_depth is None else int(params.max_depth),
-        "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
-        "min_samples_leaf": int(min_samples_leaf),
+        "max_depth": UNREACHED_DEPTH if params.max_depth is None
+        else min(int(params.max_depth), UNREACHED_DEPTH),
+        "min_samples_split": max(min(int(min_samples_split), UNREACHED_COUNT),
+                                 2 * min_samples_leaf),
+        "min_samples_leaf": min_samples_leaf,
         "min_weight_fraction_leaf": float(fraction),
         "min_impurity_decrease": float(decrease),
-        "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        "max_leaf_nodes": -1 if max_leaf_nodes is None
+        else min(int(max_leaf_nodes), UNREACHED_COUNT),
         "max_features": resolve_max_features(params.max_features, n_features),
         "ccp_alpha": float(ccp_alpha),
     }
