@@ -5,7 +5,8 @@ import pytest
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
-                      RandomForestClassifier, RandomForestRegressor)
+                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor)
 from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
 from fasttree._progress import Progress
 from fasttree._validation import NotFittedError
@@ -106,6 +107,38 @@ def test_more_members_than_memory_could_hold_are_refused_by_name(ensemble_class,
     with pytest.raises(ValueError, match=r"The 'n_estimators' parameter must be an int in "
                                          r"the range \[1, 2147483647\]"):
         ensemble_class(n_estimators=n_estimators).fit(X, y)
+
+
+DRAWING_ENSEMBLES = [BaggingClassifier, BaggingRegressor, RandomForestClassifier,
+                     RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("ensemble_class", DRAWING_ENSEMBLES)
+@pytest.mark.parametrize("max_samples, weight, message", [
+    (10**9, None, r"max_samples=1,000,000,000 asks every member to draw that many rows"),
+    (2**24 + 1, None, r"max_samples=16,777,217 asks every member to draw that many rows"),
+    (1e9, None, r"max_samples=1000000000.0 of X's rows asks every member to draw 6e\+10 rows"),
+    (1e308, None, r"max_samples=1e\+308 of X's rows asks every member to draw inf rows"),
+    (1.0, 1e12, r"max_samples=1.0 of the total sample weight asks every member to draw "
+                r"6e\+13 rows")],
+    ids=["count", "one-past-the-bound", "fraction", "infinite-fraction", "weight-fraction"])
+def test_more_draws_than_the_bound_are_refused_before_any_is_made(ensemble_class,
+                                                                   max_samples, weight,
+                                                                   message):
+    X, y = data_for(ensemble_class)
+    ensemble = ensemble_class(n_estimators=2, bootstrap=True, max_samples=max_samples)
+    weights = None if weight is None else np.full(X.shape[0], weight)
+    with pytest.raises(ValueError, match=message + r"; a member draws at most as many rows "
+                                                   r"as X has \(60\) or 16,777,216, whichever"
+                                                   r" is more .*pass a smaller max_samples"):
+        ensemble.fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("ensemble_class", [BaggingRegressor, RandomForestRegressor])
+def test_a_member_may_draw_up_to_the_bound(ensemble_class):
+    X, y = data_for(ensemble_class)
+    ensemble = ensemble_class(n_estimators=1, max_samples=2**24, random_state=0).fit(X, y)
+    assert ensemble.estimators_samples_[0].size == 2**24
 
 
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])

@@ -17,6 +17,9 @@ from ._validation import (check_array_2d, check_int_or_fraction, invalid_paramet
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
+# The most rows a member draws when it draws more than X has (with
+# replacement): each draw is held as an 8-byte index, 128 MiB at this count.
+MAX_DRAWS = 2**24
 # The most members an ensemble takes: each holds kilobytes at the least, so
 # more could not be kept in any memory (2**31 stumps take terabytes).
 MAX_ESTIMATORS = 2**31 - 1
@@ -135,7 +138,8 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
     least 1), with scikit-learn's warning when that leaves few draws.
 
     Drawn with replacement (a bootstrap), a member may draw more rows than
-    there are, as scikit-learn allows; without, at most all of them.
+    there are, as scikit-learn allows, up to ``MAX_DRAWS`` (more is refused);
+    without, at most all of them.
     """
     if max_samples is None:
         return n_samples
@@ -143,7 +147,8 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
                                   fraction_max=np.inf if replace else 1.0)
     if isinstance(value, float):
         total = n_samples if weight_total is None else weight_total
-        count = max(1, int(value * total))
+        count = value * total
+        count = max(1, int(count)) if count < np.inf else count
         if count < max(10, n_samples ** (1 / 3)):
             what = (f"the number of samples is {total}" if weight_total is None
                     else f"the total sum of sample weights is {total}")
@@ -151,11 +156,22 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
                           f"results in a low number ({count}) of bootstrap samples. We "
                           "recommend passing `max_samples` as an integer instead.",
                           UserWarning, stacklevel=4)
-        value = count
-    if value > n_samples and not replace:
-        raise ValueError(f"max_samples={value} must be <= n_samples={n_samples} to be able to "
+    else:
+        count = value
+    if count > n_samples and not replace:
+        raise ValueError(f"max_samples={count} must be <= n_samples={n_samples} to be able to "
                          "sample without replacement.")
-    return value
+    if count > max(n_samples, MAX_DRAWS):
+        if isinstance(value, float):
+            of = "X's rows" if weight_total is None else "the total sample weight"
+            asked = f"max_samples={value!r} of {of} asks every member to draw {count:g} rows"
+        else:
+            asked = f"max_samples={count:,} asks every member to draw that many rows"
+        raise ValueError(f"{asked}; a member draws at most as many rows as X has "
+                         f"({n_samples:,}) or {MAX_DRAWS:,}, whichever is more (each draw is "
+                         "held in memory while the member is fitted): pass a smaller "
+                         "max_samples")
+    return count
 
 
 def member_seeds(base_seed, index):
