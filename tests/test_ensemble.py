@@ -141,6 +141,45 @@ def test_a_member_may_draw_up_to_the_bound(ensemble_class):
     assert ensemble.estimators_samples_[0].size == 2**24
 
 
+def other_ys(ensemble_class, X, y):
+    """(first y, y of the warm start, how the error names both) for y's a
+    warm start cannot add members for."""
+    if ensemble_class._estimator_type == "regressor":
+        one, two = X[:, 0], X[:, :2]
+        cases = [(one, two, "1 output, but this y has 2 outputs"),
+                 (two, one, "2 outputs, but this y has 1 output"),
+                 (two, X[:, :3], "2 outputs, but this y has 3 outputs")]
+    else:
+        cases = [(y, y + 5, r"1 output, of classes \[0, 1\], but this y has 1 output, of "
+                            r"classes \[5, 6\]"),
+                 (y, np.where(y == 1, "b", "a"), r"1 output, of classes \[0, 1\], but this "
+                                                 r"y has 1 output, of classes \['a', 'b'\]")]
+        if ensemble_class is not BaggingClassifier:  # bagging learns one output only
+            both = np.column_stack([y, 1 - y])
+            cases += [(y, both, r"1 output, of classes \[0, 1\], but this y has 2 outputs, "
+                                r"of classes \[0, 1\] and \[0, 1\]"),
+                      (both, y, r"2 outputs, of classes \[0, 1\] and \[0, 1\], but this "
+                                r"y has 1 output, of classes \[0, 1\]")]
+    return cases
+
+
+@pytest.mark.parametrize("ensemble_class", DRAWING_ENSEMBLES)
+def test_a_warm_start_on_a_y_of_other_classes_or_outputs_is_refused_at_fit(ensemble_class):
+    X, y = data_for(ensemble_class)
+    for first, second, described in other_ys(ensemble_class, X, (y == 1).astype(int)):
+        ensemble = ensemble_class(n_estimators=3, warm_start=True, random_state=0)
+        ensemble.fit(X, first)
+        before = ensemble.predict(X)
+        ensemble.set_params(n_estimators=6)
+        with pytest.raises(ValueError, match=f"warm_start=True adds members to the "
+                                             f"{ensemble_class.__name__} fitted on a y of "
+                                             f"{described}: fit on a y like the first, or set "
+                                             "warm_start=False to fit anew"):
+            ensemble.fit(X, second)
+        assert len(ensemble.estimators_) == 3
+        np.testing.assert_array_equal(ensemble.predict(X), before)
+
+
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
 def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_class):
     X, y = classification_data(n_samples=80, seed=2)

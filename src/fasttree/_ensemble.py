@@ -294,6 +294,21 @@ class OutOfBagSums:
         return has_oob
 
 
+def describe_y(classes=None, n_outputs=1):
+    """A y as warm-start errors name it: its classes (an array, or a list of
+    one per output), or without classes (regression) its number of outputs."""
+    def listed(labels):
+        shown = ", ".join(repr(label) for label in labels[:6].tolist())
+        return f"[{shown}{', ...' if len(labels) > 6 else ''}]"
+
+    if classes is None:
+        return f"{n_outputs} output{'s' if n_outputs != 1 else ''}"
+    if isinstance(classes, list):
+        return f"{len(classes)} outputs, of classes " + " and ".join(
+            listed(output) for output in classes)
+    return f"1 output, of classes {listed(classes)}"
+
+
 class BaseEnsemble(BaseEstimator):
     """The fitted members as a sequence, and the checks of a warm start."""
 
@@ -355,6 +370,15 @@ class BaseEnsemble(BaseEstimator):
             warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
                           "new trees.", UserWarning, stacklevel=3)
         return True
+
+    def _check_warm_targets(self, same, fitted_y, given_y):
+        """Raise unless ``same``: a warm start adds members that learn the y
+        the fitted ones learnt (``fitted_y`` and ``given_y`` describe both, see
+        :func:`describe_y`)."""
+        if not same:
+            raise ValueError(f"warm_start=True adds members to the {type(self).__name__} "
+                             f"fitted on a y of {fitted_y}, but this y has {given_y}: fit on "
+                             "a y like the first, or set warm_start=False to fit anew")
 
     def _set_input_attributes(self, n_features, feature_names, encoding):
         """``n_features_in_``, ``feature_names_in_`` and the categories of this fit."""

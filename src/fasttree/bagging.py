@@ -11,7 +11,7 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
-                        check_n_estimators, check_template,
+                        check_n_estimators, check_template, describe_y,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._progress import progress_of
@@ -165,7 +165,7 @@ class BaseBagging(BaseEnsemble):
             if n_samples != self._n_samples:
                 raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
                                  f"was fitted on {self._n_samples}; pass the same data")
-            self._check_warm_targets(targets)
+            self._check_warm_targets(*self._warm_targets(targets))
         members = list(self.estimators_) if fitted else []
         features = list(self.estimators_features_) if fitted else []
         draws = list(self._member_draws) if fitted else []
@@ -434,9 +434,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         labels = as_1d(y, n_samples, name)
         return {"classes": classes, "class_index": class_index, "fit_target": labels}
 
-    def _check_warm_targets(self, targets):
-        if not np.array_equal(targets["classes"], self.classes_):
-            raise ValueError("warm_start: y has other classes than the fitted ensemble")
+    def _warm_targets(self, targets):
+        """Whether y has the fitted classes, and both described (see
+        ``_check_warm_targets``)."""
+        return (np.array_equal(targets["classes"], self.classes_), describe_y(self.classes_),
+                describe_y(targets["classes"]))
 
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
@@ -668,8 +670,13 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         target = check_regression_target(y, n_samples, type(self).__name__)
         return {"target": target, "fit_target": target}
 
-    def _check_warm_targets(self, targets):
-        pass
+    def _warm_targets(self, targets):
+        """Whether y has the fitted number of outputs, and both described
+        (see ``_check_warm_targets``)."""
+        target = targets["target"]
+        n_outputs = 1 if target.ndim == 1 else target.shape[1]
+        return (n_outputs == self.n_outputs_, describe_y(n_outputs=self.n_outputs_),
+                describe_y(n_outputs=n_outputs))
 
     def _set_target_attributes(self, targets):
         target = targets["target"]

@@ -10,7 +10,7 @@ from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
-                        check_n_estimators,
+                        check_n_estimators, describe_y,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
@@ -271,6 +271,9 @@ class BaseForest(BaseEnsemble):
             # trees were grown for other targets than these, so the forest
             # stays as it was.
             return self
+        if fitted:
+            self._check_warm_targets(self._same_targets(targets), self._fitted_y(),
+                                     self._described_y(targets))
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         seeds = list(self._tree_seeds) if fitted else []
@@ -711,10 +714,6 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _encode_targets(self, y, n_samples):
         classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
-        adds_trees = len(getattr(self, "_trees", ())) < self.n_estimators
-        if self.warm_start and adds_trees and hasattr(self, "classes_") and not _same_classes(
-                classes, self.classes_):
-            raise ValueError("warm_start: y has other classes than the fitted forest")
         check_choice(self.voting, "voting", ("soft", "hard"))
         if isinstance(classes, list):
             if self.oob_score and not all(_zero_one(output) for output in classes):
@@ -787,6 +786,12 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _same_targets(self, targets):
         return _same_classes(targets["classes"], self.classes_)
+
+    def _described_y(self, targets):
+        return describe_y(targets["classes"])
+
+    def _fitted_y(self):
+        return describe_y(self.classes_)
 
     def _set_member_attributes(self, estimator):
         estimator.classes_ = self.classes_
@@ -1102,8 +1107,13 @@ class ForestRegressor(RegressorMixin, BaseForest):
         pass
 
     def _same_targets(self, targets):
-        target = targets["target"]
-        return (1 if target.ndim == 1 else target.shape[1]) == self.n_outputs_
+        return self._n_values(targets) == self.n_outputs_
+
+    def _described_y(self, targets):
+        return describe_y(n_outputs=self._n_values(targets))
+
+    def _fitted_y(self):
+        return describe_y(n_outputs=self.n_outputs_)
 
     def _set_member_attributes(self, estimator):
         pass
