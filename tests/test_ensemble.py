@@ -180,6 +180,53 @@ def test_a_warm_start_on_a_y_of_other_classes_or_outputs_is_refused_at_fit(ensem
         np.testing.assert_array_equal(ensemble.predict(X), before)
 
 
+ALL_ENSEMBLES = ENSEMBLES + [ExtraTreesClassifier, ExtraTreesRegressor]
+
+
+def fitted_ensemble(ensemble_class):
+    X, y = data_for(ensemble_class)
+    return ensemble_class(n_estimators=4, random_state=0).fit(X, y), X, y
+
+
+@pytest.mark.parametrize("ensemble_class", ALL_ENSEMBLES)
+def test_a_member_of_the_other_kind_put_in_estimators_is_refused_at_predict(ensemble_class):
+    ensemble, X, y = fitted_ensemble(ensemble_class)
+    classifier = ensemble_class._estimator_type == "classifier"
+    foreign = (DecisionTreeRegressor() if classifier else DecisionTreeClassifier()).fit(
+        X, X[:, 1] if classifier else (X[:, 1] > 0).astype(int))
+    ensemble.estimators_[1] = foreign
+    forest = hasattr(ensemble, "_trees")
+    what = (r"estimators_\[1\] \(\w+\) is not the tree the forest grew there" if forest
+            else rf"estimators_\[1\] is a {type(foreign).__name__} \(a "
+                 rf"{'regressor' if classifier else 'classifier'}\), not a fitted "
+                 rf"{ensemble_class._estimator_type}")
+    message = (f"{ensemble_class.__name__}.estimators_ was changed after fit: {what}.*Refit "
+               "the ensemble rather than edit its members")
+    with pytest.raises(ValueError, match=message):
+        ensemble.predict(X)
+    with pytest.raises(ValueError, match=message):
+        ensemble.feature_importances_  # noqa: B018
+
+
+@pytest.mark.parametrize("ensemble_class", ALL_ENSEMBLES)
+def test_a_member_that_cannot_predict_put_in_estimators_is_refused_at_predict(ensemble_class):
+    ensemble, X, _ = fitted_ensemble(ensemble_class)
+    ensemble.estimators_[0] = "a tree"
+    with pytest.raises(ValueError, match=r"estimators_ was changed after fit: estimators_\[0\]"):
+        ensemble.predict(X)
+
+
+@pytest.mark.parametrize("forest_class", ALL_ENSEMBLES[4:])
+def test_a_forest_whose_estimators_were_cut_after_fit_refuses_to_predict(forest_class):
+    forest, X, _ = fitted_ensemble(forest_class)
+    forest.estimators_ = forest.estimators_[:2]
+    with pytest.raises(ValueError, match="it holds 2 members, but the forest grew 4 trees and "
+                                         "predicts with them all"):
+        forest.predict(X)
+    with pytest.raises(ValueError, match="it holds 2 members"):
+        forest.set_params(warm_start=True, n_estimators=6).fit(X, _)
+
+
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
 def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_class):
     X, y = classification_data(n_samples=80, seed=2)

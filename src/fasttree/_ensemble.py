@@ -350,6 +350,30 @@ class BaseEnsemble(BaseEstimator):
         self._check_fitted()
         return iter(self.estimators_)
 
+    def _checked_predict_input(self, X, convert):
+        X = super()._checked_predict_input(X, convert)
+        self._check_members()
+        return X
+
+    def _check_members(self):
+        """Raise unless every member predicts as a member of this ensemble
+        (``estimators_`` can be edited after fit): of its kind, with
+        ``predict``. Members of the class the ensemble fits pass as they are."""
+        fitted_class = type(self._template())
+        for index, member in enumerate(self.estimators_):
+            if type(member) is fitted_class:
+                continue
+            kind = estimator_kind(member)
+            if not hasattr(member, "predict") or kind not in (None, self._estimator_type):
+                raise self._edited_members_error(
+                    f"estimators_[{index}] is a {type(member).__name__}"
+                    f"{'' if kind is None else ' (a ' + kind + ')'}, not a fitted "
+                    f"{self._estimator_type}")
+
+    def _edited_members_error(self, what):
+        return ValueError(f"{type(self).__name__}.estimators_ was changed after fit: {what}. "
+                          "Refit the ensemble rather than edit its members")
+
     def _warm_start_from(self, n_features, encoding, n_fitted):
         """Whether this fit adds to the members already fitted (``warm_start``),
         after checking that it can: the same features and categories, and no

@@ -319,6 +319,7 @@ class BaseBagging(BaseEnsemble):
         Raises AttributeError when a member has no ``feature_importances_``.
         """
         self._check_fitted()
+        self._check_members()
         total = np.zeros(self.n_features_in_)
         for member, features in zip(self.estimators_, self.estimators_features_):
             importances = getattr(member, "feature_importances_", None)

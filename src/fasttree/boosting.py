@@ -244,6 +244,7 @@ class BaseBoosting(BaseEnsemble):
     def feature_importances_(self):
         """The estimators' feature importances averaged with the estimator weights."""
         self._check_fitted()
+        self._check_members()
         importances = sum(alpha * member.feature_importances_
                           for member, alpha in zip(self.estimators_, self.estimator_weights_))
         total = importances.sum()

@@ -274,6 +274,8 @@ class BaseForest(BaseEnsemble):
         if fitted:
             self._check_warm_targets(self._same_targets(targets), self._fitted_y(),
                                      self._described_y(targets))
+        if fitted:
+            self._check_members()
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         seeds = list(self._tree_seeds) if fitted else []
@@ -335,6 +337,7 @@ class BaseForest(BaseEnsemble):
         kept = list(self.estimators_) if fitted else []
         self.estimators_ = kept + [self._as_estimator(index) for index in
                                    range(len(kept), len(trees))]
+        self._members_made = tuple(self.estimators_)
         if track_oob:
             self._set_oob_attributes(oob.averages(), oob.covered(), targets)
         if track_oob:
@@ -413,6 +416,7 @@ class BaseForest(BaseEnsemble):
         """Per tree, the indices of the rows drawn for it (with repeats, in row
         order; every row without a bootstrap), int32 as scikit-learn's."""
         self._check_fitted()
+        self._check_members()
         n_samples = self._n_samples
         rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
         if not self.bootstrap:
@@ -426,6 +430,30 @@ class BaseForest(BaseEnsemble):
                                  self._n_samples_bootstrap, replace=True)
         return bootstrap_counts(self._tree_seeds[index], self._n_samples,
                                 self._n_samples_bootstrap, self._sample_weight)
+
+    def _check_members(self):
+        """Raise unless ``estimators_`` holds the trees fit grew, which the
+        forest predicts with (a member replaced, added or removed after fit
+        would be ignored)."""
+        members, trees = self.estimators_, self._trees
+        # Every prediction asks: first whether the members are those made
+        # with the trees (tuples compare items by identity first, in C).
+        try:
+            if self.__dict__.get("_members_made") == tuple(members):
+                return
+        except (TypeError, ValueError):  # a foreign member's own __eq__
+            pass
+        if len(members) != len(trees):
+            raise self._edited_members_error(
+                f"it holds {len(members)} members, but the forest grew {len(trees)} trees and "
+                "predicts with them all (for fewer trees, fit with that n_estimators)")
+        for index, (member, tree) in enumerate(zip(members, trees)):
+            if getattr(member, "tree_", None) is not tree:
+                raise self._edited_members_error(
+                    f"estimators_[{index}] ({type(member).__name__}) is not the tree the "
+                    "forest grew there and predicts with")
+        # Other estimators around the same trees (copies, say) predict alike.
+        self._members_made = tuple(members)
 
     def _validate_X_for_predict(self, X):
         # The prediction kernel refuses infinity itself, and reads sparse
@@ -516,6 +544,7 @@ class BaseForest(BaseEnsemble):
     def feature_importances_(self):
         """Mean decrease in impurity: the trees' normalised importances, averaged."""
         self._check_fitted()
+        self._check_members()
         importances = np.mean(self._tree_importances, axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances
@@ -544,6 +573,7 @@ class BaseForest(BaseEnsemble):
         ndarray of float64, shape (n_features,)
         """
         self._check_fitted()
+        self._check_members()
         if not self.bootstrap:
             raise ValueError("out-of-bag importance needs a forest fitted with bootstrap=True")
         if (not isinstance(n_repeats, (numbers.Integral, np.integer)) or n_repeats < 1):
@@ -626,6 +656,7 @@ class BaseForest(BaseEnsemble):
         state.pop("_ensemble", None)
         # The members are views of the trees, rebuilt on load.
         state.pop("estimators_", None)
+        state.pop("_members_made", None)
         return state
 
     def __setstate__(self, state):
@@ -643,6 +674,7 @@ class BaseForest(BaseEnsemble):
         self._check_loaded_state()
         if "_trees" in state:
             self.estimators_ = [self._as_estimator(index) for index in range(len(self._trees))]
+            self._members_made = tuple(self.estimators_)
 
     def _as_estimator(self, index):
         """A fitted single-tree estimator around tree ``index``, with the
