@@ -448,6 +448,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def staged_decision_function(self, X):
         """``decision_function`` after each round (a generator)."""
+        self._check_fitted()  # before the weights are read
         for weight_sum, scores in zip(np.cumsum(self.estimator_weights_),
                                       self._staged_scores(X)):
             yield self._decision(scores, weight_sum)
