@@ -478,10 +478,11 @@ ALL_FORESTS = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifi
 @pytest.mark.parametrize("params", [
     {"n_estimators": None}, {"n_estimators": "10"}, {"n_estimators": [10]},
     {"warm_start": "yes"}, {"warm_start": None}, {"bootstrap": "no"},
-    {"oob_score": "yes"}, {"oob_batch_size": "5"}, {"max_samples": "half"}],
+    {"oob_score": "yes"}, {"oob_batch_size": "5"}, {"max_samples": "half"},
+    {"criterion": np.array(["gini", "poisson"])}],
     ids=["n_estimators=None", "n_estimators='10'", "n_estimators=[10]", "warm_start='yes'",
          "warm_start=None", "bootstrap='no'", "oob_score='yes'", "oob_batch_size='5'",
-         "max_samples='half'"])
+         "max_samples='half'", "criterion=array"])
 def test_a_parameter_of_the_wrong_type_is_refused_by_name_before_it_is_used(forest_class,
                                                                              params):
     X, y = data_for_forest(RandomForestClassifier if forest_class in (

@@ -159,6 +159,7 @@ BAD_PARAMETERS = [
     ({"max_features": "auto"}, ValueError, "max_features.*'auto'"),
     ({"max_features": "bogus"}, ValueError, "max_features.*'bogus'"),
     ({"criterion": "bogus"}, ValueError, "criterion.*'bogus'"),
+    ({"criterion": np.array(["gini", "poisson"])}, ValueError, "The 'criterion' parameter"),
     ({"max_leaf_nodes": 1}, ValueError, "max_leaf_nodes"),
     ({"max_leaf_nodes": 0}, ValueError, "max_leaf_nodes"),
     ({"min_weight_fraction_leaf": 0.6}, ValueError, "min_weight_fraction_leaf"),

@@ -26,7 +26,8 @@ from ._validation import (CSRRows, check_array_2d, check_random_state, check_sam
                           sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_criterion_target, check_loss_matrix, check_split_options,
+                   check_criterion, check_criterion_target, check_loss_matrix,
+                   check_split_options,
                    predicted_classes, regression_offset, criterion_named,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
@@ -173,6 +174,7 @@ class BaseForest(BaseEnsemble):
         """Raise for a forest parameter of the wrong type or out of its range:
         called first in ``fit``, before any parameter is compared or used."""
         check_n_estimators(self.n_estimators)
+        check_criterion(self.criterion, self._criteria)
         for name in ("bootstrap", "warm_start"):
             check_flag(getattr(self, name), name)
         if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):

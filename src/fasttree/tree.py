@@ -308,6 +308,12 @@ def check_split_options(params):
     return True
 
 
+def check_criterion(criterion, criteria):
+    """Raise unless ``criterion`` is one of the names ``criteria``."""
+    if not isinstance(criterion, str) or criterion not in criteria:
+        raise invalid_parameter("criterion", f"a str among {sorted(criteria)}", criterion)
+
+
 def resolve_tree_limits(params, criteria, n_samples, n_features):
     """Check an estimator's tree hyper-parameters and turn fractions into counts.
 
@@ -326,9 +332,7 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     -------
     dict
     """
-    if not isinstance(params.criterion, str) or params.criterion not in criteria:
-        raise invalid_parameter("criterion", f"a str among {sorted(criteria)}",
-                                params.criterion)
+    check_criterion(params.criterion, criteria)
     if params.max_depth is not None and not is_int_at_least(params.max_depth, 1):
         raise invalid_parameter("max_depth", "an int in the range [1, inf) or None",
                                 params.max_depth)
@@ -1025,6 +1029,7 @@ default='squared_error'
 
     def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names, encoding = self._validate_X_for_fit(X)
+        check_criterion(self.criterion, self._criteria)
         if self.criterion == "poisson":
             # scikit-learn judges a Poisson target before its length; any
             # other fault is left to check_regression_target to name.
