@@ -274,10 +274,8 @@ class BaseForest(BaseEnsemble):
             # stays as it was.
             return self
         if fitted:
-            self._check_warm_targets(self._same_targets(targets), self._fitted_y(),
-                                     self._described_y(targets))
-        if fitted:
-            self._check_members()
+            self._check_members()  # the members kept
+            self._check_warm_targets(*self._warm_targets(targets))
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         seeds = list(self._tree_seeds) if fitted else []
@@ -821,11 +819,11 @@ class ForestClassifier(ClassifierMixin, BaseForest):
     def _same_targets(self, targets):
         return _same_classes(targets["classes"], self.classes_)
 
-    def _described_y(self, targets):
-        return describe_y(targets["classes"])
-
-    def _fitted_y(self):
-        return describe_y(self.classes_)
+    def _warm_targets(self, targets):
+        """Whether y has the fitted classes, and both described (see
+        ``_check_warm_targets``)."""
+        return (self._same_targets(targets), describe_y(self.classes_),
+                describe_y(targets["classes"]))
 
     def _set_member_attributes(self, estimator):
         estimator.classes_ = self.classes_
@@ -1143,11 +1141,10 @@ class ForestRegressor(RegressorMixin, BaseForest):
     def _same_targets(self, targets):
         return self._n_values(targets) == self.n_outputs_
 
-    def _described_y(self, targets):
-        return describe_y(n_outputs=self._n_values(targets))
-
-    def _fitted_y(self):
-        return describe_y(n_outputs=self.n_outputs_)
+    def _warm_targets(self, targets):
+        """Whether y has the fitted number of outputs, and both described."""
+        return (self._same_targets(targets), describe_y(n_outputs=self.n_outputs_),
+                describe_y(n_outputs=self._n_values(targets)))
 
     def _set_member_attributes(self, estimator):
         pass

@@ -197,11 +197,11 @@ def criterion_named(criterion):
 
 # The kernel packs a sample index into 32 bits.
 MAX_SAMPLES = 2**32 - 1
-# No tree reaches these: deeper than max_depth=None grows (a depth past the
-# rows is never reached), more rows in a node or leaves in a tree than
-# MAX_SAMPLES. A larger max_depth, min_samples_split, min_samples_leaf or
-# max_leaf_nodes limits the tree exactly as these do, and is taken as these
-# (an int of any size must fit the kernel's 64-bit counts).
+# Limits no tree reaches: max_depth=None stands for UNREACHED_DEPTH, and no
+# node holds, nor any tree has leaves, more than MAX_SAMPLES. A larger
+# max_depth, min_samples_split, min_samples_leaf or max_leaf_nodes is taken
+# as these, which stop every tree where it would stop (and, unlike an int of
+# any size, fit the kernel's 64-bit counts).
 UNREACHED_DEPTH = np.iinfo(np.int32).max
 UNREACHED_COUNT = MAX_SAMPLES + 1
 
