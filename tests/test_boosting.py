@@ -158,12 +158,33 @@ def test_any_classifier_with_sample_weight_can_be_boosted():
 @pytest.mark.parametrize("params, message", [
     ({"n_estimators": 0}, "n_estimators"),
     ({"learning_rate": 0.0}, "learning_rate"),
+    ({"learning_rate": 10**400}, "learning_rate must be a finite number"),
     ({"boosting": "bogus"}, "boosting"),
+    ({"boosting": ["reweight"]}, "The 'boosting' parameter must be a str among"),
+    ({"boosting": np.array(["reweight", "resample"])}, "The 'boosting' parameter"),
 ])
 def test_bad_parameters_are_refused(params, message):
     X, y = corner_problem(50, 10, 0)
     with pytest.raises(ValueError, match=message):
         AdaBoostClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("min_samples_leaf, message", [
+    (0, "min_samples_leaf"), (-5, "min_samples_leaf")])
+def test_the_presorted_stumps_check_their_parameters_as_the_tree_does(min_samples_leaf,
+                                                                      message):
+    X, y = corner_problem(50, 10, 0)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=min_samples_leaf)
+    assert boosting.uses_fast_stump(stump)
+    with pytest.raises(ValueError, match=message):
+        AdaBoostClassifier(stump, n_estimators=3).fit(X, y)
+
+
+def test_presorted_stumps_of_a_huge_min_samples_leaf_are_single_leaves():
+    X, y = corner_problem(50, 10, 0)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=2**63)
+    boosted = AdaBoostClassifier(stump, n_estimators=3).fit(X, y)
+    assert all(member.tree_.node_count == 1 for member in boosted.estimators_)
 
 
 def test_one_class_is_predicted_with_certainty_as_scikit_learn_does():
@@ -242,10 +263,17 @@ def test_adaboost_r2_keeps_a_poor_first_estimator_alone_as_scikit_learn_does():
     np.testing.assert_array_equal(boosted.predict(X), np.zeros(8))
 
 
-def test_adaboost_r2_refuses_an_unknown_loss():
+@pytest.mark.parametrize("loss", ["huber", ["linear"], None])
+def test_adaboost_r2_refuses_an_unknown_loss(loss):
     X, y = noisy_steps(50)
-    with pytest.raises(ValueError, match="loss"):
-        AdaBoostRegressor(loss="huber").fit(X, y)
+    with pytest.raises(ValueError, match="The 'loss' parameter must be a str among"):
+        AdaBoostRegressor(loss=loss).fit(X, y)
+
+
+def test_adaboost_r2_refuses_a_learning_rate_beyond_a_float():
+    X, y = noisy_steps(50)
+    with pytest.raises(ValueError, match="learning_rate must be a finite number"):
+        AdaBoostRegressor(learning_rate=10**400).fit(X, y)
 
 
 @pytest.mark.parametrize("boosting_mode", ["reweight", "resample"])

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fasttree._categories import (categorical_mask, column_levels, encode_categories,
-                                  is_missing)
+from fasttree._categories import (CategoryEncoding, categorical_mask, column_levels,
+                                  encode_categories, is_missing)
 
 DATA = Path(__file__).parent / "data"
 
@@ -153,3 +153,41 @@ def test_an_object_array_of_numbers_and_strings_predicts_after_fit():
     np.testing.assert_array_equal(model.predict(X), y)
     unseen = np.array([[2.0, "z"], [2.0, "b"]], dtype=object)
     assert model.predict(unseen).shape == (2,)
+
+
+def mixed_one_column():
+    """A column holding 1 and '1' (two levels), a word, and its class."""
+    column = pd.Series([1, "1", "a", 1, "1", "a", True] * 6, dtype=object)
+    return pd.DataFrame({"c": column}), np.array([0, 1, 0, 0, 1, 0, 1] * 6)
+
+
+def test_fitted_levels_keep_a_number_and_its_string_apart():
+    X, _ = mixed_one_column()
+    codes, levels = encode_categories(X, np.array([True]))
+    encoding = CategoryEncoding(np.array([True]), levels)
+    assert encoding.levels[0].tolist() == [1, True, "1", "a"]
+    assert encoding.levels[0].dtype == object
+    # Prediction gives every training value its code of fit.
+    np.testing.assert_array_equal(encoding.encode(X), codes)
+    np.testing.assert_array_equal(encoding.encode(X.to_numpy()), codes)
+
+
+@pytest.mark.parametrize("levels, dtype_kind", [
+    (["a", "b"], "U"), ([1, 2.5], "f"), ([False, True], "b")])
+def test_levels_of_one_kind_keep_their_dtype(levels, dtype_kind):
+    assert CategoryEncoding(np.array([True]), [levels]).levels[0].dtype.kind == dtype_kind
+
+
+@pytest.mark.parametrize("as_frame", [True, False], ids=["DataFrame", "object array"])
+def test_a_model_of_a_mixed_column_predicts_unseen_categories_as_missing(as_frame):
+    from fasttree import DecisionTreeClassifier
+
+    X, y = mixed_one_column()
+    model = DecisionTreeClassifier(random_state=0).fit(X if as_frame else X.to_numpy(), y)
+    np.testing.assert_array_equal(model.predict(X if as_frame else X.to_numpy()), y)
+    # All strings, one unseen: pandas' indexer once refused the levels '1', '1'.
+    later = pd.DataFrame({"c": pd.Series(["zz", "1", "a", None], dtype=object)})
+    predicted = model.predict(later if as_frame else later.to_numpy())
+    missing = model.predict(pd.DataFrame({"c": pd.Series([None], dtype=object)}))
+    assert predicted[0] == missing[0] == predicted[3]
+    np.testing.assert_array_equal(predicted[1:3], [1, 0])

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
-                      BaggingRegressor, RandomForestClassifier, RandomForestRegressor)
+                      BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
+                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor)
 from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
 from fasttree._progress import Progress
 from fasttree._validation import NotFittedError
@@ -58,6 +60,171 @@ def test_out_of_bag_sums_average_over_the_members_that_left_a_row_out():
     np.testing.assert_array_equal(averages[[0, 2]], [[0.5, 0.5], [0.5, 0.5]])
     assert np.isnan(averages[[1, 3]]).all()
     np.testing.assert_array_equal(sums.counts, [2, 0, 1, 0])
+
+
+MEMBER_ENSEMBLES = ENSEMBLES[:4]  # those that copy an estimator given as ``estimator``
+
+
+def data_for(ensemble_class, n_samples=60):
+    X, y = classification_data(n_samples=n_samples, seed=3)
+    return X, (y if ensemble_class._estimator_type == "classifier" else X[:, 0])
+
+
+@pytest.mark.parametrize("ensemble_class", MEMBER_ENSEMBLES)
+@pytest.mark.parametrize("estimator, message", [
+    ("bogus", r"estimator must be an estimator instance with fit, predict and get_params "
+              r"\(or None for \w+'s default\); got 'bogus' of type str, which lacks fit, "
+              "predict, get_params"),
+    (42, "got 42 of type int, which lacks fit, predict, get_params"),
+    (DecisionTreeClassifier, r"not the class DecisionTreeClassifier; write "
+                             r"DecisionTreeClassifier\(\)"),
+    (DecisionTreeRegressor, r"not the class DecisionTreeRegressor; write "
+                            r"DecisionTreeRegressor\(\)")],
+    ids=["str", "int", "classifier-class", "regressor-class"])
+def test_an_estimator_that_is_no_estimator_instance_is_refused_saying_what_to_pass(
+        ensemble_class, estimator, message):
+    X, y = data_for(ensemble_class)
+    with pytest.raises(ValueError, match=message):
+        ensemble_class(estimator=estimator, n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("ensemble_class", MEMBER_ENSEMBLES)
+def test_an_estimator_of_the_other_kind_is_refused(ensemble_class):
+    X, y = data_for(ensemble_class)
+    classifier = ensemble_class._estimator_type == "classifier"
+    wrong = DecisionTreeRegressor() if classifier else DecisionTreeClassifier()
+    kind = "regressor" if classifier else "classifier"
+    with pytest.raises(ValueError, match=f"needs a {ensemble_class._estimator_type} as its "
+                                         f"estimator, but {type(wrong).__name__} is a {kind}"):
+        ensemble_class(estimator=wrong, n_estimators=2).fit(X, y)
+
+
+@pytest.mark.parametrize("ensemble_class", ENSEMBLES)
+@pytest.mark.parametrize("n_estimators", [2**31, 2**63, 10**30])
+def test_more_members_than_memory_could_hold_are_refused_by_name(ensemble_class,
+                                                                 n_estimators):
+    X, y = data_for(ensemble_class)
+    with pytest.raises(ValueError, match=r"The 'n_estimators' parameter must be an int in "
+                                         r"the range \[1, 2147483647\]"):
+        ensemble_class(n_estimators=n_estimators).fit(X, y)
+
+
+DRAWING_ENSEMBLES = [BaggingClassifier, BaggingRegressor, RandomForestClassifier,
+                     RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("ensemble_class", DRAWING_ENSEMBLES)
+@pytest.mark.parametrize("max_samples, weight, message", [
+    (10**9, None, r"max_samples=1,000,000,000 asks every member to draw that many rows"),
+    (2**24 + 1, None, r"max_samples=16,777,217 asks every member to draw that many rows"),
+    (1e9, None, r"max_samples=1000000000.0 of X's rows asks every member to draw 6e\+10 rows"),
+    (1e308, None, r"max_samples=1e\+308 of X's rows asks every member to draw inf rows"),
+    (1.0, 1e12, r"max_samples=1.0 of the total sample weight asks every member to draw "
+                r"6e\+13 rows")],
+    ids=["count", "one-past-the-bound", "fraction", "infinite-fraction", "weight-fraction"])
+def test_more_draws_than_the_bound_are_refused_before_any_is_made(ensemble_class,
+                                                                   max_samples, weight,
+                                                                   message):
+    X, y = data_for(ensemble_class)
+    ensemble = ensemble_class(n_estimators=2, bootstrap=True, max_samples=max_samples)
+    weights = None if weight is None else np.full(X.shape[0], weight)
+    with pytest.raises(ValueError, match=message + r"; a member draws at most as many rows "
+                                                   r"as X has \(60\) or 16,777,216, whichever"
+                                                   r" is more .*pass a smaller max_samples"):
+        ensemble.fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("ensemble_class", [BaggingRegressor, RandomForestRegressor])
+def test_a_member_may_draw_up_to_the_bound(ensemble_class):
+    X, y = data_for(ensemble_class)
+    ensemble = ensemble_class(n_estimators=1, max_samples=2**24, random_state=0).fit(X, y)
+    assert ensemble.estimators_samples_[0].size == 2**24
+
+
+def other_ys(ensemble_class, X, y):
+    """(first y, y of the warm start, how the error names both) for y's a
+    warm start cannot add members for."""
+    if ensemble_class._estimator_type == "regressor":
+        one, two = X[:, 0], X[:, :2]
+        cases = [(one, two, "1 output, but this y has 2 outputs"),
+                 (two, one, "2 outputs, but this y has 1 output"),
+                 (two, X[:, :3], "2 outputs, but this y has 3 outputs")]
+    else:
+        cases = [(y, y + 5, r"1 output, of classes \[0, 1\], but this y has 1 output, of "
+                            r"classes \[5, 6\]"),
+                 (y, np.where(y == 1, "b", "a"), r"1 output, of classes \[0, 1\], but this "
+                                                 r"y has 1 output, of classes \['a', 'b'\]")]
+        if ensemble_class is not BaggingClassifier:  # bagging learns one output only
+            both = np.column_stack([y, 1 - y])
+            cases += [(y, both, r"1 output, of classes \[0, 1\], but this y has 2 outputs, "
+                                r"of classes \[0, 1\] and \[0, 1\]"),
+                      (both, y, r"2 outputs, of classes \[0, 1\] and \[0, 1\], but this "
+                                r"y has 1 output, of classes \[0, 1\]")]
+    return cases
+
+
+@pytest.mark.parametrize("ensemble_class", DRAWING_ENSEMBLES)
+def test_a_warm_start_on_a_y_of_other_classes_or_outputs_is_refused_at_fit(ensemble_class):
+    X, y = data_for(ensemble_class)
+    for first, second, described in other_ys(ensemble_class, X, (y == 1).astype(int)):
+        ensemble = ensemble_class(n_estimators=3, warm_start=True, random_state=0)
+        ensemble.fit(X, first)
+        before = ensemble.predict(X)
+        ensemble.set_params(n_estimators=6)
+        with pytest.raises(ValueError, match=f"warm_start=True adds members to the "
+                                             f"{ensemble_class.__name__} fitted on a y of "
+                                             f"{described}: fit on a y like the first, or set "
+                                             "warm_start=False to fit anew"):
+            ensemble.fit(X, second)
+        assert len(ensemble.estimators_) == 3
+        np.testing.assert_array_equal(ensemble.predict(X), before)
+
+
+ALL_ENSEMBLES = ENSEMBLES + [ExtraTreesClassifier, ExtraTreesRegressor]
+
+
+def fitted_ensemble(ensemble_class):
+    X, y = data_for(ensemble_class)
+    return ensemble_class(n_estimators=4, random_state=0).fit(X, y), X, y
+
+
+@pytest.mark.parametrize("ensemble_class", ALL_ENSEMBLES)
+def test_a_member_of_the_other_kind_put_in_estimators_is_refused_at_predict(ensemble_class):
+    ensemble, X, y = fitted_ensemble(ensemble_class)
+    classifier = ensemble_class._estimator_type == "classifier"
+    foreign = (DecisionTreeRegressor() if classifier else DecisionTreeClassifier()).fit(
+        X, X[:, 1] if classifier else (X[:, 1] > 0).astype(int))
+    ensemble.estimators_[1] = foreign
+    forest = hasattr(ensemble, "_trees")
+    what = (r"estimators_\[1\] \(\w+\) is not the tree the forest grew there" if forest
+            else rf"estimators_\[1\] is a {type(foreign).__name__} \(a "
+                 rf"{'regressor' if classifier else 'classifier'}\), not a fitted "
+                 rf"{ensemble_class._estimator_type}")
+    message = (f"{ensemble_class.__name__}.estimators_ was changed after fit: {what}.*Refit "
+               "the ensemble rather than edit its members")
+    with pytest.raises(ValueError, match=message):
+        ensemble.predict(X)
+    with pytest.raises(ValueError, match=message):
+        ensemble.feature_importances_  # noqa: B018
+
+
+@pytest.mark.parametrize("ensemble_class", ALL_ENSEMBLES)
+def test_a_member_that_cannot_predict_put_in_estimators_is_refused_at_predict(ensemble_class):
+    ensemble, X, _ = fitted_ensemble(ensemble_class)
+    ensemble.estimators_[0] = "a tree"
+    with pytest.raises(ValueError, match=r"estimators_ was changed after fit: estimators_\[0\]"):
+        ensemble.predict(X)
+
+
+@pytest.mark.parametrize("forest_class", ALL_ENSEMBLES[4:])
+def test_a_forest_whose_estimators_were_cut_after_fit_refuses_to_predict(forest_class):
+    forest, X, _ = fitted_ensemble(forest_class)
+    forest.estimators_ = forest.estimators_[:2]
+    with pytest.raises(ValueError, match="it holds 2 members, but the forest grew 4 trees and "
+                                         "predicts with them all"):
+        forest.predict(X)
+    with pytest.raises(ValueError, match="it holds 2 members"):
+        forest.set_params(warm_start=True, n_estimators=6).fit(X, _)
 
 
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])

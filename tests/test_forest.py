@@ -15,8 +15,9 @@ from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 
-from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError,
-                      RandomForestClassifier, RandomForestRegressor)
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, NotFittedError, RandomForestClassifier,
+                      RandomForestRegressor)
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close, data_scale
 
@@ -467,6 +468,50 @@ def test_invalid_parameters_are_rejected_at_fit(forest_class, params):
     X, y = data_for_forest(forest_class)
     with pytest.raises(ValueError):
         forest_class(**dict({"n_estimators": 3}, **params)).fit(X, y)
+
+
+ALL_FORESTS = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+               ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+@pytest.mark.parametrize("params", [
+    {"n_estimators": None}, {"n_estimators": "10"}, {"n_estimators": [10]},
+    {"warm_start": "yes"}, {"warm_start": None}, {"bootstrap": "no"},
+    {"oob_score": "yes"}, {"oob_batch_size": "5"}, {"max_samples": "half"},
+    {"criterion": np.array(["gini", "poisson"])}],
+    ids=["n_estimators=None", "n_estimators='10'", "n_estimators=[10]", "warm_start='yes'",
+         "warm_start=None", "bootstrap='no'", "oob_score='yes'", "oob_batch_size='5'",
+         "max_samples='half'", "criterion=array"])
+def test_a_parameter_of_the_wrong_type_is_refused_by_name_before_it_is_used(forest_class,
+                                                                             params):
+    X, y = data_for_forest(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    name = next(iter(params))
+    # bootstrap=True so that the out-of-bag parameters are checked for their type.
+    forest = forest_class(**{"n_estimators": 3, "bootstrap": True, **params})
+    with pytest.raises(ValueError, match=f"The '{name}' parameter must be"):
+        forest.fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+def test_a_max_depth_beyond_any_tree_grows_the_forest_of_max_depth_none(forest_class):
+    X, y = data_for_forest(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    deep = forest_class(n_estimators=3, max_depth=2**63, max_leaf_nodes=10**30,
+                        random_state=0).fit(X, y)
+    full = forest_class(n_estimators=3, max_leaf_nodes=10_000, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest_output(deep, X), forest_output(full, X))
+
+
+@pytest.mark.parametrize("forest_class, params", [
+    (RandomForestClassifier, {"voting": np.array(["soft", "hard"])}),
+    (RandomForestRegressor, {"aggregation": np.array(["mean", "median"])})])
+def test_voting_or_aggregation_given_an_array_is_refused_by_name(forest_class, params):
+    X, y = data_for_forest(forest_class)
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=f"The '{name}' parameter must be a str among"):
+        forest_class(n_estimators=3, **params).fit(X, y)
 
 
 @pytest.mark.parametrize("forest_class, params", [

@@ -107,7 +107,9 @@ def test_bad_settings_and_inputs_are_refused():
     for fraction in (0.0, 1.0, -0.1, "0.3", True):
         with pytest.raises(ValueError, match="validation_fraction must be a float in"):
             RuleListClassifier(validation_fraction=fraction).fit(X, y)
-    with pytest.raises(ValueError, match="estimator must be a fasttree DecisionTreeClassifier"):
+    with pytest.raises(ValueError, match="estimator must be None or an instance of fasttree's "
+                                         "DecisionTreeClassifier.*got a fasttree.forest"
+                                         ".RandomForestClassifier"):
         RuleListClassifier(RandomForestClassifier()).fit(X, y)
     with pytest.raises(ValueError, match="not fitted"):
         RuleListClassifier().predict(X)
@@ -118,6 +120,23 @@ def test_bad_settings_and_inputs_are_refused():
     bad[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         model.predict(bad)
+
+
+@pytest.mark.parametrize("estimator, got", [
+    ("sklearn", "a sklearn.tree._classes.DecisionTreeClassifier"),
+    ("sklearn-class", "the class sklearn.tree._classes.DecisionTreeClassifier"),
+    ("fasttree-class", "the class fasttree.tree.DecisionTreeClassifier")])
+def test_a_tree_that_is_no_fasttree_tree_instance_is_refused_saying_what_to_pass(estimator,
+                                                                                  got):
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    X, y = planted(n_rows=100)
+    estimator = {"sklearn": SklearnTree(max_depth=3), "sklearn-class": SklearnTree,
+                 "fasttree-class": DecisionTreeClassifier}[estimator]
+    with pytest.raises(ValueError, match=f"got {got} \\(for a scikit-learn tree, pass "
+                                         "fasttree.DecisionTreeClassifier with the same "
+                                         "parameters\\)"):
+        RuleListClassifier(estimator).fit(X, y)
 
 
 def test_a_rule_list_reads_categories_and_missing_values_as_they_are():

@@ -153,6 +153,71 @@ def test_bad_names_and_unfitted_trees_are_refused():
         tree_rules(DecisionTreeClassifier())
 
 
+def fitted_two_outputs(regression):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3)).astype(np.float32)
+    if regression:
+        Y = np.column_stack([X[:, 0] > 0, X[:, 1] * 2.0]).astype(np.float64)
+        return DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, Y), X, Y
+    Y = np.column_stack([np.where(X[:, 0] > 0, "yes", "no"),
+                         np.array(["low", "mid", "high"])[np.digitize(X[:, 1], [-0.5, 0.5])]])
+    return DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, Y), X, Y
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_rules_of_several_outputs_give_each_outputs_prediction_and_quality(regression):
+    estimator, X, Y = fitted_two_outputs(regression)
+    predicted = estimator.predict(X)
+    for rule in tree_rules(estimator):
+        rows = rule.covers(X)
+        assert isinstance(rule.prediction, tuple) and len(rule.prediction) == 2
+        for k in range(2):
+            np.testing.assert_array_equal(predicted[rows, k], rule.prediction[k])
+            if regression:
+                assert_rounding_close(rule.prediction[k], Y[rows, k].mean(), scale=2.0)
+            else:
+                assert_rounding_close(rule.accuracy[k], np.mean(Y[rows, k] == rule.prediction[k]))
+        shown = (f"{rule.prediction[0]:.4g}, {rule.prediction[1]:.4g}" if regression
+                 else f"{rule.prediction[0]}, {rule.prediction[1]}")
+        assert f"= ({shown})" in str(rule)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_text_graphviz_and_drawing_show_one_class_or_value_per_output(regression, axes):
+    from fasttree import plot_tree
+
+    estimator, X, _ = fitted_two_outputs(regression)
+    leaves = estimator.apply(X)
+    predicted = estimator.predict(X)
+    lines = [line for line in export_text(estimator).splitlines()
+             if "class:" in line or "value:" in line]
+    assert len(lines) == estimator.get_n_leaves()
+    for line, leaf in zip(lines, np.flatnonzero(estimator.tree_.children_left == -1)):
+        first, second = predicted[leaves == leaf][0]
+        if regression:
+            assert f"value: ({first:.4g}, {second:.4g})" in line
+        else:
+            assert f"class: ({first}, {second})  (samples" in line
+            assert re.search(r"share = \([\d.]+, [\d.]+\)\)$", line)
+    dot = export_graphviz(estimator, filled=True)
+    assert dot.count("fillcolor=") == estimator.tree_.node_count
+    assert re.search(r"(class|value) = \([^,]+, [^)]+\)", dot)
+    assert len(plot_tree(estimator, ax=axes)) == estimator.tree_.node_count
+
+
+def test_class_names_of_several_outputs_are_one_list_per_output():
+    estimator, _, _ = fitted_two_outputs(False)
+    text = export_text(estimator, class_names=[["N", "Y"], ["H", "L", "M"]],
+                       show_statistics=False)
+    assert re.search(r"class: \([NY], [HLM]\)", text)
+    with pytest.raises(ValueError, match="class_names must hold one list of names per "
+                                         "output: the tree has 2 outputs"):
+        export_text(estimator, class_names=["N", "Y"])
+    with pytest.raises(ValueError, match=r"class_names\[1\] has 2 names; output 1 has 3 "
+                                         "classes"):
+        export_graphviz(estimator, class_names=[["N", "Y"], ["H", "L"]])
+
+
 @pytest.fixture
 def axes():
     import matplotlib

@@ -6,8 +6,9 @@ import pickle
 import numpy as np
 import pytest
 
-from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-                      RandomForestRegressor, _criterion, _splitter)
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                      ExtraTreeRegressor, RandomForestClassifier, RandomForestRegressor,
+                      _criterion, _splitter)
 from synthetic import classification_data, data_for, regression_data, tied_columns
 from fasttree._structure import Tree
 from tolerances import assert_rounding_close, data_scale
@@ -332,6 +333,27 @@ def test_max_leaf_nodes_beyond_the_full_tree_grows_the_full_tree():
     capped = DecisionTreeClassifier(max_leaf_nodes=10_000).fit(X, y)
     assert capped.get_n_leaves() == full.get_n_leaves()
     np.testing.assert_array_equal(capped.predict(X), full.predict(X))
+
+
+HUGE = [2**31, 2**63, 10**30]
+ALL_TREES = [DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+             ExtraTreeRegressor]
+
+
+@pytest.mark.parametrize("estimator_class", ALL_TREES)
+@pytest.mark.parametrize("huge", HUGE)
+@pytest.mark.parametrize("name, same_as", [
+    ("max_depth", None), ("max_leaf_nodes", 10_000), ("min_samples_split", 10_000),
+    ("min_samples_leaf", 10_000)])
+def test_a_stopping_rule_beyond_any_tree_limits_as_the_largest_reachable_one(
+        estimator_class, huge, name, same_as):
+    # No tree of 60 rows is 2**31 deep or holds more than 60 rows in a node,
+    # so a huge value stops growth exactly where the reachable one does.
+    make = classification_data if estimator_class._estimator_type == "classifier" \
+        else regression_data
+    X, y = make(n_samples=60)
+    grown = estimator_class(random_state=0, **{name: huge}).fit(X, y)
+    assert_same_tree(grown, estimator_class(random_state=0, **{name: same_as}).fit(X, y))
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)

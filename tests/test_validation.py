@@ -159,6 +159,7 @@ BAD_PARAMETERS = [
     ({"max_features": "auto"}, ValueError, "max_features.*'auto'"),
     ({"max_features": "bogus"}, ValueError, "max_features.*'bogus'"),
     ({"criterion": "bogus"}, ValueError, "criterion.*'bogus'"),
+    ({"criterion": np.array(["gini", "poisson"])}, ValueError, "The 'criterion' parameter"),
     ({"max_leaf_nodes": 1}, ValueError, "max_leaf_nodes"),
     ({"max_leaf_nodes": 0}, ValueError, "max_leaf_nodes"),
     ({"min_weight_fraction_leaf": 0.6}, ValueError, "min_weight_fraction_leaf"),
@@ -264,6 +265,53 @@ def test_feature_importances_before_fit_raise_not_fitted_error(estimator_class):
     with pytest.raises(NotFittedError):
         estimator_class().feature_importances_  # noqa: B018
     assert not hasattr(estimator_class(), "feature_importances_")
+
+
+# Public names that need no fit: fit-like methods, the forests' template, and
+# what scikit-learn's API gives every estimator.
+NEEDS_NO_FIT = {"fit", "get_params", "set_params", "get_metadata_routing",
+                "cost_complexity_pruning_path", "estimator"}
+
+
+def public_estimator_classes():
+    return [value for value in map(fasttree.__dict__.get, fasttree.__all__)
+            if isinstance(value, type) and hasattr(value, "fit")]
+
+
+def calls_before_fit(estimator_class):
+    """(name, call) of every public method and property of an unfitted
+    estimator that needs a fit (generators are advanced once)."""
+    import inspect
+    import types
+
+    def call(name):
+        estimator = estimator_class()
+        value = getattr(estimator, name)
+        if callable(value):
+            required = [parameter for parameter in inspect.signature(value).parameters.values()
+                        if parameter.default is parameter.empty
+                        and parameter.kind is parameter.POSITIONAL_OR_KEYWORD]
+            value = value(*[X_OK, Y_OK][:len(required)])
+            if isinstance(value, types.GeneratorType):
+                next(value)
+
+    names = [name for name in dir(estimator_class) if not name.startswith("_")
+             and name not in NEEDS_NO_FIT and not name.startswith("set_")
+             and name != "save"]
+    return [(name, lambda name=name: call(name)) for name in names]
+
+
+@pytest.mark.parametrize("estimator_class", public_estimator_classes(),
+                         ids=lambda estimator_class: estimator_class.__name__)
+def test_every_method_and_property_before_fit_raises_not_fitted_error(estimator_class):
+    from fasttree._base import available_if
+
+    for name, call in calls_before_fit(estimator_class):
+        if isinstance(getattr(estimator_class, name), available_if) and not hasattr(
+                estimator_class(), name):
+            continue  # a method this estimator does not have (its estimator has none)
+        with pytest.raises(NotFittedError, match="not fitted"):
+            call()
 
 
 # -- a failed refit ------------------------------------------------------------------

@@ -368,6 +368,22 @@ def fit_categories(X, categorical_features, feature_names=None):
     return codes, CategoryEncoding(mask, levels)
 
 
+def level_array(levels):
+    """A column's levels as an array: of their own dtype when they are all
+    strings, all numbers or all booleans; else of object dtype, so that 1 and
+    '1' (which numpy would both turn into the string '1') stay two levels."""
+    if isinstance(levels, np.ndarray):
+        return levels
+    kinds = {str if isinstance(level, str) else bool if isinstance(level, (bool, np.bool_))
+             else numbers.Real if _is_real(level) else object for level in levels}
+    if len(kinds) == 1 and object not in kinds:
+        return np.asarray(levels)
+    array = np.empty(len(levels), dtype=object)
+    for position, level in enumerate(levels):
+        array[position] = level  # one by one: a tuple level stays one item
+    return array
+
+
 class CategoryEncoding:
     """The categorical features of a fitted model and their levels.
 
@@ -381,7 +397,7 @@ class CategoryEncoding:
 
     def __init__(self, mask, levels):
         self.mask = np.asarray(mask, dtype=bool)
-        self.levels = [np.asarray(level) for level in levels]
+        self.levels = [level_array(level) for level in levels]
 
     @property
     def counts(self):

@@ -18,6 +18,12 @@ from ._validation import (canonical_sparse, check_array_2d, check_int_or_fractio
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
+# The most rows a member draws when it draws more than X has (with
+# replacement): each draw is held as an 8-byte index, 128 MiB at this count.
+MAX_DRAWS = 2**24
+# The most members an ensemble takes: each holds kilobytes at the least, so
+# more could not be kept in any memory (2**31 stumps take terabytes).
+MAX_ESTIMATORS = 2**31 - 1
 
 
 def resolve_n_jobs(n_jobs):
@@ -61,16 +67,62 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_
     return np.ascontiguousarray(np.asarray(X, dtype=np.float64))
 
 
+def estimator_kind(estimator):
+    """'classifier', 'regressor' or None (unknown) for any estimator.
+
+    scikit-learn >= 1.6 states the kind only in its tags; asking for them
+    needs scikit-learn, which is then imported already since the estimator
+    comes from it.
+    """
+    kind = getattr(estimator, "_estimator_type", None)
+    if kind is None and hasattr(estimator, "__sklearn_tags__"):
+        try:
+            kind = estimator.__sklearn_tags__().estimator_type
+        except (AttributeError, ImportError, TypeError):
+            kind = None
+    return kind
+
+
+def check_template(estimator, ensemble):
+    """``estimator``, the one ``ensemble`` fits copies of, checked: an
+    instance (not a class) with fit, predict and get_params, and of the
+    ensemble's kind (classifier or regressor) where it states its own."""
+    if isinstance(estimator, type):
+        raise ValueError(f"estimator must be an estimator instance, not the class "
+                         f"{estimator.__name__}; write {estimator.__name__}()")
+    missing = [name for name in ("fit", "predict", "get_params")
+               if not hasattr(estimator, name)]
+    if missing:
+        shown = repr(estimator)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise ValueError(f"estimator must be an estimator instance with fit, predict and "
+                         f"get_params (or None for {type(ensemble).__name__}'s default); "
+                         f"got {shown} of type {type(estimator).__name__}, which lacks "
+                         f"{', '.join(missing)}")
+    kind = estimator_kind(estimator)
+    if kind is not None and kind != ensemble._estimator_type:
+        raise ValueError(f"{type(ensemble).__name__} needs a {ensemble._estimator_type} as "
+                         f"its estimator, but {type(estimator).__name__} is a {kind}")
+    return estimator
+
+
 def check_n_estimators(n_estimators):
-    """Raise unless ``n_estimators`` is an int >= 1."""
-    if not is_int_at_least(n_estimators, 1):
-        raise invalid_parameter("n_estimators", "an int in the range [1, inf)", n_estimators)
+    """Raise unless ``n_estimators`` is an int in [1, MAX_ESTIMATORS]."""
+    if not is_int_at_least(n_estimators, 1) or n_estimators > MAX_ESTIMATORS:
+        raise invalid_parameter("n_estimators", f"an int in the range [1, {MAX_ESTIMATORS}]",
+                                n_estimators)
 
 
 def check_flag(value, name):
     """Raise unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):
         raise invalid_parameter(name, "an instance of 'bool'", value)
+
+
+def check_choice(value, name, choices):
+    """Raise unless ``value`` is one of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise invalid_parameter(name, f"a str among {sorted(choices)}", value)
 
 
 def check_verbose(verbose):
@@ -86,7 +138,8 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
     least 1), with scikit-learn's warning when that leaves few draws.
 
     Drawn with replacement (a bootstrap), a member may draw more rows than
-    there are, as scikit-learn allows; without, at most all of them.
+    there are, as scikit-learn allows, up to ``MAX_DRAWS`` (more is refused);
+    without, at most all of them.
     """
     if max_samples is None:
         return n_samples
@@ -94,7 +147,8 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
                                   fraction_max=np.inf if replace else 1.0)
     if isinstance(value, float):
         total = n_samples if weight_total is None else weight_total
-        count = max(1, int(value * total))
+        count = value * total
+        count = max(1, int(count)) if count < np.inf else count
         if count < max(10, n_samples ** (1 / 3)):
             what = (f"the number of samples is {total}" if weight_total is None
                     else f"the total sum of sample weights is {total}")
@@ -102,11 +156,22 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
                           f"results in a low number ({count}) of bootstrap samples. We "
                           "recommend passing `max_samples` as an integer instead.",
                           UserWarning, stacklevel=4)
-        value = count
-    if value > n_samples and not replace:
-        raise ValueError(f"max_samples={value} must be <= n_samples={n_samples} to be able to "
+    else:
+        count = value
+    if count > n_samples and not replace:
+        raise ValueError(f"max_samples={count} must be <= n_samples={n_samples} to be able to "
                          "sample without replacement.")
-    return value
+    if count > max(n_samples, MAX_DRAWS):
+        if isinstance(value, float):
+            of = "X's rows" if weight_total is None else "the total sample weight"
+            asked = f"max_samples={value!r} of {of} asks every member to draw {count:g} rows"
+        else:
+            asked = f"max_samples={count:,} asks every member to draw that many rows"
+        raise ValueError(f"{asked}; a member draws at most as many rows as X has "
+                         f"({n_samples:,}) or {MAX_DRAWS:,}, whichever is more (each draw is "
+                         "held in memory while the member is fitted): pass a smaller "
+                         "max_samples")
+    return count
 
 
 def member_seeds(base_seed, index):
@@ -229,6 +294,21 @@ class OutOfBagSums:
         return has_oob
 
 
+def describe_y(classes=None, n_outputs=1):
+    """A y as warm-start errors name it: its classes (an array, or a list of
+    one per output), or without classes (regression) its number of outputs."""
+    def listed(labels):
+        shown = ", ".join(repr(label) for label in labels[:6].tolist())
+        return f"[{shown}{', ...' if len(labels) > 6 else ''}]"
+
+    if classes is None:
+        return f"{n_outputs} output{'s' if n_outputs != 1 else ''}"
+    if isinstance(classes, list):
+        return f"{len(classes)} outputs, of classes " + " and ".join(
+            listed(output) for output in classes)
+    return f"1 output, of classes {listed(classes)}"
+
+
 class BaseEnsemble(BaseEstimator):
     """The fitted members as a sequence, and the checks of a warm start."""
 
@@ -270,6 +350,30 @@ class BaseEnsemble(BaseEstimator):
         self._check_fitted()
         return iter(self.estimators_)
 
+    def _checked_predict_input(self, X, convert):
+        X = super()._checked_predict_input(X, convert)
+        self._check_members()
+        return X
+
+    def _check_members(self):
+        """Raise unless every member predicts as a member of this ensemble
+        (``estimators_`` can be edited after fit): of its kind, with
+        ``predict``. Members of the class the ensemble fits pass as they are."""
+        fitted_class = type(self._template())
+        for index, member in enumerate(self.estimators_):
+            if type(member) is fitted_class:
+                continue
+            kind = estimator_kind(member)
+            if not hasattr(member, "predict") or kind not in (None, self._estimator_type):
+                raise self._edited_members_error(
+                    f"estimators_[{index}] is a {type(member).__name__}"
+                    f"{'' if kind is None else ' (a ' + kind + ')'}, not a fitted "
+                    f"{self._estimator_type}")
+
+    def _edited_members_error(self, what):
+        return ValueError(f"{type(self).__name__}.estimators_ was changed after fit: {what}. "
+                          "Refit the ensemble rather than edit its members")
+
     def _warm_start_from(self, n_features, encoding, n_fitted):
         """Whether this fit adds to the members already fitted (``warm_start``),
         after checking that it can: the same features and categories, and no
@@ -290,6 +394,15 @@ class BaseEnsemble(BaseEstimator):
             warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
                           "new trees.", UserWarning, stacklevel=3)
         return True
+
+    def _check_warm_targets(self, same, fitted_y, given_y):
+        """Raise unless ``same``: a warm start adds members that learn the y
+        the fitted ones learnt (``fitted_y`` and ``given_y`` describe both, see
+        :func:`describe_y`)."""
+        if not same:
+            raise ValueError(f"warm_start=True adds members to the {type(self).__name__} "
+                             f"fitted on a y of {fitted_y}, but this y has {given_y}: fit on "
+                             "a y like the first, or set warm_start=False to fit anew")
 
     def _set_input_attributes(self, n_features, feature_names, encoding):
         """``n_features_in_``, ``feature_names_in_`` and the categories of this fit."""

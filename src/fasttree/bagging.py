@@ -10,7 +10,8 @@ import numpy as np
 
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
+                        check_n_estimators, check_template, describe_y,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._progress import progress_of
@@ -44,22 +45,6 @@ def _clone_parameter(value):
     return copy.deepcopy(value)
 
 
-def estimator_kind(estimator):
-    """'classifier', 'regressor' or None (unknown) for any estimator.
-
-    scikit-learn >= 1.6 states the kind only in its tags; asking for them
-    needs scikit-learn, which is then imported already since the estimator
-    comes from it.
-    """
-    kind = getattr(estimator, "_estimator_type", None)
-    if kind is None and hasattr(estimator, "__sklearn_tags__"):
-        try:
-            kind = estimator.__sklearn_tags__().estimator_type
-        except (AttributeError, ImportError, TypeError):
-            kind = None
-    return kind
-
-
 def accepts_sample_weight(estimator):
     """Whether ``estimator.fit`` has a ``sample_weight`` parameter."""
     try:
@@ -74,23 +59,6 @@ class BaseBagging(BaseEnsemble):
     _default_estimator = None
 
     # ------------------------------------------------------------ checks
-
-    def _validate_estimator(self):
-        estimator = self._template()
-        if isinstance(estimator, type):
-            raise ValueError(f"estimator must be an estimator instance, not the class "
-                             f"{estimator.__name__}; write {estimator.__name__}()")
-        missing = [name for name in ("fit", "predict", "get_params")
-                   if not hasattr(estimator, name)]
-        if missing:
-            raise ValueError(f"estimator {type(estimator).__name__} lacks "
-                             f"{', '.join(missing)}; bagging needs an estimator with "
-                             "fit, predict and get_params")
-        kind = estimator_kind(estimator)
-        if kind is not None and kind != self._estimator_type:
-            raise ValueError(f"{type(self).__name__} needs a {self._estimator_type}, but "
-                             f"estimator {type(estimator).__name__} is a {kind}")
-        return estimator
 
     def _template(self):
         """The estimator the members are copies of (unchecked)."""
@@ -164,7 +132,7 @@ class BaseBagging(BaseEnsemble):
         """
         name = type(self).__name__
         member_fit_params = routed_member_params(self, "fit", fit_params).get("fit", {})
-        template = self._validate_estimator()
+        template = check_template(self._template(), self)
         weighted = accepts_sample_weight(template)
         # fasttree estimators work in float32: converting once here spares
         # every member its own conversion.
@@ -197,7 +165,7 @@ class BaseBagging(BaseEnsemble):
             if n_samples != self._n_samples:
                 raise ValueError(f"warm_start: X has {n_samples} rows, but the ensemble "
                                  f"was fitted on {self._n_samples}; pass the same data")
-            self._check_warm_targets(targets)
+            self._check_warm_targets(*self._warm_targets(targets))
         members = list(self.estimators_) if fitted else []
         features = list(self.estimators_features_) if fitted else []
         draws = list(self._member_draws) if fitted else []
@@ -351,6 +319,7 @@ class BaseBagging(BaseEnsemble):
         Raises AttributeError when a member has no ``feature_importances_``.
         """
         self._check_fitted()
+        self._check_members()
         total = np.zeros(self.n_features_in_)
         for member, features in zip(self.estimators_, self.estimators_features_):
             importances = getattr(member, "feature_importances_", None)
@@ -456,8 +425,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         self.voting = voting
 
     def _check_combination(self):
-        if not isinstance(self.voting, str) or self.voting not in ("soft", "hard"):
-            raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+        check_choice(self.voting, "voting", ("soft", "hard"))
 
     def _encode_targets(self, y, n_samples):
         name = type(self).__name__
@@ -467,9 +435,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         labels = as_1d(y, n_samples, name)
         return {"classes": classes, "class_index": class_index, "fit_target": labels}
 
-    def _check_warm_targets(self, targets):
-        if not np.array_equal(targets["classes"], self.classes_):
-            raise ValueError("warm_start: y has other classes than the fitted ensemble")
+    def _warm_targets(self, targets):
+        """Whether y has the fitted classes, and both described (see
+        ``_check_warm_targets``)."""
+        return (np.array_equal(targets["classes"], self.classes_), describe_y(self.classes_),
+                describe_y(targets["classes"]))
 
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
@@ -695,17 +665,19 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
         self.aggregation = aggregation
 
     def _check_combination(self):
-        if not isinstance(self.aggregation, str) or self.aggregation not in ("mean",
-                                                                             "median"):
-            raise ValueError(f"aggregation must be 'mean' or 'median'; "
-                             f"got {self.aggregation!r}")
+        check_choice(self.aggregation, "aggregation", ("mean", "median"))
 
     def _encode_targets(self, y, n_samples):
         target = check_regression_target(y, n_samples, type(self).__name__)
         return {"target": target, "fit_target": target}
 
-    def _check_warm_targets(self, targets):
-        pass
+    def _warm_targets(self, targets):
+        """Whether y has the fitted number of outputs, and both described
+        (see ``_check_warm_targets``)."""
+        target = targets["target"]
+        n_outputs = 1 if target.ndim == 1 else target.shape[1]
+        return (n_outputs == self.n_outputs_, describe_y(n_outputs=self.n_outputs_),
+                describe_y(n_outputs=n_outputs))
 
     def _set_target_attributes(self, targets):
         target = targets["target"]

@@ -1,6 +1,7 @@
 """AdaBoost: SAMME for classification, with a fast path for fasttree stumps."""
 
 import inspect
+import math
 import numbers
 import warnings
 
@@ -9,7 +10,8 @@ import numpy as np
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
-from ._ensemble import BaseEnsemble, check_n_estimators, check_verbose, member_matrix
+from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
+                        check_verbose, member_matrix)
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
@@ -106,6 +108,8 @@ class PresortedStumps:
         self.class_index = class_index
         self.n_classes = n_classes
         self.template = template
+        # The template's parameters, checked as its own fit checks them.
+        self.min_samples_leaf = template._resolve_limits(*X.shape)["min_samples_leaf"]
         self.ranked = rank_features(X)
         ranks = self.ranked.ranks
         # Sorting each feature once serves every round; the ranks and classes
@@ -134,7 +138,7 @@ class PresortedStumps:
         root_impurity = self._impurity(class_weights)
         split = None
         if root_impurity > PURE_IMPURITY and present.sum() >= max(
-                2, 2 * self.template.min_samples_leaf):
+                2, 2 * self.min_samples_leaf):
             split = self._best_split(weight)
         return self._as_tree(weight, class_weights, root_impurity, split, stump)
 
@@ -146,7 +150,7 @@ class PresortedStumps:
             start, stop = block
             return best_stump(self.order[start:stop], self.sorted_ranks[start:stop],
                               self.sorted_classes[start:stop], values, offsets, weight,
-                              self.n_classes, self.template.min_samples_leaf,
+                              self.n_classes, self.min_samples_leaf,
                               self.template.criterion in ENTROPY_NAMES, start)
 
         found = [split for split in map_blocks(search, self.blocks) if split is not None]
@@ -240,6 +244,7 @@ class BaseBoosting(BaseEnsemble):
     def feature_importances_(self):
         """The estimators' feature importances averaged with the estimator weights."""
         self._check_fitted()
+        self._check_members()
         importances = sum(alpha * member.feature_importances_
                           for member, alpha in zip(self.estimators_, self.estimator_weights_))
         total = importances.sum()
@@ -315,12 +320,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     def _check_parameters(self):
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         check_verbose(self.verbose)
-        if self.boosting not in ("reweight", "resample"):
-            raise ValueError(f"boosting must be 'reweight' or 'resample'; "
-                             f"got {self.boosting!r}")
-        estimator = self._template()
-        if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-            raise ValueError(f"estimator {estimator!r} has no fit/predict")
+        check_choice(self.boosting, "boosting", ("reweight", "resample"))
+        estimator = check_template(self._template(), self)
         if self.boosting == "reweight" and "sample_weight" not in inspect.signature(
                 estimator.fit).parameters:
             raise ValueError(f"{type(estimator).__name__} doesn't support sample_weight "
@@ -447,6 +448,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def staged_decision_function(self, X):
         """``decision_function`` after each round (a generator)."""
+        self._check_fitted()  # before the weights are read
         for weight_sum, scores in zip(np.cumsum(self.estimator_weights_),
                                       self._staged_scores(X)):
             yield self._decision(scores, weight_sum)
@@ -571,9 +573,8 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         name = type(self).__name__
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         check_verbose(self.verbose)
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {sorted(self._losses)}; got {self.loss!r}")
-        estimator = self._template()
+        check_choice(self.loss, "loss", tuple(self._losses))
+        estimator = check_template(self._template(), self)
         X, names, encoding, estimator = self._checked_fit_input(X, estimator)
         target = check_regression_target(y, X.shape[0], name)
         if target.ndim != 1:
@@ -655,5 +656,14 @@ def check_boosting_parameters(n_estimators, learning_rate):
     """Raise unless n_estimators is an int >= 1 and learning_rate a finite number > 0."""
     check_n_estimators(n_estimators)
     if (not isinstance(learning_rate, (numbers.Real, np.floating))
-            or not learning_rate > 0 or not np.isfinite(learning_rate)):
+            or not learning_rate > 0 or not _is_float(learning_rate)):
         raise ValueError(f"learning_rate must be a finite number > 0; got {learning_rate!r}")
+
+
+def _is_float(value):
+    """Whether the real number ``value`` is finite as a float (an int too
+    large for a float is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False

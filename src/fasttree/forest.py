@@ -10,7 +10,8 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
+                        check_n_estimators, describe_y,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
@@ -26,7 +27,8 @@ from ._validation import (CSRRows, check_array_2d, check_random_state, check_sam
                           sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_criterion_target, check_loss_matrix, check_split_options,
+                   check_criterion, check_criterion_target, check_loss_matrix,
+                   check_split_options,
                    predicted_classes, regression_offset, criterion_named,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
@@ -169,10 +171,18 @@ class BaseForest(BaseEnsemble):
         """An unfitted tree of the kind the forest grows (scikit-learn's template)."""
         return self._tree_class()
 
-    def _check_forest_parameters(self, n_samples, draw_weight):
+    def _check_forest_parameters(self):
+        """Raise for a forest parameter of the wrong type or out of its range:
+        called first in ``fit``, before any parameter is compared or used."""
         check_n_estimators(self.n_estimators)
-        check_flag(self.bootstrap, "bootstrap")
+        check_criterion(self.criterion, self._criteria)
+        for name in ("bootstrap", "warm_start"):
+            check_flag(getattr(self, name), name)
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise invalid_parameter("oob_score", "an instance of 'bool' or a callable",
+                                    self.oob_score)
         check_verbose(self.verbose)
+        resolve_n_jobs(self.n_jobs)
         if (self.oob_score or self.oob_batch_size is not None) and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True "
                              "(oob_score and oob_batch_size need rows left out of the trees' "
@@ -185,16 +195,17 @@ class BaseForest(BaseEnsemble):
                                     self.oob_patience)
         if not isinstance(self.oob_tol, (numbers.Real, np.floating)) or not self.oob_tol >= 0:
             raise ValueError(f"oob_tol must be a number >= 0; got {self.oob_tol!r}")
+        if self.max_samples is not None and not self.bootstrap:
+            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
+                             "switch to `bootstrap=True` or set `max_sample=None`.")
+
+    def _n_draws(self, n_samples, draw_weight):
+        """Rows each tree's bootstrap draws (see ``resolve_n_draws``)."""
         if self.max_samples is None:
-            n_draws = n_samples
-        else:
-            if not self.bootstrap:
-                raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either "
-                                 "switch to `bootstrap=True` or set `max_sample=None`.")
-            n_draws = resolve_n_draws(self.max_samples, n_samples, replace=True,
-                                      weight_total=None if draw_weight is None
-                                      else float(np.sum(draw_weight)))
-        return n_draws, resolve_n_jobs(self.n_jobs)
+            return n_samples
+        return resolve_n_draws(self.max_samples, n_samples, replace=True,
+                               weight_total=None if draw_weight is None
+                               else float(np.sum(draw_weight)))
 
     def fit(self, X, y, sample_weight=None):
         """Grow the forest.
@@ -216,6 +227,7 @@ class BaseForest(BaseEnsemble):
         self
         """
         name = type(self).__name__
+        self._check_forest_parameters()
         X = as_frame(X)
         feature_names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, feature_names)
@@ -232,7 +244,8 @@ class BaseForest(BaseEnsemble):
         # What the bootstrap draws in proportion to (None: uniformly), and
         # the trees' weights without one: scikit-learn's _sample_weight.
         draw_weight = self._weighted_by_class(targets, sample_weight)
-        n_draws, n_threads = self._check_forest_parameters(n_samples, draw_weight)
+        n_draws = self._n_draws(n_samples, draw_weight)
+        n_threads = resolve_n_jobs(self.n_jobs)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["splitter"] = self._splitter
         limits["categories"] = None if encoding is None else encoding.counts
@@ -261,6 +274,9 @@ class BaseForest(BaseEnsemble):
             # trees were grown for other targets than these, so the forest
             # stays as it was.
             return self
+        if fitted:
+            self._check_members()  # the members kept
+            self._check_warm_targets(*self._warm_targets(targets))
         trees = list(self._trees) if fitted else []
         importances = list(self._tree_importances) if fitted else []
         seeds = list(self._tree_seeds) if fitted else []
@@ -322,6 +338,7 @@ class BaseForest(BaseEnsemble):
         kept = list(self.estimators_) if fitted else []
         self.estimators_ = kept + [self._as_estimator(index) for index in
                                    range(len(kept), len(trees))]
+        self._members_made = tuple(self.estimators_)
         if track_oob:
             self._set_oob_attributes(oob.averages(), oob.covered(), targets)
         if track_oob:
@@ -400,6 +417,7 @@ class BaseForest(BaseEnsemble):
         """Per tree, the indices of the rows drawn for it (with repeats, in row
         order; every row without a bootstrap), int32 as scikit-learn's."""
         self._check_fitted()
+        self._check_members()
         n_samples = self._n_samples
         rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
         if not self.bootstrap:
@@ -413,6 +431,30 @@ class BaseForest(BaseEnsemble):
                                  self._n_samples_bootstrap, replace=True)
         return bootstrap_counts(self._tree_seeds[index], self._n_samples,
                                 self._n_samples_bootstrap, self._sample_weight)
+
+    def _check_members(self):
+        """Raise unless ``estimators_`` holds the trees fit grew, which the
+        forest predicts with (a member replaced, added or removed after fit
+        would be ignored)."""
+        members, trees = self.estimators_, self._trees
+        # Every prediction asks: first whether the members are those made
+        # with the trees (tuples compare items by identity first, in C).
+        try:
+            if self.__dict__.get("_members_made") == tuple(members):
+                return
+        except (TypeError, ValueError):  # a foreign member's own __eq__
+            pass
+        if len(members) != len(trees):
+            raise self._edited_members_error(
+                f"it holds {len(members)} members, but the forest grew {len(trees)} trees and "
+                "predicts with them all (for fewer trees, fit with that n_estimators)")
+        for index, (member, tree) in enumerate(zip(members, trees)):
+            if getattr(member, "tree_", None) is not tree:
+                raise self._edited_members_error(
+                    f"estimators_[{index}] ({type(member).__name__}) is not the tree the "
+                    "forest grew there and predicts with")
+        # Other estimators around the same trees (copies, say) predict alike.
+        self._members_made = tuple(members)
 
     def _validate_X_for_predict(self, X):
         # The prediction kernel refuses infinity itself, and reads sparse
@@ -503,6 +545,7 @@ class BaseForest(BaseEnsemble):
     def feature_importances_(self):
         """Mean decrease in impurity: the trees' normalised importances, averaged."""
         self._check_fitted()
+        self._check_members()
         importances = np.mean(self._tree_importances, axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances
@@ -531,6 +574,7 @@ class BaseForest(BaseEnsemble):
         ndarray of float64, shape (n_features,)
         """
         self._check_fitted()
+        self._check_members()
         if not self.bootstrap:
             raise ValueError("out-of-bag importance needs a forest fitted with bootstrap=True")
         if (not isinstance(n_repeats, (numbers.Integral, np.integer)) or n_repeats < 1):
@@ -614,6 +658,7 @@ class BaseForest(BaseEnsemble):
         state.pop("_ensemble", None)
         # The members are views of the trees, rebuilt on load.
         state.pop("estimators_", None)
+        state.pop("_members_made", None)
         return state
 
     def __setstate__(self, state):
@@ -631,6 +676,7 @@ class BaseForest(BaseEnsemble):
         self._check_loaded_state()
         if "_trees" in state:
             self.estimators_ = [self._as_estimator(index) for index in range(len(self._trees))]
+            self._members_made = tuple(self.estimators_)
 
     def _as_estimator(self, index):
         """A fitted single-tree estimator around tree ``index``, with the
@@ -702,12 +748,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _encode_targets(self, y, n_samples):
         classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
-        adds_trees = len(getattr(self, "_trees", ())) < self.n_estimators
-        if self.warm_start and adds_trees and hasattr(self, "classes_") and not _same_classes(
-                classes, self.classes_):
-            raise ValueError("warm_start: y has other classes than the fitted forest")
-        if self.voting not in ("soft", "hard"):
-            raise ValueError(f"voting must be 'soft' or 'hard'; got {self.voting!r}")
+        check_choice(self.voting, "voting", ("soft", "hard"))
         if isinstance(classes, list):
             if self.oob_score and not all(_zero_one(output) for output in classes):
                 # scikit-learn's refusal and words: only 0/1 labels
@@ -779,6 +820,12 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def _same_targets(self, targets):
         return _same_classes(targets["classes"], self.classes_)
+
+    def _warm_targets(self, targets):
+        """Whether y has the fitted classes, and both described (see
+        ``_check_warm_targets``)."""
+        return (self._same_targets(targets), describe_y(self.classes_),
+                describe_y(targets["classes"]))
 
     def _set_member_attributes(self, estimator):
         estimator.classes_ = self.classes_
@@ -1071,9 +1118,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         self.monotonic_cst = monotonic_cst
 
     def _encode_targets(self, y, n_samples):
-        if self.aggregation not in ("mean", "median"):
-            raise ValueError(f"aggregation must be 'mean' or 'median'; "
-                             f"got {self.aggregation!r}")
+        check_choice(self.aggregation, "aggregation", ("mean", "median"))
         target = check_regression_target(y, n_samples, type(self).__name__)
         check_criterion_target(self.criterion, target, type(self).__name__)
         if target.ndim == 2:
@@ -1096,8 +1141,12 @@ class ForestRegressor(RegressorMixin, BaseForest):
         pass
 
     def _same_targets(self, targets):
-        target = targets["target"]
-        return (1 if target.ndim == 1 else target.shape[1]) == self.n_outputs_
+        return self._n_values(targets) == self.n_outputs_
+
+    def _warm_targets(self, targets):
+        """Whether y has the fitted number of outputs, and both described."""
+        return (self._same_targets(targets), describe_y(n_outputs=self.n_outputs_),
+                describe_y(n_outputs=self._n_values(targets)))
 
     def _set_member_attributes(self, estimator):
         pass

@@ -83,6 +83,21 @@ def generalise_rule(conditions, target, X, y, weight, n_classes):
     return tuple(conditions[j] for j in remaining), float(current)
 
 
+def check_rule_tree(estimator):
+    """Raise unless ``estimator`` is a fasttree classification tree (an
+    instance): the rules are read from fasttree's own tree structure."""
+    if isinstance(estimator, DecisionTreeClassifier):
+        return
+    if isinstance(estimator, type):
+        got = f"the class {estimator.__module__}.{estimator.__qualname__}"
+    else:
+        got = f"a {type(estimator).__module__}.{type(estimator).__qualname__}"
+    raise ValueError("estimator must be None or an instance of fasttree's "
+                     "DecisionTreeClassifier or ExtraTreeClassifier, whose tree the rules "
+                     f"are read from; got {got} (for a scikit-learn tree, pass "
+                     "fasttree.DecisionTreeClassifier with the same parameters)")
+
+
 class RuleListClassifier(ClassifierMixin, BaseEstimator):
     """An ordered list of if-then rules: the first rule a row satisfies gives
     its class, else a default class.
@@ -147,9 +162,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"validation_fraction must be a float in (0, 1); got {fraction!r}")
         template = DecisionTreeClassifier(criterion="entropy") if self.estimator is None \
             else self.estimator
-        if not isinstance(template, DecisionTreeClassifier):
-            raise ValueError(f"estimator must be a fasttree DecisionTreeClassifier or None; "
-                             f"got {type(template).__name__}")
+        check_rule_tree(template)
         X = as_frame(X)
         names = feature_names_of(X)
         X, encoding = self._categories_for_fit(X, names)

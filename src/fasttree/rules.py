@@ -96,15 +96,17 @@ class Rule:
         All must hold; tests on the same feature along the path are merged
         into at most one upper and one lower bound.
     prediction : object
-        The leaf's class label (classifiers) or mean target (regressors).
+        The leaf's class label (classifiers) or mean target (regressors); for
+        a tree of several outputs, a tuple of one per output.
     leaf : int
         The leaf's node index in ``tree_``.
     n_samples : int
         Training rows that reach the leaf.
     support : float
         Their total training weight.
-    accuracy : float or None
-        Classifiers: the share of that weight in the predicted class.
+    accuracy : float, tuple of float or None
+        Classifiers: the share of that weight in the predicted class (per
+        output, for several outputs).
     mean_squared_error : float or None
         Regressors: the weighted mean squared error of the leaf's training
         rows about its mean.
@@ -130,11 +132,11 @@ class Rule:
         condition = " and ".join(_bracketed(c.format(decimals))
                                  for c in self.conditions) or "always"
         if self.accuracy is not None:
-            quality = f"accuracy {self.accuracy:.{decimals}g}"
-            outcome = f"class = {self.prediction}"
+            quality = f"accuracy {_numbers(self.accuracy, decimals)}"
+            outcome = f"class = {_per_output([str(label) for label in _items(self.prediction)])}"
         else:
             quality = f"mse {self.mean_squared_error:.{decimals}g}"
-            outcome = f"value = {_number(self.prediction, decimals)}"
+            outcome = f"value = {_numbers(self.prediction, decimals)}"
         return (f"if {condition} then {outcome}  "
                 f"(support {_number(self.support, decimals)}, {quality})")
 
@@ -149,6 +151,16 @@ def _bracketed(text):
 
 def _number(value, decimals):
     return f"{float(value):.{decimals}g}"
+
+
+def _items(value):
+    """A rule's per-output tuple as a list; one output's value as a list of one."""
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def _numbers(value, decimals):
+    """A number, or a tuple of one per output, as text."""
+    return _per_output([_number(item, decimals) for item in _items(value)])
 
 
 class _TreeView:
@@ -171,12 +183,12 @@ class _TreeView:
         if len(self.feature_names) != tree.n_features:
             raise ValueError(f"feature_names has {len(self.feature_names)} names; the tree "
                              f"has {tree.n_features} features")
+        self.n_outputs = tree.n_outputs
         if self.is_classifier:
-            names = self.classes if class_names is None else class_names
-            self.class_names = [str(name) for name in names]
-            if len(self.class_names) != len(self.classes):
-                raise ValueError(f"class_names has {len(self.class_names)} names; the tree "
-                                 f"has {len(self.classes)} classes")
+            # Per output, its classes (one output: a list of one).
+            self.output_classes = (self.classes if isinstance(self.classes, list)
+                                   else [self.classes])
+            self.class_names = _class_names(self.output_classes, class_names)
         self.left, self.right = tree.children_left, tree.children_right
         self.feature, self.threshold = tree.feature, tree.threshold
         self.missing_left = tree.missing_go_to_left.astype(bool)
@@ -190,11 +202,13 @@ class _TreeView:
         self.n_codes = {int(tree.feature[node]): tree.n_category_codes(node)
                         for node in np.flatnonzero(tree.is_categorical)}
         self.values = tree.node_values
-        # What each node predicts: its majority class, or with a loss matrix
-        # its class of least expected cost (as the estimator's predict).
+        # What each node predicts, per output: its majority class, or with a
+        # loss matrix its class of least expected cost (as the estimator's
+        # predict).
         if self.is_classifier:
-            self.predicted = predicted_classes(self.values,
-                                               getattr(estimator, "loss_matrix_", None))
+            loss = getattr(estimator, "loss_matrix_", None)
+            self.predicted = np.column_stack([predicted_classes(values, loss) for values
+                                              in tree.split_outputs(self.values)])
         # Trees of forests pickled by older fasttree keep no per-node statistics.
         self.has_statistics = tree.n_node_samples is not None
 
@@ -244,21 +258,61 @@ class _TreeView:
         return Condition(feature, self.feature_names[feature], operator, codes=named,
                          categories=categories, missing=missing, show_missing=show_missing)
 
+    def first_output_values(self, node):
+        """The node's values of its first (or only) output."""
+        return self.tree.split_outputs(self.values[node])[0]
+
+    def shares(self, node):
+        """Per output, the share of the node's weight in the class it predicts."""
+        return [values[self.predicted[node, k]] for k, values
+                in enumerate(self.tree.split_outputs(self.values[node]))]
+
     def outcome(self, node, decimals):
-        """The leaf's prediction as text."""
+        """The leaf's prediction as text: one class or value, or one per output."""
         if self.is_classifier:
-            return f"class: {self.class_names[self.predicted[node]]}"
-        return f"value: {_number(self.values[node][0], decimals)}"
+            labels = [names[self.predicted[node, k]] for k, names in enumerate(self.class_names)]
+            return f"class: {_per_output(labels)}"
+        return "value: " + _per_output([_number(value, decimals)
+                                        for value in self.values[node][:self.n_outputs]])
 
     def statistics(self, node, decimals):
+        """The node's training statistics, each as "name = value" (none when
+        the tree keeps none)."""
         if not self.has_statistics:
-            return ""
-        text = (f"samples = {int(self.tree.n_node_samples[node])}, "
-                f"weight = {_number(self.tree.weighted_n_node_samples[node], decimals)}")
+            return []
+        parts = [f"samples = {int(self.tree.n_node_samples[node])}",
+                 f"weight = {_number(self.tree.weighted_n_node_samples[node], decimals)}"]
         if self.is_classifier:
-            share = self.values[node][self.predicted[node]]
-            return f"{text}, share = {_number(share, decimals)}"
-        return f"{text}, mse = {_number(self.tree.impurity[node], decimals)}"
+            shares = _per_output([_number(share, decimals) for share in self.shares(node)])
+            return parts + [f"share = {shares}"]
+        return parts + [f"mse = {_number(self.tree.impurity[node], decimals)}"]
+
+
+def _per_output(texts):
+    """One output's text as it is; several in brackets, in output order."""
+    return texts[0] if len(texts) == 1 else f"({', '.join(texts)})"
+
+
+def _class_names(output_classes, class_names):
+    """Per output, the names of its classes as text: ``class_names`` (a list of
+    names, or for several outputs a list of one such list per output) or the
+    classes themselves."""
+    several = len(output_classes) > 1
+    if class_names is None:
+        class_names = output_classes
+    elif not several:
+        class_names = [class_names]
+    elif len(class_names) != len(output_classes) or any(
+            isinstance(names, str) or not hasattr(names, "__len__") for names in class_names):
+        raise ValueError(f"class_names must hold one list of names per output: the tree has "
+                         f"{len(output_classes)} outputs")
+    named = [[str(name) for name in names] for names in class_names]
+    for k, (names, classes) in enumerate(zip(named, output_classes)):
+        if len(names) != len(classes):
+            where = f"class_names[{k}]" if several else "class_names"
+            of = f"output {k} has" if several else "the tree has"
+            raise ValueError(f"{where} has {len(names)} names; {of} {len(classes)} classes")
+    return named
 
 
 def _merged(view, conditions):
@@ -295,6 +349,10 @@ def _merged(view, conditions):
                  if key[1] == "categories" else kept for key, kept in bounds.items())
 
 
+def _one_or_tuple(items):
+    return items[0] if len(items) == 1 else tuple(items)
+
+
 def tree_rules(estimator, feature_names=None):
     """A fitted tree as one if-then rule per leaf.
 
@@ -322,13 +380,15 @@ def tree_rules(estimator, feature_names=None):
         node, path = pending.pop()
         if view.is_leaf(node):
             weight = float(tree.weighted_n_node_samples[node])
-            values = view.values[node]
             if view.is_classifier:
-                predicted = view.predicted[node]
-                extra = {"prediction": view.classes[predicted],
-                         "accuracy": float(values[predicted])}
+                extra = {"prediction": _one_or_tuple(
+                             [classes[view.predicted[node, k]]
+                              for k, classes in enumerate(view.output_classes)]),
+                         "accuracy": _one_or_tuple([float(share)
+                                                    for share in view.shares(node)])}
             else:
-                extra = {"prediction": float(values[0]),
+                extra = {"prediction": _one_or_tuple(
+                             [float(value) for value in view.values[node][:view.n_outputs]]),
                          "mean_squared_error": float(tree.impurity[node])}
             rules.append(Rule(conditions=_merged(view, path), leaf=int(node),
                               n_samples=int(tree.n_node_samples[node]), support=weight,
@@ -350,7 +410,9 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
     feature_names : list of str, default=None
         Defaults to ``feature_names_in_``, else ``x[0]``, ``x[1]``, ...
     class_names : list of str, default=None
-        Defaults to ``classes_``.
+        Defaults to ``classes_``; for a tree of several outputs, one list of
+        names per output. Leaves of several outputs show one class (or value)
+        per output, in brackets.
     decimals : int, default=4
         Significant digits of thresholds and values.
     show_statistics : bool, default=True
@@ -375,8 +437,8 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
         indent = "|   " * depth
         if view.is_leaf(node):
             line = f"{indent}{view.outcome(node, decimals)}"
-            statistics = view.statistics(node, decimals) if show_statistics else ""
-            lines.append(f"{line}  ({statistics})" if statistics else line)
+            statistics = view.statistics(node, decimals) if show_statistics else []
+            lines.append(f"{line}  ({', '.join(statistics)})" if statistics else line)
             continue
         # Each branch's test line, then its subtree.
         for child, condition in reversed(view.branches(node)):
@@ -392,8 +454,7 @@ def _node_label(view, node, decimals):
         parts.append(view.condition(node, True).format(decimals))
     elif not view.is_leaf(node):
         parts.append(view.feature_names[int(view.feature[node])])
-    if view.has_statistics:
-        parts.append(view.statistics(node, decimals).replace(", ", "\n"))
+    parts.extend(view.statistics(node, decimals))
     if view.is_leaf(node) or view.has_statistics:
         parts.append(view.outcome(node, decimals).replace(": ", " = "))
     return "\n".join(parts)
@@ -415,7 +476,8 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
         As for :func:`export_text`.
     filled : bool, default=False
         Colour nodes by their majority class (classifiers) or value
-        (regressors), paler where they are less pure or lower.
+        (regressors), paler where they are less pure or lower; by the first
+        output's, for several outputs.
 
     Returns
     -------
@@ -433,8 +495,9 @@ def export_graphviz(estimator, feature_names=None, class_names=None, decimals=4,
         attributes = [f"label={_dot_string(_node_label(view, node, decimals))}"]
         if filled and not np.isnan(view.values[node]).any():
             if view.is_classifier:
-                hue = int(np.argmax(view.values[node])) / max(len(view.classes), 1)
-                strength = float(np.max(view.values[node]))
+                values = view.first_output_values(node)
+                hue = int(np.argmax(values)) / max(values.shape[0], 1)
+                strength = float(np.max(values))
             else:
                 hue = 0.08
                 strength = 0.0 if high == low else (view.values[node][0] - low) / (high - low)

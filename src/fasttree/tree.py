@@ -197,6 +197,13 @@ def criterion_named(criterion):
 
 # The kernel packs a sample index into 32 bits.
 MAX_SAMPLES = 2**32 - 1
+# Limits no tree reaches: max_depth=None stands for UNREACHED_DEPTH, and no
+# node holds, nor any tree has leaves, more than MAX_SAMPLES. A larger
+# max_depth, min_samples_split, min_samples_leaf or max_leaf_nodes is taken
+# as these, which stop every tree where it would stop (and, unlike an int of
+# any size, fit the kernel's 64-bit counts).
+UNREACHED_DEPTH = np.iinfo(np.int32).max
+UNREACHED_COUNT = MAX_SAMPLES + 1
 
 
 def resolve_max_features(max_features, n_features):
@@ -301,6 +308,12 @@ def check_split_options(params):
     return True
 
 
+def check_criterion(criterion, criteria):
+    """Raise unless ``criterion`` is one of the names ``criteria``."""
+    if not isinstance(criterion, str) or criterion not in criteria:
+        raise invalid_parameter("criterion", f"a str among {sorted(criteria)}", criterion)
+
+
 def resolve_tree_limits(params, criteria, n_samples, n_features):
     """Check an estimator's tree hyper-parameters and turn fractions into counts.
 
@@ -319,9 +332,7 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     -------
     dict
     """
-    if not isinstance(params.criterion, str) or params.criterion not in criteria:
-        raise invalid_parameter("criterion", f"a str among {sorted(criteria)}",
-                                params.criterion)
+    check_criterion(params.criterion, criteria)
     if params.max_depth is not None and not is_int_at_least(params.max_depth, 1):
         raise invalid_parameter("max_depth", "an int in the range [1, inf) or None",
                                 params.max_depth)
@@ -347,14 +358,18 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     splitter = getattr(params, "splitter", "best")
     if not isinstance(splitter, str) or splitter not in ("best", "random"):
         raise invalid_parameter("splitter", "a str among {'best', 'random'}", splitter)
+    min_samples_leaf = min(int(min_samples_leaf), UNREACHED_COUNT)
     return {
         "splitter": splitter,
-        "max_depth": np.iinfo(np.int32).max if params.max_depth is None else int(params.max_depth),
-        "min_samples_split": max(int(min_samples_split), 2 * int(min_samples_leaf)),
-        "min_samples_leaf": int(min_samples_leaf),
+        "max_depth": UNREACHED_DEPTH if params.max_depth is None
+        else min(int(params.max_depth), UNREACHED_DEPTH),
+        "min_samples_split": max(min(int(min_samples_split), UNREACHED_COUNT),
+                                 2 * min_samples_leaf),
+        "min_samples_leaf": min_samples_leaf,
         "min_weight_fraction_leaf": float(fraction),
         "min_impurity_decrease": float(decrease),
-        "max_leaf_nodes": -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        "max_leaf_nodes": -1 if max_leaf_nodes is None
+        else min(int(max_leaf_nodes), UNREACHED_COUNT),
         "max_features": resolve_max_features(params.max_features, n_features),
         "ccp_alpha": float(ccp_alpha),
     }
@@ -1014,6 +1029,7 @@ default='squared_error'
 
     def _fit(self, X, y, sample_weight, ranked=None):
         X, feature_names, encoding = self._validate_X_for_fit(X)
+        check_criterion(self.criterion, self._criteria)
         if self.criterion == "poisson":
             # scikit-learn judges a Poisson target before its length; any
             # other fault is left to check_regression_target to name.
