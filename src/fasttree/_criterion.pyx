@@ -780,9 +780,20 @@ cdef class Gini(ClassificationCriterion):
     cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
                               intp_t n_stats) noexcept nogil:
         # move_bin_left without the classes it moves zeros of: the same sums.
-        cdef intp_t e
+        cdef intp_t e, k
+        cdef double value
+        cdef double squares_left = self.squares_left, squares_right = self.squares_right
+        cdef double* weight_left = self.weight_left
+        cdef double* weight_right = self.weight_right
         for e in range(n_stats):
-            gini_move_class_weight_left(self, stats[e] - 1, values[e])
+            k = stats[e] - 1
+            value = values[e]
+            squares_left += value * (2.0 * weight_left[k] + value)
+            squares_right += value * (value - 2.0 * weight_right[k])
+            weight_left[k] += value
+            weight_right[k] -= value
+        self.squares_left = squares_left
+        self.squares_right = squares_right
         self.weighted_n_left += weight
 
     cdef double proxy_improvement(self) noexcept nogil:
