@@ -162,8 +162,10 @@ def test_subset_sweep_shortcuts_grow_the_same_tree_bit_for_bit(seed, n_levels, n
         params = {**params, "loss_matrix": np.random.default_rng(seed).uniform(
             0.5, 2.0, (n_seen, n_seen)) * (1 - np.eye(n_seen))}
         criterion = "gini"
-    make = lambda: DecisionTreeClassifier(categorical_features=[0, 1, 2], criterion=criterion,
-                                          random_state=seed % 1000, **params)
+    def make():
+        return DecisionTreeClassifier(categorical_features=[0, 1, 2], criterion=criterion,
+                                      random_state=seed % 1000, **params)
+
     fast = make().fit(X, y, sample_weight=weights).tree_
     plain = fit_without_subset_shortcuts(make(), X, y, weights).tree_
     for name in ("nodes", "flags", "category_bits", "value"):
