@@ -6,6 +6,7 @@ Usage (from the repository root, with fasttree, pandas and scikit-learn)::
     python bench/compare_categorical.py --quick      # the small textbook tables only
     python bench/compare_categorical.py --rows 100000 --repeats 3
     python bench/compare_categorical.py --textbook   # small multiway forests, 10 splits
+    python bench/compare_categorical.py --many-classes  # 1,000 levels and 1,000 classes
 
 fasttree fits the DataFrame as it is: string and category columns are
 categorical (binary subset splits), NaN and None are missing values.
@@ -29,6 +30,14 @@ and its binary-subset forest, against
 scikit-learn's forest on one-hot and on ordinal codes; then each multiway
 forest's mean difference from scikit-learn's, split by split, with its
 standard error.
+
+``--many-classes``: a tree and a 10-tree forest on ``many_levels`` (1,000
+rows of three string columns of about 1,000 levels each, and about 1,000
+classes), fasttree on the strings against scikit-learn's tree and forest on
+one-hot and on ordinal codes: fit times (encoding included), medians of
+``--repeats`` runs taken in turns, their ratio, and accuracy on 1,000 new
+rows. Few rows of many categories and many classes make every node try an
+ordering of its categories per class.
 
 Data: ``synthetic`` (``--rows`` training rows and as many new ones: eight
 numeric columns and six string columns of 3 to 5,000 categories, 10% of
@@ -73,6 +82,18 @@ def synthetic(n_rows, seed=0):
         columns[f"category_{index}"] = values
     y = (signal + rng.normal(scale=1.0, size=n_rows) > 0).astype(int)
     return pd.DataFrame(columns), y
+
+
+def many_levels(n_rows, seed=0, n_levels=1000, n_classes=1000):
+    """Three string columns of ``n_levels`` levels and a target of
+    ``n_classes`` classes, half of it the class of the first column's level."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_levels, (n_rows, 3))
+    class_of_level = np.random.default_rng(1000).integers(0, n_classes, n_levels)
+    y = np.where(rng.random(n_rows) < 0.5, class_of_level[codes[:, 0]],
+                 rng.integers(0, n_classes, n_rows))
+    names = np.array([f"v{code}" for code in range(n_levels)], dtype=object)
+    return names[codes], y
 
 
 def table(name):
@@ -229,6 +250,59 @@ def compare_textbook_forests(n_splits=10):
     return rows
 
 
+def sklearn_encoded(model, encoding):
+    """A scikit-learn model after a one-hot or an ordinal encoding of every column."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    encoder = (OneHotEncoder(handle_unknown="ignore") if encoding == "one-hot" else
+               OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1))
+    return make_pipeline(encoder, model)
+
+
+def compare_many_classes(repeats, n_jobs, n_rows=1000):
+    """A tree and a 10-tree forest on ``many_levels``: fasttree on the strings
+    against scikit-learn on one-hot and on ordinal codes. Prints and returns a
+    row per model and encoding: 'model', 'encoding', 'fit_seconds' (fasttree,
+    scikit-learn), 'fit' (their ratio) and 'accuracy' pairs."""
+    import warnings
+
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    # (scikit-learn warns that so many classes might be a regression target.)
+    warnings.filterwarnings("ignore", message="The number of unique classes")
+    X, y = many_levels(n_rows, 0)
+    X_new, y_new = many_levels(n_rows, 1)
+    models = {"tree": (lambda: fasttree.DecisionTreeClassifier(random_state=0),
+                       lambda: DecisionTreeClassifier(random_state=0)),
+              "forest of 10": (
+                  lambda: fasttree.RandomForestClassifier(n_estimators=10, n_jobs=n_jobs,
+                                                          random_state=0),
+                  lambda: RandomForestClassifier(n_estimators=10, n_jobs=n_jobs,
+                                                 random_state=0))}
+    rows = []
+    for label, (make_ours, make_theirs) in models.items():
+        for encoding in ("one-hot", "ordinal"):
+            seconds = []
+            for _ in range(repeats):
+                ours_time, ours_model = timed(lambda: make_ours().fit(X, y))
+                theirs_time, theirs_model = timed(
+                    lambda: sklearn_encoded(make_theirs(), encoding).fit(X, y))
+                seconds.append((ours_time, theirs_time))
+            fit = [statistics.median(pair[side] for pair in seconds) for side in (0, 1)]
+            accuracy = tuple(float(np.mean(model.predict(X_new) == y_new))
+                             for model in (ours_model, theirs_model))
+            row = {"model": label, "encoding": encoding, "fit_seconds": tuple(fit),
+                   "fit": statistics.median(ours / theirs for ours, theirs in seconds),
+                   "accuracy": accuracy}
+            print(f"{label:12s} vs sklearn {encoding:8s} fit {fit[0]:7.3f} s vs {fit[1]:7.3f} s"
+                  f"  ratio {row['fit']:.2f}   accuracy {accuracy[0]:.4f} vs {accuracy[1]:.4f}",
+                  flush=True)
+            rows.append(row)
+    return rows
+
+
 def paired_difference(ours, theirs):
     """Mean difference in points, with its standard error over the splits."""
     difference = 100 * (np.asarray(ours) - np.asarray(theirs))
@@ -246,11 +320,16 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--textbook", action="store_true",
                         help="only the small multiway forests on the categorical tables")
+    parser.add_argument("--many-classes", action="store_true",
+                        help="only the tree and small forest on 1,000 levels and classes")
     parser.add_argument("--splits", type=int, default=None,
                         help="splits of the small tables (default 20, 10 for --textbook)")
     args = parser.parse_args(argv)
     if args.textbook:
         return compare_textbook_forests(args.splits or 10)
+    if args.many_classes:
+        return compare_many_classes(args.repeats, args.n_jobs,
+                                    min(args.rows, 1000) if args.quick else 1000)
     rows = [compare_small(name, args.repeats, args.n_jobs, args.splits or 20)
             for name in ("german_credit", "titanic_passengers", "congressional_votes")]
     if args.quick:

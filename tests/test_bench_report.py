@@ -17,7 +17,7 @@ def test_quick_report_writes_every_table_and_the_machine(tmp_path):
     page = out.read_text(encoding="utf-8")
     for title in ("Single trees", "Prediction on every kind of input", "Random forests",
                   "Tied values", "Categorical data with missing values",
-                  "Small forests on the categorical tables",
+                  "Small forests on the categorical tables", "Many categories and many classes",
                   "scikit-learn's other capabilities", "AdaBoost", "Saved forests"):
         assert f"## {title}\n" in page
     assert "logical cores" in page and "scikit-learn 1.9" in page

@@ -93,6 +93,85 @@ def test_counted_and_sorted_category_sweeps_grow_the_same_tree(seed, n_categorie
         np.testing.assert_array_equal(tree.value, trees[0].value)
 
 
+def many_class_data(seed, n_samples, n_levels, n_classes, share_missing, weight_kind):
+    """Three categorical columns of many levels (codes) and a target of many
+    classes, encoded 0 .. n - 1, that follows the first column loosely;
+    weights of one, whole, continuous, or with zeros among them."""
+    rng = np.random.default_rng(seed)
+    levels = rng.integers(0, n_levels, (n_samples, 3))
+    class_of_level = rng.integers(0, n_classes, n_levels)
+    y = np.where(rng.random(n_samples) < 0.5, class_of_level[levels[:, 0]],
+                 rng.integers(0, n_classes, n_samples))
+    # Codes 0 .. n - 1 of the levels left after the gaps, as the estimators
+    # number them (the oracle reads codes as they are).
+    X = np.full(levels.shape, np.nan)
+    known = rng.random(levels.shape) >= share_missing
+    for column in range(3):
+        X[known[:, column], column] = np.unique(levels[known[:, column], column],
+                                                return_inverse=True)[1]
+    y = np.unique(y, return_inverse=True)[1]
+    weights = {"ones": np.ones(n_samples),
+               "whole": rng.integers(1, 4, n_samples).astype(np.float64),
+               "continuous": rng.uniform(0.5, 2.0, n_samples),
+               "zeros": rng.integers(0, 3, n_samples).astype(np.float64)}[weight_kind]
+    weights[0] = 1.0  # not all zero
+    return X, y, weights
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_levels=st.sampled_from([4, 9, 14]),
+       n_classes=st.sampled_from([3, 6, 11]), share_missing=st.sampled_from([0.0, 0.2]),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification"]),
+       weight_kind=st.sampled_from(["ones", "whole", "continuous"]))
+@settings(max_examples=60, deadline=None)
+def test_trees_of_many_classes_and_categories_are_the_oracles(seed, n_levels, n_classes,
+                                                              share_missing, criterion,
+                                                              weight_kind):
+    # Every class's ordering, each category alone, the missing values on
+    # either side: the oracle tries them all by brute force.
+    X, y, weights = many_class_data(seed, 45, n_levels, n_classes, share_missing, weight_kind)
+    estimator = DecisionTreeClassifier(categorical_features=[0, 1, 2], criterion=criterion,
+                                       random_state=0).fit(X, y, sample_weight=weights)
+    oracle = build_mixed_tree(X, y, weights, categorical=[True, True, True],
+                              criterion=criterion, n_classes=int(y.max()) + 1)
+    if assert_same_tree(estimator, oracle, X, y, weights, criterion) == 0:
+        assert estimator.tree_.node_count == oracle.node_count
+
+
+def fit_without_subset_shortcuts(estimator, X, y, weights):
+    previous = _splitter.subset_shortcuts
+    _splitter.subset_shortcuts = False
+    try:
+        return estimator.fit(X, y, sample_weight=weights)
+    finally:
+        _splitter.subset_shortcuts = previous
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_levels=st.sampled_from([3, 20, 120]),
+       n_classes=st.sampled_from([2, 5, 40, 150]), share_missing=st.sampled_from([0.0, 0.15]),
+       criterion=st.sampled_from(["gini", "entropy", "misclassification", "loss_matrix"]),
+       weight_kind=st.sampled_from(["ones", "whole", "continuous", "zeros"]),
+       params=st.sampled_from([{}, {"min_samples_leaf": 3}, {"splitter": "random"},
+                               {"min_weight_fraction_leaf": 0.05}]))
+@settings(max_examples=80, deadline=None)
+def test_subset_sweep_shortcuts_grow_the_same_tree_bit_for_bit(seed, n_levels, n_classes,
+                                                                share_missing, criterion,
+                                                                weight_kind, params):
+    X, y, weights = many_class_data(seed, 300, n_levels, n_classes, share_missing, weight_kind)
+    if criterion == "loss_matrix":
+        n_seen = int(y.max()) + 1
+        params = {**params, "loss_matrix": np.random.default_rng(seed).uniform(
+            0.5, 2.0, (n_seen, n_seen)) * (1 - np.eye(n_seen))}
+        criterion = "gini"
+    def make():
+        return DecisionTreeClassifier(categorical_features=[0, 1, 2], criterion=criterion,
+                                      random_state=seed % 1000, **params)
+
+    fast = make().fit(X, y, sample_weight=weights).tree_
+    plain = fit_without_subset_shortcuts(make(), X, y, weights).tree_
+    for name in ("nodes", "flags", "category_bits", "value"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(plain, name))
+
+
 def test_breimans_ordering_splits_off_the_best_subset_at_once():
     # Two classes: categories {0, 3, 5} hold class 1. One split separates them.
     rng = np.random.default_rng(0)

@@ -83,12 +83,12 @@ def random_data(seed, n_samples, share_missing):
     return X.astype(np.float32).astype(np.float64), y
 
 
-def fitted_pair(X, y, weights, criterion, missing, **params):
+def fitted_pair(X, y, weights, criterion, missing, n_classes=3, **params):
     categorical = [True, True, False, False]
     estimator = DecisionTreeClassifier(criterion=criterion, categorical_split="multiway",
                                        missing=missing, categorical_features=[0, 1], **params)
     estimator.fit(X, y, sample_weight=weights)
-    oracle = build_c45_tree(X, y, weights, categorical=categorical, n_classes=3,
+    oracle = build_c45_tree(X, y, weights, categorical=categorical, n_classes=n_classes,
                             criterion=criterion, missing=missing,
                             max_depth=params.get("max_depth"))
     return estimator, oracle
@@ -194,6 +194,37 @@ def test_multiway_trees_are_the_oracles(seed, share_missing, criterion, missing)
     fresh[:5, 0] = 7.0  # a code fit never saw: it goes with the missing values
     expected = oracle.predict_proba(np.where(fresh == 7.0, np.nan, fresh))
     assert_rounding_close(estimator.predict_proba(fresh), expected)
+
+
+def many_class_data(seed, n_samples, share_missing):
+    """Two categorical columns of a dozen levels, the first with gaps (codes
+    of the levels left, as the estimator numbers them), and two numeric
+    ones; nine classes, which a node holds few of."""
+    rng = np.random.default_rng(seed)
+    levels = rng.integers(0, 12, (n_samples, 2))
+    X = np.column_stack([np.full(n_samples, np.nan),
+                         np.unique(levels[:, 1], return_inverse=True)[1],
+                         np.round(rng.normal(size=(n_samples, 2)), 1)])
+    known = rng.random(n_samples) >= share_missing
+    X[known, 0] = np.unique(levels[known, 0], return_inverse=True)[1]
+    X[:, 2:][rng.random((n_samples, 2)) < share_missing] = np.nan
+    y = np.unique((levels[:, 0] + rng.integers(0, 3, n_samples)) % 9, return_inverse=True)[1]
+    return X.astype(np.float32).astype(np.float64), y
+
+
+@given(seed=st.integers(0, 2**32 - 1), share_missing=st.sampled_from([0.0, 0.15]),
+       criterion=st.sampled_from(["entropy", "gain_ratio"]),
+       missing=st.sampled_from(["learn", "fractional"]))
+@settings(max_examples=30, deadline=None)
+def test_multiway_trees_of_many_categories_and_classes_are_the_oracles(seed, share_missing,
+                                                                       criterion, missing):
+    X, y = many_class_data(seed, 150, share_missing)
+    weights = np.random.default_rng(seed).uniform(0.5, 2.0, size=y.size)
+    estimator, oracle = fitted_pair(X, y, weights, criterion, missing, n_classes=int(y.max()) + 1,
+                                    max_depth=4)
+    if assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
+        return
+    assert estimator.tree_.node_count == oracle.node_count
 
 
 def test_fractional_prediction_mixes_the_leaves_by_the_branch_weights():

@@ -568,3 +568,50 @@ def assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, criterio
     for name in ("children_left", "feature", "threshold", "value", "impurity",
                  "weighted_n_node_samples", "missing_go_to_left"):
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+# ------------------------------------------------------------------ subset sweeps
+
+
+def many_category_splitter(name, X, y, shortcuts):
+    """A splitter over categorical codes X, with or without the subset
+    sweeps' shortcuts."""
+    from fasttree import _splitter
+
+    previous = _splitter.subset_shortcuts
+    _splitter.subset_shortcuts = shortcuts
+    try:
+        n_classes = int(y.max()) + 1
+        return Splitter(make_criterion(name, y, np.ones(len(y)), n_classes),
+                        rank_features(X.astype(np.float32)), X.shape[1], 1, 0.0, 0,
+                        categories=(X.max(axis=0) + 1).astype(np.intp))
+    finally:
+        _splitter.subset_shortcuts = previous
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIFIERS))
+def test_subset_sweeps_of_many_categories_and_classes_are_not_quadratic_in_classes(name):
+    # ~220 categories per feature and ~210 classes in 400 rows. Each class's
+    # ordering moves every category, but only the classes it holds: O(n)
+    # per ordering, O(n K) per feature in all. The O(K) proxies of entropy
+    # and misclassification are computed for few candidates. Whole bins
+    # moved O(K) each, and every candidate computed its proxy: O(k K**2).
+    rng = np.random.default_rng(1)
+    n_rows, n_features = 400, 3
+    X = np.column_stack([np.unique(column, return_inverse=True)[1]
+                         for column in rng.integers(0, 300, (n_features, n_rows))])
+    y = np.unique(rng.integers(0, 300, n_rows), return_inverse=True)[1].astype(np.int32)
+    n_classes = int(y.max()) + 1
+    candidates = sum(n_classes * (n_categories - 1) + n_categories
+                     for n_categories in X.max(axis=0) + 1)
+    found, plain = (find_split(many_category_splitter(name, X, y, shortcuts),
+                               np.arange(n_rows, dtype=np.uint32)) for shortcuts in (True, False))
+    budget = n_features * (n_classes + 3) * n_rows
+    assert found["subset_stats_moved"] <= budget
+    if name != "gini":  # an O(K) proxy
+        assert found["subset_proxies"] * n_classes <= 2 * budget
+    # The same split, and a count that tells the two apart.
+    for key in ("feature", "position", "proxy"):
+        assert found[key] == plain[key]
+    assert plain["subset_stats_moved"] > 50 * budget
+    assert plain["subset_proxies"] == candidates

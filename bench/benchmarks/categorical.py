@@ -3,7 +3,9 @@
 A DataFrame of numeric columns and string columns of 3 to 5,000 categories,
 10% of every column missing (the data of ``bench/compare_categorical.py``):
 a tree and a forest fitted on it as it is, and their predictions on new rows
-(including the encoding of the strings).
+(including the encoding of the strings). And few rows of many categories and
+many classes (``compare_categorical.many_levels``), where every node tries an
+ordering of its categories per class.
 """
 
 from fasttree import DecisionTreeClassifier, RandomForestClassifier
@@ -13,14 +15,18 @@ from . import REPEAT
 SIZES = [20_000, 100_000]
 
 
-def _frame(n_rows, seed):
+def _data_module():
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from compare_categorical import synthetic
+    import compare_categorical
 
-    return synthetic(n_rows, seed)
+    return compare_categorical
+
+
+def _frame(n_rows, seed):
+    return _data_module().synthetic(n_rows, seed)
 
 
 class _Data:
@@ -60,3 +66,25 @@ class CategoricalPredict(_Data):
 
     def time_forest_predict_proba(self, n_samples):
         self.forest.predict_proba(self.X_new)
+
+
+class ManyLevelsAndClasses:
+    """Fit on 1,000 rows of three string columns of about 1,000 levels each
+    and about 1,000 classes."""
+
+    number = 1
+    repeat = REPEAT
+    warmup_time = 0.0
+    timeout = 600
+
+    def setup(self):
+        self.X, self.y = _data_module().many_levels(1000, 0)
+
+    def time_tree_fit(self):
+        DecisionTreeClassifier(random_state=0).fit(self.X, self.y)
+
+    def time_tree_fit_entropy(self):
+        DecisionTreeClassifier(criterion="entropy", random_state=0).fit(self.X, self.y)
+
+    def time_forest_fit(self):
+        RandomForestClassifier(n_estimators=10, n_jobs=1, random_state=0).fit(self.X, self.y)

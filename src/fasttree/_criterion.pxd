@@ -125,6 +125,19 @@ cdef class Criterion:
     # criterion has no such way (the splitter then fills bins).
     cdef intp_t move_values_left(self, const float* values, float threshold,
                                  bint missing_left, intp_t n_node) noexcept nogil
+    # When moves_sparse_bins (classification): move_bin_left of a bin given
+    # by its weight and its non-zero statistics, bin[stats[e]] = values[e]
+    # (stats ascending, from 1), in O(n_stats), with the same numbers. A
+    # subset sweep's categories hold few of a node's many classes.
+    cdef readonly bint moves_sparse_bins
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil
+    # Whether proxy_bound bounds the proxy (criteria whose proxy costs
+    # O(classes in the node)): an upper bound of proxy_improvement in O(1),
+    # valid when every move since the last reset was a move_stats_left; it
+    # lets a subset sweep pass over candidates that cannot beat its best.
+    cdef readonly bint bounds_proxy
+    cdef double proxy_bound(self) noexcept nogil
     # The orderings of a node's categories whose prefixes a subset split
     # tries (the bins of the current node's categories): ordering o sorts
     # them by bin[slots[o]] / bin[0], their share of a class or their mean
@@ -228,12 +241,26 @@ cdef class Entropy(ClassificationCriterion):
     # from a table instead of a log call per class per candidate.
     cdef const double* weight_log_weight_table   # i log i for i <= total weight, or NULL
     cdef object _table
+    # proxy_bound's state. The proxy sums w log w over the classes of both
+    # children; move_stats_left keeps that sum up to date, in O(1) per class
+    # moved, though in another order than the proxy adds it, so it may
+    # differ in the last bits: these bound by how much.
+    cdef bint node_logs_ready          # node_log_sum and node_log_size are the node's
+    cdef double node_log_sum           # sum over the node's classes of w log w
+    cdef double node_log_size          # and of |w log w|
+    cdef double log_sum                # the sum for the current children
+    cdef double log_size               # and of |w log w|
+    cdef double log_drift              # its rounding so far, in units of 2**-53
 
     cdef double weight_log(self, double weight) noexcept nogil
 
 
 cdef class Misclassification(ClassificationCriterion):
-    pass
+    # proxy_bound's state: the children's largest class weights, exact on
+    # the left (move_stats_left keeps it) and bounded on the right (weights
+    # only leave the right child; each proxy_improvement tightens it).
+    cdef double largest_left
+    cdef double largest_right_bound
 
 
 cdef class SquaredError(Criterion):

@@ -92,6 +92,13 @@ cdef class Criterion:
     cdef void move_bin_left(self, const double* bin) noexcept nogil:
         pass
 
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        pass
+
+    cdef double proxy_bound(self) noexcept nogil:
+        return INFINITY
+
     cdef intp_t move_values_left(self, const float* values, float threshold,
                                  bint missing_left, intp_t n_node) noexcept nogil:
         return -1
@@ -215,22 +222,36 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil:
         # Two classes: by the second class's share (Breiman: its prefixes
-        # hold the best subset). More: by each class's share in turn, classes
-        # absent from the node giving the categories' own order (once), and
-        # every category alone (one-vs-rest).
-        cdef intp_t label, number = 0, n_orderings = 0
-        cdef bint own_order = False
+        # hold the best subset). More: by each class's share in turn, in
+        # class order, and every category alone (one-vs-rest). A class
+        # absent from the node gives every category the share 0, so the
+        # categories' own order, tried once, where the least absent class
+        # comes. O(classes in the node), not O(n_classes).
+        cdef intp_t number, n_orderings = 0
+        cdef intp_t least_absent = self.n_node_classes
         singles[0] = self.n_classes > 2
-        for label in range(self.n_classes):
-            if number < self.n_node_classes and self.node_classes[number] == label:
-                if self.n_classes > 2 or label == 1:
-                    slots[n_orderings] = 1 + number
-                    n_orderings += 1
-                number += 1
-            elif not own_order and (self.n_classes > 2 or label == 1):
+        if self.n_classes < 2:
+            return 0
+        if self.n_classes == 2:
+            number = self.class_number[1]
+            slots[0] = (1 + number if number < self.n_node_classes
+                        and self.node_classes[number] == 1 else -1)
+            return 1
+        # The node's classes ascend: below the least absent class, each is
+        # its own number.
+        for number in range(self.n_node_classes):
+            if self.node_classes[number] != number:
+                least_absent = number
+                break
+        for number in range(self.n_node_classes):
+            if number == least_absent:
                 slots[n_orderings] = -1
                 n_orderings += 1
-                own_order = True
+            slots[n_orderings] = 1 + number
+            n_orderings += 1
+        if least_absent == self.n_node_classes and self.n_node_classes < self.n_classes:
+            slots[n_orderings] = -1
+            n_orderings += 1
         return n_orderings
 
     cdef double positive_fraction(self, const double* weights, double total) noexcept nogil:
@@ -259,6 +280,7 @@ cdef class ClassificationCriterion(Criterion):
         self.sample_weight = &sample_weight[0]
         self.n_classes = n_classes
         self.n_values = n_classes
+        self.moves_sparse_bins = True
         self.n_bin_stats = 1 + n_classes
         self._keep_alive = (class_index, sample_weight)
         self.state_size = 2 + 2 * n_classes
@@ -620,6 +642,16 @@ cdef class ClassificationCriterion(Criterion):
             weight_right[k] -= bin[1 + k]
         self.weighted_n_left += bin[0]
 
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        # move_bin_left without the classes it moves zeros of.
+        cdef intp_t e, k
+        for e in range(n_stats):
+            k = stats[e] - 1
+            self.weight_left[k] += values[e]
+            self.weight_right[k] -= values[e]
+        self.weighted_n_left += weight
+
     cdef intp_t move_values_left(self, const float* values, float threshold,
                                  bint missing_left, intp_t n_node) noexcept nogil:
         # Packed sums only (whole weights): a position's increment, masked
@@ -745,6 +777,25 @@ cdef class Gini(ClassificationCriterion):
         self.squares_right = squares_right
         self.weighted_n_left += bin[0]
 
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        # move_bin_left without the classes it moves zeros of: the same sums.
+        cdef intp_t e, k
+        cdef double value
+        cdef double squares_left = self.squares_left, squares_right = self.squares_right
+        cdef double* weight_left = self.weight_left
+        cdef double* weight_right = self.weight_right
+        for e in range(n_stats):
+            k = stats[e] - 1
+            value = values[e]
+            squares_left += value * (2.0 * weight_left[k] + value)
+            squares_right += value * (value - 2.0 * weight_right[k])
+            weight_left[k] += value
+            weight_right[k] -= value
+        self.squares_left = squares_left
+        self.squares_right = squares_right
+        self.weighted_n_left += weight
+
     cdef double proxy_improvement(self) noexcept nogil:
         return (self.squares_left / self.weighted_n_left
                 + self.squares_right / (self.weighted_n_node - self.weighted_n_left))
@@ -821,6 +872,13 @@ cdef class CostSensitiveGini(ClassificationCriterion):
             self.move_class_weight_left(k, bin[1 + k])
         self.weighted_n_left += bin[0]
 
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        cdef intp_t e
+        for e in range(n_stats):
+            self.move_class_weight_left(stats[e] - 1, values[e])
+        self.weighted_n_left += weight
+
     cdef double proxy_improvement(self) noexcept nogil:
         return -(self.quadratic_left / self.weighted_n_left
                  + self.quadratic_right / (self.weighted_n_node - self.weighted_n_left))
@@ -859,6 +917,7 @@ cdef class Entropy(ClassificationCriterion):
             counts[0] = 1.0  # 0 log 0 = 0
             self._table = counts * np.log(counts)
             self.weight_log_weight_table = <const double*> cnp.PyArray_DATA(self._table)
+        self.bounds_proxy = True
 
     cdef double weight_log(self, double weight) noexcept nogil:
         if self.weight_log_weight_table != NULL:
@@ -873,6 +932,64 @@ cdef class Entropy(ClassificationCriterion):
             proxy += self.weight_log(self.weight_right[k])
         return (proxy - self.weight_log(self.weighted_n_left)
                 - self.weight_log(self.weighted_n_node - self.weighted_n_left))
+
+    cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
+        ClassificationCriterion.restore_node(self, start, end, state)
+        self.node_logs_ready = False
+
+    cdef void reset(self) noexcept nogil:
+        cdef intp_t k
+        cdef double term
+        ClassificationCriterion.reset(self)
+        if not self.node_logs_ready:
+            self.node_log_sum = 0.0
+            self.node_log_size = 0.0
+            for k in range(self.n_node_classes):
+                term = self.weight_log(self.node_class_total[k])
+                self.node_log_sum += term
+                self.node_log_size += fabs(term)
+            self.node_logs_ready = True
+        self.log_sum = self.node_log_sum
+        self.log_size = self.node_log_size
+        # (A sum of n terms rounds by at most n 2**-53 times their size.)
+        self.log_drift = self.n_node_classes * self.node_log_size
+
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        # ClassificationCriterion.move_stats_left, with the change of each
+        # moved class's two terms added to log_sum. Each addition rounds by
+        # at most 2**-53 of its result's size; log_drift adds up twice
+        # those sizes, log_size the terms' (a bound on their current total).
+        cdef intp_t e, k
+        cdef double old_left, old_right, new_left, new_right
+        for e in range(n_stats):
+            k = stats[e] - 1
+            old_left = self.weight_log(self.weight_left[k])
+            old_right = self.weight_log(self.weight_right[k])
+            self.weight_left[k] += values[e]
+            self.weight_right[k] -= values[e]
+            new_left = self.weight_log(self.weight_left[k])
+            new_right = self.weight_log(self.weight_right[k])
+            self.log_sum += (new_left - old_left) + (new_right - old_right)
+            self.log_size += (fabs(new_left) - fabs(old_left)) + (fabs(new_right)
+                                                                 - fabs(old_right))
+            self.log_drift += (fabs(new_left) + fabs(old_left) + fabs(new_right)
+                               + fabs(old_right) + self.log_size)
+        self.weighted_n_left += weight
+
+    cdef double proxy_bound(self) noexcept nogil:
+        # proxy_improvement adds 2 n_node_classes + 2 terms one by one, so
+        # it lies within (2 n_node_classes + 2) 2**-53 times their size of
+        # their exact sum, which log_sum minus the children's weights' terms
+        # misses by at most 2**-52 log_drift (both to first order). Twice
+        # and four times those margins cover the higher orders and the
+        # rounding of this sum.
+        cdef double left = self.weight_log(self.weighted_n_left)
+        cdef double right = self.weight_log(self.weighted_n_node - self.weighted_n_left)
+        cdef double size = self.log_size + fabs(left) + fabs(right)
+        return (self.log_sum - left - right
+                + DBL_EPSILON * (2.0 * self.log_drift
+                                 + 2.0 * (2 * self.n_node_classes + 2) * size))
 
     cdef double node_impurity(self) noexcept nogil:
         cdef double entropy = 0.0
@@ -892,6 +1009,9 @@ cdef class Misclassification(ClassificationCriterion):
     classify correctly.
     """
 
+    def __cinit__(self, *args):
+        self.bounds_proxy = True
+
     cdef double proxy_improvement(self) noexcept nogil:
         cdef double best_left = 0.0
         cdef double best_right = 0.0
@@ -901,7 +1021,29 @@ cdef class Misclassification(ClassificationCriterion):
                 best_left = self.weight_left[k]
             if self.weight_right[k] > best_right:
                 best_right = self.weight_right[k]
+        # Weights only leave the right child until the next reset.
+        self.largest_right_bound = best_right
         return best_left + best_right
+
+    cdef void reset(self) noexcept nogil:
+        ClassificationCriterion.reset(self)
+        self.largest_left = 0.0
+        self.largest_right_bound = INFINITY
+
+    cdef void move_stats_left(self, double weight, const intp_t* stats, const double* values,
+                              intp_t n_stats) noexcept nogil:
+        cdef intp_t e, k
+        for e in range(n_stats):
+            k = stats[e] - 1
+            self.weight_left[k] += values[e]
+            self.weight_right[k] -= values[e]
+            if self.weight_left[k] > self.largest_left:
+                self.largest_left = self.weight_left[k]
+        self.weighted_n_left += weight
+
+    cdef double proxy_bound(self) noexcept nogil:
+        # Rounding is monotonic: the sum of the bounds bounds the proxy.
+        return self.largest_left + self.largest_right_bound
 
     cdef double node_impurity(self) noexcept nogil:
         cdef double best = 0.0

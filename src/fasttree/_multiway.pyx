@@ -62,6 +62,12 @@ cdef struct Scores:
     double least_child     # the least weight of a child (missing rows joined, under 'learn')
 
 
+cdef struct ChildTerms:
+    double weight          # a child's weight
+    double entropy_part    # its weight over the known weight times its entropy
+    double branch          # its branch_term
+
+
 cdef Scores partition_scores(const double* child_classes, intp_t n_children,
                              const double* missing_classes, intp_t missing_child,
                              intp_t n_classes, double node_weight,
@@ -106,6 +112,63 @@ cdef Scores partition_scores(const double* child_classes, intp_t n_children,
     return scores
 
 
+cdef ChildTerms child_terms(const double* classes, intp_t n_classes, double known_weight,
+                             double node_weight) noexcept nogil:
+    # What partition_scores adds up for one child, computed as it does.
+    cdef ChildTerms terms
+    terms.weight = vector_sum(classes, n_classes)
+    terms.entropy_part = terms.weight / known_weight * entropy(classes, n_classes, terms.weight)
+    terms.branch = branch_term(terms.weight, node_weight)
+    return terms
+
+
+cdef void missing_child_scores(const double* child_classes, intp_t n_children,
+                               const double* missing_classes, intp_t n_classes,
+                               double node_weight, double* scratch, ChildTerms* terms,
+                               Scores* scores) noexcept nogil:
+    """partition_scores for every missing_child, 0 .. n_children - 1, into
+    scores[missing_child], with the same numbers. Only the child the missing
+    rows join changes with it: each child's terms are computed once without
+    them and once with them (terms, 2 n_children entries), and each
+    candidate adds them up in O(n_children), not O(n_children n_classes)."""
+    cdef intp_t c, k, option
+    cdef double known_weight, known_entropy, children, information, least
+    cdef const double* classes
+    cdef ChildTerms chosen
+    # The known rows' class weights: every child's and the missing rows'.
+    memset(scratch, 0, 2 * n_classes * sizeof(double))
+    for c in range(n_children):
+        add_vector(scratch, child_classes + c * n_classes, n_classes)
+    add_vector(scratch, missing_classes, n_classes)
+    known_weight = vector_sum(scratch, n_classes)
+    if known_weight <= 0.0:
+        for option in range(n_children):
+            scores[option].gain = scores[option].information = 0.0
+            scores[option].least_child = 0.0
+        return
+    known_entropy = entropy(scratch, n_classes, known_weight)
+    for c in range(n_children):
+        classes = child_classes + c * n_classes
+        terms[2 * c] = child_terms(classes, n_classes, known_weight, node_weight)
+        for k in range(n_classes):
+            scratch[n_classes + k] = classes[k] + missing_classes[k]
+        terms[2 * c + 1] = child_terms(scratch + n_classes, n_classes, known_weight,
+                                       node_weight)
+    for option in range(n_children):
+        children = information = 0.0
+        least = known_weight
+        for c in range(n_children):
+            chosen = terms[2 * c + (c == option)]
+            children += chosen.entropy_part
+            information += chosen.branch
+            if chosen.weight < least:
+                least = chosen.weight
+        scores[option].gain = known_weight / node_weight * (known_entropy - children)
+        scores[option].information = (information
+                                      + branch_term(node_weight - known_weight, node_weight))
+        scores[option].least_child = least
+
+
 cdef class CandidateSearch:
     """The split candidates of the nodes of one tree, in the order C4.5's
     rules try them; the training data and the work space are set up once
@@ -132,9 +195,17 @@ cdef class CandidateSearch:
     cdef const int32_t[::1] class_index
     cdef intp_t n_classes
     cdef bint fractional
+    # The classes of the node, ascending, and each one's number among them
+    # (-1 for the others between calls): the tables below hold the node's
+    # classes only, so that a node costs O(its classes), not O(n_classes).
+    cdef intp_t[::1] node_classes
+    cdef intp_t[::1] class_number
     # Work space: per-rank class weights of a categorical feature, the two
-    # children of a threshold, the missing rows', and sort buffers.
+    # children of a threshold, the missing rows', each child's terms for
+    # missing_child_scores and their scores, and sort buffers.
     cdef double[::1] table
+    cdef ChildTerms* terms
+    cdef Scores* option_scores
     cdef double[::1] children
     cdef double[::1] missing
     cdef double[::1] scratch
@@ -168,6 +239,16 @@ cdef class CandidateSearch:
         self.counts = np.zeros(max_ranks, dtype=np.intp)
         self.items = np.zeros(n_samples, dtype=np.uint64)
         self.sort_scratch = np.zeros(n_samples, dtype=np.uint64)
+        self.node_classes = np.zeros(max(1, n_classes), dtype=np.intp)
+        self.class_number = np.full(max(1, n_classes), -1, dtype=np.intp)
+        self.terms = <ChildTerms*> malloc(2 * max_ranks * sizeof(ChildTerms))
+        self.option_scores = <Scores*> malloc(max_ranks * sizeof(Scores))
+        if self.terms == NULL or self.option_scores == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.terms)
+        free(self.option_scores)
 
     def candidates(self, const char[::1] used not None, const intp_t[::1] rows not None,
                    const double[::1] weights not None, const intp_t[::1] features not None,
@@ -197,12 +278,44 @@ cdef class CandidateSearch:
             float32 threshold of a numeric one (child 0: values <= threshold);
             ``missing_child`` the child the unknown rows join, or None.
         """
+        cdef const int32_t[::1] class_index = self.class_index
+        cdef intp_t[::1] node_classes = self.node_classes
+        cdef intp_t[::1] class_number = self.class_number
+        cdef intp_t n_rows = rows.shape[0], n_classes = 0, i, k, label
+        cdef double node_weight = 0.0
+        if weights.shape[0] != n_rows or n_rows > self.items.shape[0]:
+            raise ValueError("rows and weights must match, within the training rows")
+        for i in range(n_rows):
+            node_weight += weights[i]
+        # The node's classes, numbered in ascending order: the scores add the
+        # weights of the classes present in class order, as they would over
+        # all classes (the absent ones add zeros, which change nothing).
+        for i in range(n_rows):
+            label = class_index[rows[i]]
+            if class_number[label] < 0:
+                class_number[label] = n_classes
+                node_classes[n_classes] = label
+                n_classes += 1
+        np.asarray(node_classes)[:n_classes].sort()
+        for k in range(n_classes):
+            class_number[node_classes[k]] = k
+        try:
+            return self.node_candidates(used, rows, weights, features, max_features,
+                                        node_weight, n_classes)
+        finally:
+            for k in range(n_classes):
+                class_number[node_classes[k]] = -1
+
+    cdef list node_candidates(self, const char[::1] used, const intp_t[::1] rows,
+                              const double[::1] weights, const intp_t[::1] features,
+                              intp_t max_features, double node_weight, intp_t n_classes):
+        # candidates, with the node's n_classes classes numbered (class_number).
         cdef const uint32_t[:, ::1] ranks = self.ranks
         cdef const float[::1] values = self.values
         cdef const intp_t[::1] offsets = self.offsets
         cdef const intp_t[::1] n_categories = self.n_categories
         cdef const int32_t[::1] class_index = self.class_index
-        cdef intp_t n_classes = self.n_classes
+        cdef const intp_t[::1] class_number = self.class_number
         cdef bint fractional = self.fractional
         cdef double[::1] table = self.table
         cdef double[::1] children = self.children
@@ -213,21 +326,15 @@ cdef class CandidateSearch:
         cdef uint64_t[::1] items = self.items
         cdef uint64_t[::1] sort_scratch = self.sort_scratch
         cdef intp_t n_features = ranks.shape[0], n_rows = rows.shape[0]
-        cdef double node_weight = 0.0
-        cdef intp_t i
-        if weights.shape[0] != n_rows or n_rows > items.shape[0]:
-            raise ValueError("rows and weights must match, within the training rows")
-        for i in range(n_rows):
-            node_weight += weights[i]
-        candidates = []
-        cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known
-        cdef intp_t best_position, position, row, k, label, option, n_options
+        cdef intp_t feature, n_values, missing_rank, rank, n_present, c, n_known, i
+        cdef intp_t best_position, position, row, label, option, n_options
         cdef intp_t n_evaluated = 0
         cdef double best_gain, gain
         cdef bint has_missing
         cdef Scores scores
         cdef uint64_t* sorted_items
         cdef float threshold
+        candidates = []
         for feature in features:
             if n_evaluated == max_features:
                 break
@@ -236,44 +343,50 @@ cdef class CandidateSearch:
             n_values = offsets[feature + 1] - offsets[feature]
             missing_rank = n_values - 1 if n_values and values[offsets[feature + 1] - 1] == np.inf \
                 else -1
-            missing[:] = 0.0
+            missing[:n_classes] = 0.0
             has_missing = False
             if n_categories[feature] > 0:
                 if used[feature]:
                     continue
                 with nogil:
-                    memset(&table[0], 0, n_values * n_classes * sizeof(double))
+                    # The ranks present, in order, then each one's child
+                    # (in counts) and the children's class weights, side by
+                    # side: O(rows + children x classes of the node).
                     memset(&counts[0], 0, n_values * sizeof(intp_t))
+                    for i in range(n_rows):
+                        counts[ranks[feature, rows[i]]] += 1
+                    n_present = 0
+                    for rank in range(n_values):
+                        if counts[rank] > 0 and rank != missing_rank:
+                            present[n_present] = rank
+                            counts[rank] = n_present
+                            n_present += 1
+                    memset(&table[0], 0, n_present * n_classes * sizeof(double))
                     for i in range(n_rows):
                         row = rows[i]
                         rank = ranks[feature, row]
-                        label = class_index[row]
+                        label = class_number[class_index[row]]
                         if rank == missing_rank:
                             missing[label] += weights[i]
                             has_missing = True
                         else:
-                            table[rank * n_classes + label] += weights[i]
-                            counts[rank] += 1
-                    n_present = 0
-                    for rank in range(n_values):
-                        if counts[rank] > 0:
-                            present[n_present] = rank
-                            n_present += 1
-                    # The children's class weights, in code order, side by side.
-                    for c in range(n_present):
-                        if c != present[c]:
-                            for k in range(n_classes):
-                                table[c * n_classes + k] = table[present[c] * n_classes + k]
+                            table[counts[rank] * n_classes + label] += weights[i]
                 if n_present < 2:
                     continue
-                n_options = n_present if has_missing and not fractional else 1
-                for option in range(n_options):
-                    scores = partition_scores(&table[0], n_present, &missing[0],
-                                              option if has_missing and not fractional else -1,
-                                              n_classes, node_weight, &scratch[0])
-                    candidates.append((feature, None,
-                                       option if has_missing and not fractional else None,
-                                       scores.gain, scores.information, scores.least_child))
+                if has_missing and not fractional:
+                    with nogil:
+                        missing_child_scores(&table[0], n_present, &missing[0], n_classes,
+                                             node_weight, &scratch[0], self.terms,
+                                             self.option_scores)
+                    for option in range(n_present):
+                        scores = self.option_scores[option]
+                        candidates.append((feature, None, option, scores.gain,
+                                           scores.information, scores.least_child))
+                else:
+                    scores = partition_scores(&table[0], n_present, &missing[0], -1, n_classes,
+                                              node_weight, &scratch[0])
+                    candidates.append((feature, None, None, scores.gain, scores.information,
+                                       scores.least_child))
                 n_evaluated += 1
                 continue
             # A numeric feature: its known rows in value order, every threshold
@@ -285,7 +398,7 @@ cdef class CandidateSearch:
                     row = rows[i]
                     rank = ranks[feature, row]
                     if rank == missing_rank:
-                        missing[class_index[row]] += weights[i]
+                        missing[class_number[class_index[row]]] += weights[i]
                         has_missing = True
                     else:
                         items[n_known] = pack_item(<uint32_t> rank, <uint32_t> i)
@@ -298,12 +411,13 @@ cdef class CandidateSearch:
                 memset(&children[0], 0, 2 * n_classes * sizeof(double))
                 for i in range(n_known):
                     position = item_position(sorted_items[i])
-                    children[n_classes + class_index[rows[position]]] += weights[position]
+                    children[n_classes + class_number[class_index[rows[position]]]] += (
+                        weights[position])
                 best_position = -1
                 best_gain = 0.0
                 for i in range(n_known - 1):
                     position = item_position(sorted_items[i])
-                    label = class_index[rows[position]]
+                    label = class_number[class_index[rows[position]]]
                     children[label] += weights[position]
                     children[n_classes + label] -= weights[position]
                     if item_rank(sorted_items[i + 1]) == item_rank(sorted_items[i]):
@@ -326,11 +440,11 @@ cdef class CandidateSearch:
                 values[offsets[feature] + item_rank(sorted_items[best_position])],
                 values[offsets[feature] + item_rank(sorted_items[best_position + 1])])
             # The children of that threshold, summed again in value order.
-            children[:] = 0.0
+            children[:2 * n_classes] = 0.0
             for i in range(n_known):
                 position = item_position(sorted_items[i])
                 children[(n_classes if i > best_position else 0)
-                         + class_index[rows[position]]] += weights[position]
+                         + class_number[class_index[rows[position]]]] += weights[position]
             n_options = 2 if has_missing and not fractional else 1
             for option in range(n_options):
                 scores = partition_scores(&children[0], 2, &missing[0],

@@ -134,6 +134,33 @@ cdef class Splitter:
     cdef uint32_t* category_rank      # and ranks, ascending
     cdef KeyedBin* category_order     # one ordering of them
     cdef intp_t* ordering_slots       # the criterion's category_orderings
+    # The node's categories' bins, sparsely (the missing values are one
+    # more category, after the known ones): each one's weight, sample count
+    # and non-zero statistics (for classification, the classes it holds),
+    # and each statistic's known categories. Category j's statistics are
+    # entry_stat[entry_start[j]:entry_start[j + 1]], ascending, their values
+    # in entry_value; statistic s's categories stat_category[stat_start[s]:
+    # stat_start[s + 1]], ascending, their values in stat_value.
+    cdef double* category_weight
+    cdef intp_t* category_count
+    cdef intp_t* entry_start
+    cdef intp_t* entry_stat
+    cdef double* entry_value
+    cdef intp_t* stat_start
+    cdef intp_t* stat_category
+    cdef double* stat_value
+    cdef intp_t entry_capacity        # entries allocated in the four arrays above
+    cdef KeyedBin* keyed              # an ordering's categories of non-zero key
+    cdef uint8_t* category_keyed      # which categories those are; all zeros between orderings
+    # Whether the subset sweeps take their shortcuts (move_stats_left, the
+    # orderings' sparse sorts, proxy_bound); tests turn them off to check
+    # that they find the same splits, bit for bit.
+    cdef bint subset_shortcuts
+    cdef bint sparse_moves            # and the criterion moves sparse bins
+    # What the subset sweeps did since find_split cleared them (for tests):
+    # the statistics they moved and the candidates whose proxy they computed.
+    cdef intp_t n_stats_moved
+    cdef intp_t n_proxies
     cdef uint32_t* best_left_ranks    # the best subset split's categories going left,
     cdef intp_t n_best_left
     cdef uint32_t* best_present_ranks # and the categories its node holds
@@ -275,11 +302,22 @@ cdef class Splitter:
     # returns their number.
     cdef intp_t subset_goes_left(self, BinSource source, intp_t n_node, intp_t feature,
                                  bint missing_left) noexcept nogil
+    # Lists the non-zero statistics of the bins of categories 0 .. n_listed - 1
+    # and each statistic's categories below n_present (entry_start and the
+    # rest). Returns -1 when out of memory.
+    cdef int list_category_stats(self, intp_t n_present, intp_t n_listed) noexcept nogil
     # Sorts the node's known categories by one ordering's keys into category_order.
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil
-    # Makes the criterion's left child the node's missing values (the bin
-    # missing_bin) if missing_left, else empty; returns its sample count.
-    cdef intp_t start_subset(self, intp_t missing_bin, bint missing_left) noexcept nogil
+    # Moves category j's bin into the criterion's left child; returns its
+    # sample count.
+    cdef intp_t move_category_left(self, intp_t j) noexcept nogil
+    # Makes the criterion's left child the node's missing values (category
+    # missing) if missing_left, else empty; returns its sample count.
+    cdef intp_t start_subset(self, intp_t missing, bint missing_left) noexcept nogil
+    # offer for the subset sweeps: passes over the candidates whose proxy
+    # bound cannot beat best, when the criterion has one.
+    cdef int offer_subset(self, BestCandidate* best, intp_t n_left, intp_t n_node,
+                          intp_t feature) noexcept nogil
     # Notes that best is now a subset split: its categories going left (the
     # first n_left of category_order, or the one category single), those of
     # the node, and where its missing values are.

@@ -4,7 +4,7 @@
 import numpy as np
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from ._criterion cimport bin_of
@@ -83,6 +83,15 @@ cdef int compare_keyed(const void* first, const void* second) noexcept nogil:
     return -1 if a.index < b.index else (1 if a.index > b.index else 0)
 
 
+cdef int grow(void** memory, intp_t count, size_t size) noexcept nogil:
+    # realloc, keeping the old block when it fails.
+    cdef void* grown = realloc(memory[0], count * size)
+    if grown == NULL:
+        return -1
+    memory[0] = grown
+    return 0
+
+
 cdef inline bint holds_one_value(BinSource source, intp_t n_node) noexcept nogil:
     """Whether every node position has the bin of the first."""
     cdef intp_t i
@@ -109,6 +118,9 @@ cdef double COUNT_FACTOR = 4.0
 
 # Which sweep new splitters use; tests set it to check that both agree.
 split_method = SPLIT_AUTO
+# Whether new splitters' subset sweeps take their shortcuts (see
+# sweep_categories); tests turn them off to check that they change nothing.
+subset_shortcuts = True
 
 
 cdef class Splitter:
@@ -232,13 +244,26 @@ cdef class Splitter:
         self.category_rank = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
         self.category_order = <KeyedBin*> malloc(max_ranks * sizeof(KeyedBin))
         self.ordering_slots = <intp_t*> malloc((criterion.n_values + 1) * sizeof(intp_t))
+        self.entry_start = <intp_t*> malloc((max_ranks + 1) * sizeof(intp_t))
+        self.category_weight = <double*> malloc(max_ranks * sizeof(double))
+        self.category_count = <intp_t*> malloc(max_ranks * sizeof(intp_t))
+        self.stat_start = <intp_t*> malloc((criterion.n_values + 2) * sizeof(intp_t))
+        self.entry_stat = self.stat_category = NULL
+        self.entry_value = self.stat_value = NULL
+        self.entry_capacity = 0
+        self.keyed = <KeyedBin*> malloc(max_ranks * sizeof(KeyedBin))
+        self.category_keyed = <uint8_t*> calloc(max_ranks, sizeof(uint8_t))
+        self.subset_shortcuts = bool(subset_shortcuts)
+        self.sparse_moves = self.subset_shortcuts and criterion.moves_sparse_bins
         self.best_left_ranks = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
         self.best_present_ranks = <uint32_t*> malloc(max_ranks * sizeof(uint32_t))
         self.rank_goes_left = <uint8_t*> calloc(max_ranks, sizeof(uint8_t))
         self.category_set = <uint32_t*> malloc(max_words * sizeof(uint32_t))
         if not (self.category_bin and self.category_rank and self.category_order
                 and self.ordering_slots and self.best_left_ranks and self.best_present_ranks
-                and self.rank_goes_left and self.category_set):
+                and self.rank_goes_left and self.category_set and self.entry_start
+                and self.category_weight and self.category_count and self.stat_start
+                and self.keyed and self.category_keyed):
             raise MemoryError()
         histogram_init(&self.histogram)
         self.features = <intp_t*> malloc(self.n_features * sizeof(intp_t))
@@ -306,6 +331,16 @@ cdef class Splitter:
         free(self.category_rank)
         free(self.category_order)
         free(self.ordering_slots)
+        free(self.entry_start)
+        free(self.entry_stat)
+        free(self.entry_value)
+        free(self.category_weight)
+        free(self.category_count)
+        free(self.stat_start)
+        free(self.stat_category)
+        free(self.stat_value)
+        free(self.keyed)
+        free(self.category_keyed)
         free(self.best_left_ranks)
         free(self.best_present_ranks)
         free(self.rank_goes_left)
@@ -682,6 +717,10 @@ cdef class Splitter:
                 self.category_bin[n_present] = b
                 self.category_rank[n_present] = rank
                 n_present += 1
+        if missing_bin >= 0:
+            self.category_bin[n_present] = missing_bin  # category n_present
+        if self.list_category_stats(n_present, n_present + (missing_bin >= 0)) < 0:
+            return -1
         n_orderings = self.criterion.category_orderings(self.ordering_slots, &singles)
         if n_present < 2:
             n_orderings = 0  # one category: only the missing values to split off
@@ -690,16 +729,25 @@ cdef class Splitter:
         # right, then every known category left and the missing values
         # right; then, if the node has missing values, the orderings and
         # single categories again with them left.
+        #
+        # With k categories and K classes in the node there are K orderings
+        # of k - 1 prefixes each. Moving whole bins and computing an
+        # entropy's proxy, O(K) each, made that O(k K**2): minutes for a
+        # thousand rows of a thousand categories and classes. The shortcuts
+        # keep it near O(n + k K log k): a category moves only the classes
+        # it holds (list_category_stats), so an ordering's moves cost
+        # O(k + n); an ordering sorts only the categories holding its class
+        # (order_categories); and an O(K) proxy is computed only for the
+        # candidates its O(1) bound lets beat the best (offer_subset). The
+        # splits found are the same, bit for bit.
         for missing_left in range(1 + (missing_bin >= 0)):
             for o in range(n_orderings):
                 self.order_categories(n_present, self.ordering_slots[o])
-                n_left = self.start_subset(missing_bin, missing_left)
+                n_left = self.start_subset(n_present, missing_left)
                 improved_at = 0
                 for j in range(n_present - 1):
-                    b = self.category_bin[self.category_order[j].index]
-                    self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-                    n_left += counts[b]
-                    outcome = self.offer(best, n_left, n_node, feature, 0)
+                    n_left += self.move_category_left(self.category_order[j].index)
+                    outcome = self.offer_subset(best, n_left, n_node, feature)
                     if outcome == STOP:
                         break
                     if outcome == IMPROVED:
@@ -709,11 +757,9 @@ cdef class Splitter:
                                          missing_left)
             improved_at = -1
             for j in range(n_present if singles else 0):
-                n_left = self.start_subset(missing_bin, missing_left)
-                b = self.category_bin[j]
-                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-                n_left += counts[b]
-                if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
+                n_left = self.start_subset(n_present, missing_left)
+                n_left += self.move_category_left(j)
+                if self.offer_subset(best, n_left, n_node, feature) == IMPROVED:
                     improved_at = j
             if improved_at >= 0:
                 self.keep_categories(best, n_present, 1, improved_at, missing_bin >= 0,
@@ -721,32 +767,138 @@ cdef class Splitter:
             if missing_left or missing_bin < 0:
                 continue
             self.order_categories(n_present, -1)
-            n_left = self.start_subset(missing_bin, False)
+            n_left = self.start_subset(n_present, False)
             for j in range(n_present):
-                b = self.category_bin[j]
-                self.criterion.move_bin_left(histogram_bin(&self.histogram, b))
-                n_left += counts[b]
-            if self.offer(best, n_left, n_node, feature, 0) == IMPROVED:
+                n_left += self.move_category_left(j)
+            if self.offer_subset(best, n_left, n_node, feature) == IMPROVED:
                 self.keep_categories(best, n_present, n_present, -1, True, False)
         return 1
 
-    cdef intp_t start_subset(self, intp_t missing_bin, bint missing_left) noexcept nogil:
+    cdef int list_category_stats(self, intp_t n_present, intp_t n_listed) noexcept nogil:
+        # The sweeps read these lists, not the bins: a bin of many classes
+        # spans many cache lines, and they would read one or two of them.
+        cdef intp_t j, s, e, n_entries = 0, n_stats = self.histogram.n_bin_stats
+        cdef const double* bin
+        for j in range(n_listed):
+            bin = histogram_bin(&self.histogram, self.category_bin[j])
+            for s in range(1, n_stats):
+                n_entries += bin[s] != 0.0
+        if n_entries > self.entry_capacity:
+            if (grow(<void**> &self.entry_stat, n_entries, sizeof(intp_t)) < 0
+                    or grow(<void**> &self.entry_value, n_entries, sizeof(double)) < 0
+                    or grow(<void**> &self.stat_category, n_entries, sizeof(intp_t)) < 0
+                    or grow(<void**> &self.stat_value, n_entries, sizeof(double)) < 0):
+                return -1
+            self.entry_capacity = n_entries
+        # Each category's statistics, counting each statistic's categories
+        # in stat_start[s].
+        memset(self.stat_start, 0, (n_stats + 1) * sizeof(intp_t))
+        n_entries = 0
+        for j in range(n_listed):
+            self.entry_start[j] = n_entries
+            bin = histogram_bin(&self.histogram, self.category_bin[j])
+            self.category_weight[j] = bin[0]
+            self.category_count[j] = self.histogram.counts[self.category_bin[j]]
+            for s in range(1, n_stats):
+                if bin[s] != 0.0:
+                    self.entry_stat[n_entries] = s
+                    self.entry_value[n_entries] = bin[s]
+                    n_entries += 1
+                    self.stat_start[s] += j < n_present
+        self.entry_start[n_listed] = n_entries
+        # Counts to starts, which the placement below advances to the ends;
+        # one shift back makes them starts again.
+        n_entries = 0
+        for s in range(n_stats + 1):
+            e = self.stat_start[s]
+            self.stat_start[s] = n_entries
+            n_entries += e
+        for j in range(n_present):
+            for e in range(self.entry_start[j], self.entry_start[j + 1]):
+                s = self.entry_stat[e]
+                self.stat_category[self.stat_start[s]] = j
+                self.stat_value[self.stat_start[s]] = self.entry_value[e]
+                self.stat_start[s] += 1
+        for s in range(n_stats, 0, -1):
+            self.stat_start[s] = self.stat_start[s - 1]
+        self.stat_start[0] = 0
+        return 0
+
+    cdef intp_t move_category_left(self, intp_t j) noexcept nogil:
+        cdef intp_t first = self.entry_start[j], n_stats = self.entry_start[j + 1] - first
+        if self.sparse_moves:
+            self.criterion.move_stats_left(self.category_weight[j], self.entry_stat + first,
+                                           self.entry_value + first, n_stats)
+        else:
+            self.criterion.move_bin_left(histogram_bin(&self.histogram, self.category_bin[j]))
+            n_stats = self.histogram.n_bin_stats - 1
+        self.n_stats_moved += n_stats
+        return self.category_count[j]
+
+    cdef intp_t start_subset(self, intp_t missing, bint missing_left) noexcept nogil:
         self.criterion.reset()
         if not missing_left:
             return 0
-        self.criterion.move_bin_left(histogram_bin(&self.histogram, missing_bin))
-        return self.histogram.counts[missing_bin]
+        return self.move_category_left(missing)
 
     cdef void order_categories(self, intp_t n_present, intp_t slot) noexcept nogil:
-        cdef intp_t j
+        # Ascending keys, ties in category order (compare_keyed). A
+        # category whose bin holds none of the statistic has the key 0: with
+        # the shortcuts, only the others are keyed and sorted, then merged
+        # with those in category order, which gives the same order.
+        cdef intp_t j, e, n_keyed = 0, taken = 0, n_ordered = 0
         cdef const double* bin
+        cdef KeyedBin unkeyed
+        if slot < 0 or not self.subset_shortcuts:
+            for j in range(n_present):
+                bin = histogram_bin(&self.histogram, self.category_bin[j])
+                self.category_order[j].index = j
+                self.category_order[j].key = (bin[slot] / bin[0] if slot >= 0 and bin[0] > 0.0
+                                              else 0.0)
+            if slot >= 0:
+                qsort(self.category_order, n_present, sizeof(KeyedBin), compare_keyed)
+            return
+        for e in range(self.stat_start[slot], self.stat_start[slot + 1]):
+            j = self.stat_category[e]
+            self.keyed[n_keyed].index = j
+            self.keyed[n_keyed].key = (self.stat_value[e] / self.category_weight[j]
+                                       if self.category_weight[j] > 0.0 else 0.0)
+            self.category_keyed[j] = 1
+            n_keyed += 1
+        qsort(self.keyed, n_keyed, sizeof(KeyedBin), compare_keyed)
+        unkeyed.key = 0.0
         for j in range(n_present):
-            bin = histogram_bin(&self.histogram, self.category_bin[j])
-            self.category_order[j].index = j
-            self.category_order[j].key = (bin[slot] / bin[0] if slot >= 0 and bin[0] > 0.0
-                                          else 0.0)
-        if slot >= 0:
-            qsort(self.category_order, n_present, sizeof(KeyedBin), compare_keyed)
+            if self.category_keyed[j]:
+                self.category_keyed[j] = 0
+                continue
+            unkeyed.index = j
+            while taken < n_keyed and compare_keyed(&self.keyed[taken], &unkeyed) < 0:
+                self.category_order[n_ordered] = self.keyed[taken]
+                n_ordered += 1
+                taken += 1
+            self.category_order[n_ordered] = unkeyed
+            n_ordered += 1
+        while taken < n_keyed:
+            self.category_order[n_ordered] = self.keyed[taken]
+            n_ordered += 1
+            taken += 1
+
+    cdef int offer_subset(self, BestCandidate* best, intp_t n_left, intp_t n_node,
+                          intp_t feature) noexcept nogil:
+        # A bound below the best, or equal to it for a feature the best's
+        # does not precede, cannot win (offer's rule). offer's STOP tests go
+        # first, so that the sweep stops where it would.
+        cdef double bound
+        if (self.subset_shortcuts and self.criterion.bounds_proxy
+                and n_node - n_left >= self.min_samples_leaf
+                and (self.criterion.weighted_n_node - self.criterion.weighted_n_left
+                     >= self.min_weight_leaf)):
+            bound = self.criterion.proxy_bound()
+            if bound < best.proxy_improvement or (bound == best.proxy_improvement
+                                                  and feature >= best.feature):
+                return SKIP
+        self.n_proxies += 1
+        return self.offer(best, n_left, n_node, feature, 0)
 
     cdef void keep_categories(self, BestCandidate* best, intp_t n_present, intp_t n_left,
                               intp_t single, bint has_missing,
@@ -1212,7 +1364,10 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     ``impurity_left`` / ``impurity_right``, ``proxy``, the criterion's
     proxy of the improvement that chose the split, and ``n_constants_left``
     / ``n_constants_right``, how many features each child is known to be
-    constant in.
+    constant in, and what the subset sweeps of categorical features did:
+    ``subset_stats_moved``, the bin statistics (classes) they moved into a
+    left child, and ``subset_proxies``, the candidates whose proxy they
+    computed.
     """
     cdef SplitRecord record
     cdef double impurity, weighted_n_node
@@ -1222,6 +1377,8 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     impurity = splitter.criterion.node_impurity()
     weighted_n_node = splitter.criterion.weighted_n_node
     cdef int status
+    splitter.n_stats_moved = 0
+    splitter.n_proxies = 0
     with nogil:
         status = splitter.split_node(&samples[0], 0, samples.shape[0], 0, &record,
                                      &states[0], &states[splitter.criterion.state_size])
@@ -1241,4 +1398,6 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
         "proxy": record.proxy_improvement,
         "n_constants_left": record.n_constants_left,
         "n_constants_right": record.n_constants_right,
+        "subset_stats_moved": splitter.n_stats_moved,
+        "subset_proxies": splitter.n_proxies,
     }
