@@ -20,9 +20,9 @@ from ._progress import progress_of
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
-                          csr_for_walk, densified, feature_names_of, invalid_parameter,
-                          is_int_at_least, is_sparse, legacy_random_state, non_finite_error,
-                          sparse_for_fit)
+                          check_weight_total, csr_for_walk, densified, feature_names_of,
+                          invalid_parameter, is_int_at_least, is_sparse, legacy_random_state,
+                          non_finite_error, sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion_target, check_loss_matrix, check_split_options,
@@ -735,7 +735,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
             return sample_weight
         factor = class_weight_per_sample(class_weight, targets["classes"],
                                          targets["class_index"], sample_weight)
-        return factor if sample_weight is None else sample_weight * factor
+        return check_weight_total(factor if sample_weight is None else sample_weight * factor,
+                                  estimator=type(self).__name__, class_weighted=True)
 
     def _subsample_class_weight(self, targets, counts):
         if not (isinstance(self.class_weight, str)

@@ -21,8 +21,9 @@ from ._targets import (as_1d, centring_offsets, class_weight_per_sample,
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
-                          check_sample_weight, csr_for_walk, densified, feature_names_of,
-                          invalid_parameter, is_int_at_least, is_sparse, sparse_for_fit)
+                          check_sample_weight, check_weight_total, csr_for_walk, densified,
+                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
+                          sparse_for_fit)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -800,10 +801,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         classes, class_index = encode_outputs(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
-        sample_weight = sample_weight * class_weight_per_sample(
-            self.class_weight, classes, class_index)
-        if not sample_weight.sum() > 0:
-            raise ValueError("the class weights leave every sample with weight zero")
+        if self.class_weight is not None:
+            sample_weight = check_weight_total(
+                sample_weight * class_weight_per_sample(self.class_weight, classes,
+                                                        class_index),
+                estimator=type(self).__name__, class_weighted=True)
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
         multiway = check_split_options(self)
