@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fasttree._criterion import (CostSensitiveGini, Entropy, Gini, Misclassification,
-                                 Poisson, SquaredError, node_statistics)
+from fasttree._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini,
+                                 Misclassification, MultiOutput, OutputImpurity, Poisson,
+                                 SquaredError, node_statistics)
 from fasttree.reference import CostSensitiveGini as ReferenceCostGini
 from fasttree.reference import impurity
 from tolerances import assert_rounding_close, data_scale, rounding_equal
@@ -92,6 +93,39 @@ def test_squared_error_statistics_match_the_oracle(n_rows, weight_kind, offset, 
     assert rounding_equal(stats["weighted_n_node"], node_weights.sum())
     assert stats["value"].shape == (1,)
     assert rounding_equal(stats["value"][0], mean, data_scale(node_target))
+
+
+def two_output_criterion(kind):
+    """A MultiOutput regression criterion of two target columns."""
+    def make(target, weights):
+        columns = np.broadcast_to(np.arange(2, dtype=np.int32), (target.shape[0], 2))
+        return MultiOutput(np.ascontiguousarray(columns),
+                           np.ascontiguousarray(np.column_stack([target, target])), weights,
+                           np.arange(3, dtype=np.intp), kind)
+    return make
+
+
+REGRESSION_CRITERIA = {
+    "squared_error": SquaredError,
+    "poisson": Poisson,
+    "absolute_error": lambda target, weights: AbsoluteError(target[:, None].copy(), weights),
+    "two-output-squared-error": two_output_criterion(OutputImpurity.IMPURITY_SQUARED_ERROR),
+    "two-output-poisson": two_output_criterion(OutputImpurity.IMPURITY_POISSON),
+}
+
+
+@pytest.mark.parametrize("name", list(REGRESSION_CRITERIA))
+@pytest.mark.parametrize("value", [0.1, 0.3, 1e17, 7e-300, 1.7e308])
+def test_a_node_of_equal_targets_holds_that_target_exactly_and_no_impurity(name, value):
+    # Fractional weights: their weighted sum over their total misses the
+    # target by a rounding, which the node's value must not.
+    rng = np.random.default_rng(0)
+    target = np.concatenate([np.full(7, value), rng.uniform(0.0, 5.0, size=5)])
+    weights = rng.uniform(0.1, 3.0, size=12)
+    stats = node_statistics(REGRESSION_CRITERIA[name](target, weights),
+                            np.arange(7, dtype=np.uint32))
+    assert (stats["value"] == value).all()
+    assert stats["impurity"] == 0.0
 
 
 @pytest.mark.parametrize("n_classes", [2, 4, 8])

@@ -16,7 +16,7 @@ import pytest
 
 import fasttree
 from fasttree._features import rank_features
-from fasttree._interrupt import Interrupt, current_interrupt, interrupt_scope, raise_interrupt
+from fasttree._interrupt import Interrupt, current_interrupt, interrupt_scope
 from fasttree._threads import _shared_pool, run_together
 
 from interrupt_child import JOBS

@@ -279,3 +279,27 @@ def test_a_forests_tree_prunes_as_the_tree_grown_alone_on_its_rows():
     expected = alone.tree_.pruned(alone.tree_.cost_complexity_pruning(0.01)[2])
     np.testing.assert_array_equal(pruned.feature, expected.feature)
     assert_rounding_close(pruned.value, expected.value)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error", "poisson"])
+def test_the_pruning_path_of_extreme_targets_never_goes_below_zero(criterion):
+    # Targets of wildly different magnitudes, and weights: a collapse adds
+    # risk, never takes it away, however the sums round.
+    rng = np.random.default_rng(1)
+    values = [0.0, 1.0, 0.5, 1e-300, 1e17, 3e29, 1e30, 1e150, 3e153]
+    if criterion != "poisson":
+        values += [-1.0, -1e30]
+    for _ in range(300):
+        n_rows = int(rng.integers(3, 12))
+        X = rng.integers(0, 3, size=(n_rows, 2)).astype(float)
+        y = rng.choice(values, size=n_rows)
+        if criterion == "poisson" and not y.sum() > 0:
+            continue
+        weight = rng.choice([1.0, 0.5, 3.0, 1e-5, 1e5], size=n_rows) if rng.random() < 0.5 \
+            else None
+        path = DecisionTreeRegressor(criterion=criterion).cost_complexity_pruning_path(
+            X, y, sample_weight=weight)
+        assert (path.ccp_alphas >= 0.0).all(), (y, weight, path)
+        assert (path.impurities >= 0.0).all(), (y, weight, path)
+        assert (np.diff(path.ccp_alphas) >= 0.0).all(), (y, weight, path)
+        assert (np.diff(path.impurities) >= 0.0).all(), (y, weight, path)

@@ -5,6 +5,8 @@ Randomness, max_features, sample weights, pickling and the stopping rules are
 in test_tree_fitting.py.
 """
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,7 +18,10 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestRegressor
+from fasttree import (AdaBoostRegressor, BaggingRegressor, DecisionTreeClassifier,
+                      DecisionTreeRegressor, ExtraTreeRegressor, ExtraTreesRegressor,
+                      RandomForestRegressor)
+from fasttree.reference.criteria import weighted_median
 from synthetic import classification_data, data_for, regression_data
 from tolerances import assert_rounding_close, data_scale, rounding_equal
 
@@ -292,8 +297,8 @@ def test_poisson_leaves_never_predict_zero(estimator_class):
 @pytest.mark.parametrize("stride", [1, 3])
 def test_a_leaf_of_equal_whole_number_targets_predicts_that_number_exactly(estimator_class,
                                                                            stride):
-    # The criterion centres the targets on an offset; a whole-number offset
-    # keeps y - offset + offset == y for whole-number targets.
+    # A node's sums are of its targets minus one of them: zero for equal
+    # targets, so that the leaf's value is that target.
     X, y = classification_data(n_samples=300, n_features=4)
     X, y = X[::stride], y[::stride]
     params = {"n_estimators": 3, "bootstrap": False} if estimator_class is not \
@@ -485,3 +490,188 @@ def test_tree_n_classes_is_per_output_as_in_scikit_learn():
     assert DecisionTreeClassifier().fit(X, y).tree_.n_classes.tolist() == [3]
     X, target = regression_data(n_samples=60)
     assert DecisionTreeRegressor().fit(X, target).tree_.n_classes.tolist() == [1]
+
+
+# -- extreme targets ---------------------------------------------------------------
+
+# Every regression path: each criterion, extra trees, and the ensembles that
+# grow trees through fasttree.forest or through DecisionTreeRegressor.fit
+# (one member, on every row, so that a leaf's value is the prediction).
+REGRESSORS = {
+    "squared_error": lambda: DecisionTreeRegressor(),
+    "absolute_error": lambda: DecisionTreeRegressor(criterion="absolute_error"),
+    "poisson": lambda: DecisionTreeRegressor(criterion="poisson"),
+    "extra-tree": lambda: ExtraTreeRegressor(random_state=0),
+    "forest": lambda: RandomForestRegressor(n_estimators=1, bootstrap=False, max_features=None,
+                                            random_state=0),
+    "forest-absolute-error": lambda: RandomForestRegressor(
+        n_estimators=1, bootstrap=False, max_features=None, criterion="absolute_error",
+        random_state=0),
+    "forest-poisson": lambda: RandomForestRegressor(n_estimators=1, bootstrap=False,
+                                                    criterion="poisson", random_state=0),
+    "extra-trees": lambda: ExtraTreesRegressor(n_estimators=1, random_state=0),
+    "bagging": lambda: BaggingRegressor(n_estimators=1, bootstrap=False, random_state=0),
+}
+# Targets of every magnitude side by side.
+MIXED_TARGETS = np.array([1e17, 1.0, 0.3, -2.5, 1e-300, 3e12, -7e-5, 0.1, 1e-3, 5e15])
+
+
+def mixed_target_data(n_distinct=30, n_outputs=1, positive=False, seed=0):
+    """X of n_distinct rows, each twice; y of mixed magnitudes, equal on the
+    two copies of a row (so a leaf's rows share their target); fractional
+    weights."""
+    rng = np.random.default_rng(seed)
+    X = np.repeat(rng.permutation(n_distinct).astype(np.float64), 2)[:, None]
+    y = np.repeat(rng.choice(MIXED_TARGETS, size=(n_distinct, n_outputs)), 2, axis=0)
+    if positive:
+        y = np.abs(y)
+    weight = rng.uniform(0.1, 3.0, size=2 * n_distinct)
+    return X, (y[:, 0] if n_outputs == 1 else y), weight
+
+
+def leaves_of(model, X):
+    """The leaf of each row in the model's (first) tree."""
+    if hasattr(model, "tree_"):
+        return model.apply(X)
+    if hasattr(model, "estimators_features_"):  # bagging
+        return model.estimators_[0].apply(X[:, model.estimators_features_[0]])
+    return model.apply(X)[:, 0]
+
+
+@pytest.mark.filterwarnings("ignore:When fitting BaggingRegressor with sample_weight")
+@pytest.mark.parametrize("n_outputs", [1, 2])
+@pytest.mark.parametrize("name", list(REGRESSORS))
+def test_a_pure_leaf_predicts_its_target_exactly_whatever_the_other_targets(name, n_outputs):
+    X, y, weight = mixed_target_data(n_outputs=n_outputs, positive="poisson" in name)
+    model = REGRESSORS[name]().fit(X, y, sample_weight=weight)
+    predicted, leaves = model.predict(X), leaves_of(model, X)
+    targets = y.reshape(len(y), -1)
+    pure = np.array([(targets[leaves == leaf] == targets[row]).all()
+                     for row, leaf in enumerate(leaves)])
+    # (The absolute error and the Poisson deviance do not always split
+    # small targets apart beside large ones: their leaves may hold several.)
+    assert pure.any()
+    np.testing.assert_array_equal(predicted[pure], y[pure])
+
+
+def node_rows(estimator, X):
+    """Per node, the training rows it holds (a boolean matrix)."""
+    return estimator.decision_path(X).toarray().astype(bool).T
+
+
+def weighted_mean(values, weights):
+    """The weighted mean, summed exactly (but for each product) relative to
+    the first value."""
+    return values[0] + math.fsum(weights * (values - values[0])) / math.fsum(weights)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "absolute_error"])
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_node_values_are_as_precise_as_their_own_rows_whatever_the_other_rows(criterion,
+                                                                                n_outputs):
+    # Shallow trees, so that nodes hold several targets; each node's value
+    # is compared with its rows' weighted mean (or median), computed apart,
+    # to the precision of the node's own targets.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    magnitude = 10.0 ** rng.integers(-3, 18, size=(300, 1))
+    y = np.abs(rng.normal(size=(300, n_outputs))) * magnitude
+    if criterion != "poisson":
+        y *= rng.choice([-1.0, 1.0], size=y.shape)
+    y = y[:, 0] if n_outputs == 1 else y
+    weight = rng.uniform(0.1, 3.0, size=300)
+    tree = DecisionTreeRegressor(criterion=criterion, max_depth=5).fit(X, y, sample_weight=weight)
+    values = tree.tree_.value[:, :, 0]
+    columns = y.reshape(300, -1)
+    for node, rows in enumerate(node_rows(tree, X)):
+        for k in range(n_outputs):
+            if criterion == "absolute_error":
+                expected = weighted_median(columns[rows, k], weight[rows])
+            else:
+                expected = weighted_mean(columns[rows, k], weight[rows])
+            assert abs(values[node, k] - expected) <= 1e-12 * np.abs(columns[rows, k]).max(), (
+                node, k, values[node, k], expected)
+
+
+def test_impurities_are_as_precise_as_their_own_rows_whatever_the_other_rows():
+    # Rows near 1e8 with a spread of 1e-3, rows near 1, and rows near 1e15:
+    # each node's variance to the precision of its own spread.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 3))
+    y = rng.choice([1e8, 1.0, 1e15], size=300) + 1e-3 * rng.normal(size=300)
+    weight = rng.uniform(0.1, 3.0, size=300)
+    tree = DecisionTreeRegressor(max_depth=6).fit(X, y, sample_weight=weight)
+    for node, rows in enumerate(node_rows(tree, X)):
+        mean = weighted_mean(y[rows], weight[rows])
+        expected = math.fsum(weight[rows] * (y[rows] - mean) ** 2) / math.fsum(weight[rows])
+        assert abs(tree.tree_.impurity[node] - expected) <= 1e-9 * expected + 1e-12, (
+            node, tree.tree_.impurity[node], expected)
+
+
+HUGE_TARGETS = {
+    # Far beyond 1e154 in magnitude; the squared error needs a spread whose
+    # square is a float64.
+    "squared_error": 1e160 * (1.0 + np.array([0.0, 0.0, 1e-7, 1e-7, 3e-7, 3e-7])),
+    "absolute_error": 1e200 * np.array([1.0, 1.0, 2.0, 2.0, 3.0, 3.0]),
+    "poisson": 1e200 * np.array([1.0, 1.0, 2.0, 2.0, 3.0, 3.0]),
+}
+# Targets of every magnitude up to the largest float64 (no squares: the
+# scikit-learn trees overflow on them).
+EXTREME_TARGETS = {
+    "absolute_error": np.array([1e-300, 1e-300, -3e300, -3e300, 1.7e308, 1.7e308]),
+    # (Poisson sums targets: their sum overflows; and takes a child whose sum
+    # is within the rounding of the node's for empty, so none is tiny.)
+    "poisson": np.array([1e306, 1e306, 3e307, 3e307, 1.7e308, 1.7e308]),
+}
+HUGE_TARGET_REGRESSORS = {
+    "tree": lambda criterion: DecisionTreeRegressor(criterion=criterion),
+    "extra-tree": lambda criterion: ExtraTreeRegressor(criterion=criterion, random_state=0),
+    "forest": lambda criterion: RandomForestRegressor(n_estimators=3, criterion=criterion,
+                                                      random_state=0),
+    "extra-trees": lambda criterion: ExtraTreesRegressor(n_estimators=3, criterion=criterion,
+                                                         random_state=0),
+    "bagging": lambda criterion: BaggingRegressor(DecisionTreeRegressor(criterion=criterion),
+                                                  n_estimators=3, random_state=0),
+    "adaboost": lambda criterion: AdaBoostRegressor(DecisionTreeRegressor(criterion=criterion),
+                                                    n_estimators=3, random_state=0),
+}
+
+
+@pytest.mark.parametrize("criterion", list(HUGE_TARGETS))
+@pytest.mark.parametrize("name", list(HUGE_TARGET_REGRESSORS))
+def test_targets_beyond_1e154_are_fitted_within_their_range(name, criterion):
+    X = np.arange(6.0)[:, None] // 2
+    y = HUGE_TARGETS[criterion]
+    model = HUGE_TARGET_REGRESSORS[name](criterion).fit(X, y)
+    predicted = model.predict(X)
+    assert np.isfinite(predicted).all()
+    assert (predicted >= y.min()).all() and (predicted <= y.max()).all()
+    if name == "tree":  # pure splits: the targets themselves, as scikit-learn predicts
+        from sklearn.tree import DecisionTreeRegressor as SKDecisionTreeRegressor
+        np.testing.assert_array_equal(predicted, y)
+        np.testing.assert_array_equal(
+            predicted, SKDecisionTreeRegressor(criterion=criterion).fit(X, y).predict(X))
+        assert np.isfinite(model.tree_.impurity).all()
+
+
+@pytest.mark.parametrize("criterion", list(EXTREME_TARGETS))
+def test_targets_up_to_the_largest_float_are_fitted_exactly(criterion):
+    X = np.arange(6.0)[:, None] // 2
+    y = EXTREME_TARGETS[criterion]
+    model = DecisionTreeRegressor(criterion=criterion).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), y)
+    assert np.isfinite(model.tree_.impurity).all()
+
+
+@pytest.mark.parametrize("name, n_outputs", [
+    *((name, 1) for name in HUGE_TARGET_REGRESSORS),
+    # AdaBoost boosts one output.
+    *((name, 2) for name in HUGE_TARGET_REGRESSORS if name != "adaboost")])
+def test_a_squared_error_of_targets_too_far_apart_is_refused_naming_y(name, n_outputs):
+    # The variance of 1e160 and -1e160 is beyond float64.
+    X = np.arange(6.0)[:, None] // 2
+    y = np.array([1e160, 1e160, -1e160, -1e160, 0.0, 0.0])
+    if n_outputs == 2:
+        y = np.column_stack([np.arange(6.0), y])
+    with pytest.raises(ValueError, match="y spreads too wide for criterion='squared_error'"):
+        HUGE_TARGET_REGRESSORS[name]("squared_error").fit(X, y)

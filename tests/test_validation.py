@@ -211,6 +211,146 @@ def test_class_weight_naming_an_unknown_string_class_is_refused():
         DecisionTreeClassifier(class_weight={"cat": 1.0, "cow": 2.0}).fit(X_OK, labels)
 
 
+# -- weight totals ------------------------------------------------------------------
+
+def _classifier_factories():
+    return {
+        "tree": lambda **kw: DecisionTreeClassifier(**kw),
+        "extra-tree": lambda **kw: fasttree.ExtraTreeClassifier(**kw),
+        "multiway": lambda **kw: DecisionTreeClassifier(categorical_split="multiway",
+                                                        criterion="entropy", **kw),
+        "forest": lambda **kw: fasttree.RandomForestClassifier(n_estimators=3, **kw),
+        "extra-trees": lambda **kw: fasttree.ExtraTreesClassifier(n_estimators=3, **kw),
+        "bagging": lambda **kw: fasttree.BaggingClassifier(
+            DecisionTreeClassifier(**kw), n_estimators=3),
+        "adaboost": lambda **kw: AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, **kw),
+                                                    n_estimators=3),
+        "rule-list": lambda **kw: RuleListClassifier(DecisionTreeClassifier(**kw)),
+    }
+
+
+# Every estimator kind, and several outputs, by name: (make, y).
+CLASSIFIER_MAKERS = _classifier_factories()
+Y_TWO_OUTPUTS = np.column_stack([Y_OK, 1 - Y_OK])
+WEIGHTED_FITS = {
+    **{name: (make, Y_OK) for name, make in CLASSIFIER_MAKERS.items()},
+    "tree-2-outputs": (CLASSIFIER_MAKERS["tree"], Y_TWO_OUTPUTS),
+    "forest-2-outputs": (CLASSIFIER_MAKERS["forest"], Y_TWO_OUTPUTS),
+    "regressor": (lambda: DecisionTreeRegressor(), X_OK[:, 0]),
+    "extra-tree-regressor": (lambda: fasttree.ExtraTreeRegressor(), X_OK[:, 0]),
+    "forest-regressor": (lambda: fasttree.RandomForestRegressor(n_estimators=3), X_OK[:, 0]),
+    "extra-trees-regressor": (lambda: fasttree.ExtraTreesRegressor(n_estimators=3),
+                              X_OK[:, 0]),
+    "bagging-regressor": (lambda: fasttree.BaggingRegressor(n_estimators=3), X_OK[:, 0]),
+    "adaboost-regressor": (lambda: AdaBoostRegressor(n_estimators=3), X_OK[:, 0]),
+    "regressor-2-outputs": (lambda: DecisionTreeRegressor(), X_OK[:, :2]),
+    "absolute-error-regressor": (lambda: DecisionTreeRegressor(criterion="absolute_error"),
+                                 X_OK[:, 0]),
+    "poisson-regressor": (lambda: DecisionTreeRegressor(criterion="poisson"),
+                          np.abs(X_OK[:, 0])),
+}
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED_FITS))
+def test_weights_whose_total_overflows_are_refused_at_fit_by_every_estimator(name):
+    make, y = WEIGHTED_FITS[name]
+    estimator = make()
+    with pytest.raises(ValueError, match="sample_weight is too large: the weights sum beyond "
+                                         "the largest float64"):
+        estimator.fit(X_OK, y, sample_weight=np.full(30, 1e308))
+
+
+@pytest.mark.parametrize("name", list(WEIGHTED_FITS))
+@pytest.mark.parametrize("weight", [5e-324, 2.0 ** -1000, 2.0 ** 700],
+                         ids=["denormal", "tiny", "huge"])
+def test_weights_of_an_extreme_total_fit_the_model_of_unit_weights(name, weight):
+    # A power of two times every weight changes no sum but its scale.
+    make, y = WEIGHTED_FITS[name]
+    expected, extreme = make(), make()
+    for estimator in (expected, extreme):
+        if "random_state" in estimator.get_params(deep=False):
+            estimator.set_params(random_state=0)
+    expected.fit(X_OK, y, sample_weight=np.ones(30))
+    extreme.fit(X_OK, y, sample_weight=np.full(30, weight))
+    method = "predict_proba" if hasattr(expected, "predict_proba") else "predict"
+    np.testing.assert_array_equal(getattr(extreme, method)(X_OK),
+                                  getattr(expected, method)(X_OK))
+
+
+ZERO_CLASS_WEIGHTS = {
+    "every-class": {0: 0.0, 1: 0.0},
+    "the-class-present": {0: 0.0, 1: 1.0},
+}
+
+
+@pytest.mark.parametrize("name", list(CLASSIFIER_MAKERS))
+@pytest.mark.parametrize("class_weight", list(ZERO_CLASS_WEIGHTS))
+def test_class_weights_leaving_no_weight_are_refused_at_fit_by_every_estimator(name,
+                                                                               class_weight):
+    y = Y_OK if class_weight == "every-class" else np.zeros(30, dtype=int)
+    weights = ZERO_CLASS_WEIGHTS[class_weight]
+    if class_weight == "the-class-present":
+        weights = {0: 0.0}
+    estimator = CLASSIFIER_MAKERS[name](class_weight=weights)
+    with pytest.raises(ValueError, match="the class weights leave every sample with weight "
+                                         "zero"):
+        estimator.fit(X_OK, y)
+
+
+@pytest.mark.parametrize("name", ["tree", "forest"])
+def test_class_weights_leaving_no_weight_are_refused_with_several_outputs(name):
+    estimator = CLASSIFIER_MAKERS[name](class_weight=[{0: 0.0, 1: 0.0}, {0: 1.0, 1: 1.0}])
+    with pytest.raises(ValueError, match="the class weights leave every sample with weight "
+                                         "zero"):
+        estimator.fit(X_OK, Y_TWO_OUTPUTS)
+
+
+@pytest.mark.parametrize("name", ["tree", "forest", "extra-trees"])
+def test_class_weights_leaving_only_samples_of_zero_weight_are_refused(name):
+    # Class 1 keeps its class weight, but all its samples have weight zero.
+    sample_weight = np.where(Y_OK == 1, 0.0, 1.0)
+    estimator = CLASSIFIER_MAKERS[name](class_weight={0: 0.0, 1: 1.0})
+    with pytest.raises(ValueError, match="the class weights leave every sample with weight "
+                                         "zero"):
+        estimator.fit(X_OK, Y_OK, sample_weight=sample_weight)
+
+
+# -- score takes the weights fit takes --------------------------------------------
+
+SCORED = [(DecisionTreeClassifier, Y_OK), (DecisionTreeRegressor, X_OK[:, 0]),
+          (RuleListClassifier, Y_OK), (AdaBoostClassifier, Y_OK)]
+SCORED_IDS = ["classifier", "regressor", "rule-list", "adaboost"]
+
+
+@pytest.mark.parametrize("estimator_class, y", SCORED, ids=SCORED_IDS)
+def test_score_takes_a_number_as_that_weight_on_every_sample(estimator_class, y):
+    estimator = estimator_class(random_state=0).fit(X_OK, y, sample_weight=2.0)
+    X_half, y_half = X_OK[::2], y[::2]
+    assert estimator.score(X_half, y_half, sample_weight=2.0) == estimator.score(
+        X_half, y_half, sample_weight=np.full(15, 2.0))
+
+
+@pytest.mark.parametrize("estimator_class, y", SCORED, ids=SCORED_IDS)
+def test_score_reads_weights_given_as_text_as_fit_does(estimator_class, y):
+    weights = (np.arange(30) % 3 + 1).astype(float)
+    estimator = estimator_class(random_state=0).fit(X_OK, y, sample_weight=weights.astype(str))
+    assert estimator.score(X_OK[::2], y[::2], sample_weight=weights[::2].astype(str)) == (
+        estimator.score(X_OK[::2], y[::2], sample_weight=weights[::2]))
+
+
+@pytest.mark.parametrize("estimator_class, y", SCORED, ids=SCORED_IDS)
+def test_score_refuses_weights_that_fit_refuses(estimator_class, y):
+    estimator = estimator_class(random_state=0).fit(X_OK, y)
+    with pytest.raises(ValueError, match="sample_weight is too large"):
+        estimator.score(X_OK, y, sample_weight=np.full(30, 1e308))
+    with pytest.raises(ValueError, match="negative"):
+        estimator.score(X_OK, y, sample_weight=-np.ones(30))
+    staged = getattr(estimator, "staged_score", None)
+    if staged is not None:
+        with pytest.raises(ValueError, match="sample_weight is too large"):
+            next(staged(X_OK, y, sample_weight=np.full(30, 1e308)))
+
+
 # -- not fitted --------------------------------------------------------------------
 
 def test_not_fitted_error_is_a_value_error_and_an_attribute_error():

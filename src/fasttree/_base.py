@@ -7,7 +7,7 @@ import numpy as np
 
 from ._frames import as_frame
 from ._categories import CategoryEncoding, fit_categories
-from ._validation import feature_names_of, not_fitted_error
+from ._validation import check_sample_weight, feature_names_of, not_fitted_error
 
 
 class BaseEstimator:
@@ -65,6 +65,13 @@ class BaseEstimator:
                              f"expecting {self.n_features_in_} features as input (the number "
                              "it was fitted with)")
         return X
+
+    def _scoring_weight(self, sample_weight, n_samples):
+        """``sample_weight`` of a score, checked as ``fit`` checks it (a number
+        is that weight on every sample); None stays None."""
+        if sample_weight is None:
+            return None
+        return check_sample_weight(sample_weight, n_samples, estimator=type(self).__name__)
 
     def _categories_for_fit(self, X, feature_names):
         """X with the categorical columns (``categorical_features``) as codes,
@@ -232,8 +239,10 @@ class ClassifierMixin:
             return np.log(proba)
 
     def score(self, X, y, sample_weight=None):
-        """Accuracy of ``predict(X)`` against ``y``."""
-        return self._score_of(y, self.predict(X), sample_weight)
+        """Accuracy of ``predict(X)`` against ``y``; ``sample_weight`` as ``fit``
+        takes it."""
+        predicted = self.predict(X)
+        return self._score_of(y, predicted, self._scoring_weight(sample_weight, len(predicted)))
 
     @staticmethod
     def _score_of(y_true, y_pred, sample_weight=None):
@@ -246,8 +255,10 @@ class RegressorMixin:
     _estimator_type = "regressor"
 
     def score(self, X, y, sample_weight=None):
-        """Coefficient of determination R^2 of ``predict(X)``."""
-        return self._score_of(y, self.predict(X), sample_weight)
+        """Coefficient of determination R^2 of ``predict(X)``; ``sample_weight``
+        as ``fit`` takes it."""
+        predicted = self.predict(X)
+        return self._score_of(y, predicted, self._scoring_weight(sample_weight, len(predicted)))
 
     @staticmethod
     def _score_of(y_true, y_pred, sample_weight=None):

@@ -264,14 +264,25 @@ cdef class Misclassification(ClassificationCriterion):
 
 
 cdef class SquaredError(Criterion):
+    # A node's sums are of target - reference, its reference being the target
+    # of its first position: equal targets sum to exactly 0 (the node's value
+    # is then that target), and the sums keep the precision of the node's
+    # own spread, whatever the magnitudes of the targets or of the other
+    # rows. The state of a node is its weight, sum, loss and reference.
+    # Whatever computes a node's state (partition, compute_state) writes its
+    # targets minus its reference at its positions, which its sweeps read.
     cdef const double* target          # regression target of every sample
     cdef double* position_target       # target of the sample at every position
     cdef double* spare_target          # partition buffer of the same length
-    cdef const double* node_target     # position_target from the current node's start
-    cdef double sum_total              # weighted sum of targets in the node
+    cdef bint centres                  # references are targets; else 0 (Poisson)
+    cdef double* position_centred      # target - reference at every position
+    cdef double* spare_centred         # partition buffer of the same length
+    cdef const double* node_target     # position_centred from the current node's start
+    cdef double reference              # the current node's reference
+    cdef double sum_total              # weighted sum of the node's position_centred
     cdef double node_loss              # weighted loss of the node about its mean:
                                        # sum of (target - mean)**2 (squared error)
-    cdef double sum_left               # weighted sum of targets moved left
+    cdef double sum_left               # weighted sum of position_centred moved left
     # move_values_left's pass for one side: the values at most threshold, or
     # the missing ones.
     cdef intp_t move_side_left(self, const float* values, float threshold, bint missing,
@@ -284,13 +295,15 @@ cdef class SquaredError(Criterion):
 
 
 cdef class Poisson(SquaredError):
-    # The same bins and sums as the squared error; node_loss is the half
-    # Poisson deviance, sum of w y log(y / mean), and a split that leaves a
-    # child a target sum of (about) zero, whose mean would predict 0, is
-    # never taken.
+    # The same bins and sums as the squared error, of the targets as they are
+    # (reference 0); node_loss is the half Poisson deviance, sum of
+    # w y log(y / mean), and a split that leaves a child a target sum of
+    # (about) zero, whose mean would predict 0, is never taken. state[3]
+    # holds the node's common target, NaN when its targets differ.
     cdef double zero_sum_bound         # child target sums at or below this are
                                        # taken as 0: the rounding a sum of the
                                        # node's targets can leave behind
+    cdef double common_target          # the current node's state[3]
 
 
 # What a MultiOutput criterion measures in each output.
@@ -323,11 +336,24 @@ cdef class MultiOutput(Criterion):
     cdef int32_t* spare_column         # partition buffers of the same lengths
     cdef double* spare_value
     cdef const int32_t* node_column    # position_column from the current node's start
-    cdef const double* node_value_of   # position_value from the current node's start
+    cdef const double* node_value_of   # position_centred from the current node's start
     cdef double* sum_total             # per column, the node's weighted sum
     cdef double* sum_left              # per column, the left child's
     cdef double* group                 # move_left's bin; all zeros between calls
     cdef double* output_mean           # add_node_loss's means, one per output
+    # Squared error: each output's sums are of target - reference, as in
+    # SquaredError, and a state's last n_values doubles are the references.
+    # Poisson: the sums are of the targets, and those doubles are each
+    # output's common target, NaN where its targets differ. Classification
+    # states have no such doubles.
+    cdef bint centres                  # squared error: references are targets
+    cdef double* position_centred      # squared error: position_value minus the
+                                       # references of the node holding the
+                                       # position; else position_value itself
+    cdef double* spare_centred         # partition buffer of the same length
+    cdef double* reference             # per column, the current node's (else 0)
+    cdef double* common_target         # Poisson: per column, the current node's
+    cdef double* side_reference        # partition's references of the two sides
     cdef double node_loss              # regression: the node's squared deviations
                                        # from its means (or Poisson deviance), summed
                                        # over the outputs
@@ -337,7 +363,8 @@ cdef class MultiOutput(Criterion):
     # Squared error or Poisson: every output is a regression.
     cdef bint is_regression(self) noexcept nogil
     # Writes state[1], the regression loss of positions [start, end) about
-    # the means of a state holding their weight and column sums (state[2:]).
+    # the means of a state holding their weight, column sums (state[2:]) and
+    # references (squared error), and Poisson's common targets.
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil
 
 
@@ -373,17 +400,27 @@ cdef class AbsoluteError(Criterion):
     cdef const double* node_target     # position_target from the current node's start
     cdef uint32_t* local_rank          # (n_node, n_outputs) index of each node position's
                                        # target among the node's distinct targets
+    cdef double* local_centred         # (n_node, n_outputs) each node position's
+                                       # distinct_value
     cdef uint64_t* items               # sort buffers for the node's ranks
     cdef uint64_t* scratch
     # Per output k, blocks of n_samples + 1 entries at k * (n_samples + 1):
     cdef intp_t* n_distinct            # the node's distinct targets of each output
-    cdef double* distinct_value        # the node's distinct targets, ascending
+    cdef double* distinct_value        # the node's distinct targets, ascending, as halves
+                                       # minus node_reference
+    cdef double* distinct_target       # and as they are
     cdef double* node_point            # per distinct target: weight, weighted sum, count
     cdef double* left_point            # the same for the left child (the right's: the
                                        # node's minus the left's)
+    # The sweeps work on halves of the targets (see HALF) minus half the
+    # node's least target (of each output): their weighted sums keep the
+    # precision of the node's spread whatever the targets' magnitudes, and
+    # losses and the cursors' medians are in those units too.
+    cdef double* node_reference        # per output, half the current node's least target
     cdef double* node_sum              # per output, the node's weighted target sum
     cdef double* left_sum              # and the left child's
-    cdef double* node_median           # per output, the node's weighted median
+    cdef double* node_median           # per output, the node's weighted median (a target,
+                                       # or the mean of two)
     cdef MedianCursor* node_cursor     # per output, where the node's median lies
     cdef MedianCursor* left_cursor     # and each child's, walked as samples move
     cdef MedianCursor* right_cursor

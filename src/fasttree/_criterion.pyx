@@ -6,7 +6,7 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.float cimport DBL_EPSILON, DBL_MIN
-from libc.math cimport INFINITY, fabs, frexp, ldexp, log, log2
+from libc.math cimport INFINITY, NAN, fabs, frexp, ldexp, log, log2
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
@@ -1064,12 +1064,18 @@ cdef class SquaredError(Criterion):
         self.n_values = 1
         self.n_bin_stats = 2
         self._keep_alive = (target, sample_weight)
-        self.state_size = 3  # weight, weighted sum of targets, squared deviations
+        # weight, weighted sum of target - reference, squared deviations, reference
+        self.state_size = 4
         self.allocate_positions(target.shape[0])
         self.position_target = <double*> allocate(target.shape[0], sizeof(double))
         self.spare_target = <double*> allocate(target.shape[0], sizeof(double))
+        self.centres = True
+        self.position_centred = <double*> allocate(target.shape[0], sizeof(double))
+        self.spare_centred = <double*> allocate(target.shape[0], sizeof(double))
 
     def __dealloc__(self):
+        free(self.position_centred)
+        free(self.spare_centred)
         free(self.position_target)
         free(self.spare_target)
 
@@ -1081,13 +1087,17 @@ cdef class SquaredError(Criterion):
 
     cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
         cdef intp_t i
-        cdef double weight, weighted_n_node = 0.0, sum_total = 0.0
+        cdef double weight, centred, weighted_n_node = 0.0, sum_total = 0.0
+        cdef double reference = self.position_target[start] if self.centres else 0.0
         for i in range(start, end):
             weight = self.position_weight[i]
+            centred = self.position_target[i] - reference
+            self.position_centred[i] = centred
             weighted_n_node += weight
-            sum_total += weight * self.position_target[i]
+            sum_total += weight * centred
         state[0] = weighted_n_node
         state[1] = sum_total
+        state[3] = reference
         self.add_node_loss(start, end, state)
 
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
@@ -1098,57 +1108,78 @@ cdef class SquaredError(Criterion):
         cdef double deviation, squared_deviations = 0.0
         cdef double mean = state[1] / state[0]
         for i in range(start, end):
-            deviation = self.position_target[i] - mean
+            deviation = self.position_centred[i] - mean
             squared_deviations += self.position_weight[i] * deviation * deviation
         state[2] = squared_deviations
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         self.node_weight = self.position_weight + start
-        self.node_target = self.position_target + start
+        self.node_target = self.position_centred + start
         self.weighted_n_node = state[0]
         self.sum_total = state[1]
         self.node_loss = state[2]
+        self.reference = state[3] if self.centres else 0.0
         self.reset()
 
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         const uint8_t* goes_left, double* left_state,
                         double* right_state) noexcept nogil:
         # As ClassificationCriterion.partition: both sides written, one
-        # advanced; the sides' weights and sums added in position order.
-        cdef intp_t i, n_left = 0, n_right = 0, side
+        # advanced; the sides' weights and sums added in position order,
+        # each side's relative to its reference (the target of its first
+        # position, where partition puts it: first on its side), and its
+        # targets minus that written for its sweeps.
+        cdef intp_t i, n_left = 0, n_right = 0, side, n_node = end - start
         cdef uint32_t sample
-        cdef double weight, target
+        cdef double weight, target, centred
         cdef double side_weight[2]
         cdef double side_sum[2]
+        cdef double side_reference[2]
         cdef uint32_t* node_samples = samples + start
         cdef double* node_weight = self.position_weight + start
         cdef double* node_target = self.position_target + start
+        cdef double* node_centred = self.position_centred + start
         side_weight[0] = 0.0
         side_weight[1] = 0.0
         side_sum[0] = 0.0
         side_sum[1] = 0.0
-        for i in range(end - start):
+        side_reference[0] = 0.0
+        side_reference[1] = 0.0
+        if self.centres:
+            for side in range(2):
+                i = 0
+                while i < n_node and goes_left[i] != side:
+                    i += 1
+                if i < n_node:
+                    side_reference[side] = node_target[i]
+        for i in range(n_node):
             sample = node_samples[i]
             weight = node_weight[i]
             target = node_target[i]
             side = goes_left[i]
+            centred = target - side_reference[side]
             node_samples[n_left] = sample
             node_weight[n_left] = weight
             node_target[n_left] = target
+            node_centred[n_left] = centred
             self.spare_sample[n_right] = sample
             self.spare_weight[n_right] = weight
             self.spare_target[n_right] = target
+            self.spare_centred[n_right] = centred
             n_left += side
             n_right += 1 - side
             side_weight[side] += weight
-            side_sum[side] += weight * target
+            side_sum[side] += weight * centred
         memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
         memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
         memcpy(node_target + n_left, self.spare_target, n_right * sizeof(double))
+        memcpy(node_centred + n_left, self.spare_centred, n_right * sizeof(double))
         left_state[0] = side_weight[1]
         left_state[1] = side_sum[1]
+        left_state[3] = side_reference[1]
         right_state[0] = side_weight[0]
         right_state[1] = side_sum[0]
+        right_state[3] = side_reference[0]
         self.add_node_loss(start, start + n_left, left_state)
         self.add_node_loss(start + n_left, end, right_state)
 
@@ -1177,8 +1208,8 @@ cdef class SquaredError(Criterion):
 
     cdef void add_to_bins(self, double* stats, intp_t* counts, intp_t n_copies,
                           intp_t n_bins, BinSource source, intp_t n_node) noexcept nogil:
-        # A bin is its weight, then its weighted sum of targets. Sums of
-        # targets are not exact: one copy, in node order.
+        # A bin is its weight, then its weighted sum of target - reference.
+        # Sums of targets are not exact: one copy, in node order.
         cdef intp_t i, bin_index
         cdef const double* node_weight = self.node_weight
         cdef const double* node_target = self.node_target
@@ -1220,20 +1251,31 @@ cdef class SquaredError(Criterion):
         return self.node_loss / self.weighted_n_node
 
     cdef double monotone_value(self) noexcept nogil:
-        return self.sum_total / self.weighted_n_node
+        return self.reference + self.sum_total / self.weighted_n_node
 
     cdef void children_values(self, double* left, double* right) noexcept nogil:
-        left[0] = self.sum_left / self.weighted_n_left
-        right[0] = (self.sum_total - self.sum_left) / (self.weighted_n_node
-                                                       - self.weighted_n_left)
+        left[0] = self.reference + self.sum_left / self.weighted_n_left
+        right[0] = self.reference + (self.sum_total - self.sum_left) / (
+            self.weighted_n_node - self.weighted_n_left)
 
     cdef void node_value(self, double* out) noexcept nogil:
-        out[0] = self.sum_total / self.weighted_n_node
+        # Exactly the reference (the node's first target) when every target
+        # equals it.
+        out[0] = self.monotone_value()
 
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         index[0] = 0
-        data[0] = self.sum_total / self.weighted_n_node
+        self.node_value(data)
         return 1 if data[0] != 0.0 else 0
+
+
+cdef inline double log_ratio(double target, double mean) noexcept nogil:
+    # log(target / mean) of positive numbers, also when the ratio under- or
+    # overflows (targets 1e-300 and 1e300 in one node).
+    cdef double ratio = target / mean
+    if 0.0 < ratio < INFINITY:
+        return log(ratio)
+    return log(target) - log(mean)
 
 
 cdef class Poisson(SquaredError):
@@ -1244,29 +1286,42 @@ cdef class Poisson(SquaredError):
     the children's deviance up to a constant of the node. A child without a
     positive target would predict 0, which the deviance cannot score: such
     splits get -inf and are never taken (a child sum within the rounding of
-    the node's sums, or DBL_EPSILON, counts as none). The targets must not
-    be centred (the criterion needs y >= 0).
+    the node's sums, or DBL_EPSILON, counts as none). The sums are of the
+    targets as they are (the criterion needs y >= 0).
     """
 
+    def __cinit__(self, *args):
+        self.centres = False  # sums of the targets as they are
+
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
+        # Equal targets make a pure node (loss 0, value their target, which
+        # their sum over their weight may miss by a rounding).
         cdef intp_t i
         cdef double target, loss = 0.0
-        cdef double mean = state[1] / state[0]
-        if mean <= 0.0:  # every target 0: a pure node
-            state[2] = 0.0
-            return
+        cdef double mean = state[1] / state[0], first = self.position_target[start]
+        cdef bint equal = True
         for i in range(start, end):
             target = self.position_target[i]
-            if target > 0.0:
-                loss += self.position_weight[i] * target * log(target / mean)
-        state[2] = loss
+            equal = equal and target == first
+            if target > 0.0 and mean > 0.0:
+                loss += self.position_weight[i] * target * log_ratio(target, mean)
+        # The deviance is never negative; rounding may leave a trace below 0.
+        state[2] = 0.0 if equal else max(loss, 0.0)
+        state[3] = first if equal else NAN
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         SquaredError.restore_node(self, start, end, state)
+        self.common_target = state[3]
         # The right child's sum is the node's minus the left's: when the
         # right child holds only zeros, what is left is rounding, at most
         # about one rounding error per target added.
         self.zero_sum_bound = DBL_EPSILON * max(1.0, (end - start) * self.sum_total)
+
+    cdef void node_value(self, double* out) noexcept nogil:
+        if self.common_target == self.common_target:  # not NaN: a pure node
+            out[0] = self.common_target
+        else:
+            out[0] = self.monotone_value()
 
     cdef double proxy_improvement(self) noexcept nogil:
         cdef double sum_right = self.sum_total - self.sum_left
@@ -1321,7 +1376,10 @@ cdef class MultiOutput(Criterion):
         self.output_start = &output_start[0]
         self.n_values = output_start[self.n_outputs]
         self.n_bin_stats = 1 + self.n_values
-        self.state_size = 2 + self.n_values  # weight, regression loss, column sums
+        self.centres = impurity_kind == IMPURITY_SQUARED_ERROR
+        # weight, regression loss, column sums; for regression, the
+        # references or common targets
+        self.state_size = 2 + self.n_values * (2 if self.is_regression() else 1)
         self.exact_sums = False
         self._keep_alive = (sample_column, sample_value, sample_weight, output_start)
         self.allocate_positions(n_samples)
@@ -1333,7 +1391,19 @@ cdef class MultiOutput(Criterion):
         self.sum_left = <double*> calloc(self.n_values, sizeof(double))
         self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
         self.output_mean = <double*> calloc(self.n_outputs, sizeof(double))
-        if not (self.sum_total and self.sum_left and self.group and self.output_mean):
+        self.reference = <double*> calloc(self.n_values, sizeof(double))
+        self.common_target = <double*> calloc(self.n_values, sizeof(double))
+        self.side_reference = <double*> calloc(2 * self.n_outputs, sizeof(double))
+        # Classification and Poisson sweeps read the values as they are.
+        self.position_centred = self.position_value
+        self.spare_centred = self.spare_value
+        if self.centres:
+            self.position_centred = <double*> allocate(n_samples * self.n_outputs,
+                                                       sizeof(double))
+            self.spare_centred = <double*> allocate(n_samples * self.n_outputs,
+                                                    sizeof(double))
+        if not (self.sum_total and self.sum_left and self.group and self.output_mean
+                and self.reference and self.common_target and self.side_reference):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -1345,6 +1415,12 @@ cdef class MultiOutput(Criterion):
         free(self.sum_left)
         free(self.group)
         free(self.output_mean)
+        free(self.reference)
+        free(self.common_target)
+        free(self.side_reference)
+        if self.centres:
+            free(self.position_centred)
+            free(self.spare_centred)
 
     cdef bint is_regression(self) noexcept nogil:
         return (self.impurity_kind == IMPURITY_SQUARED_ERROR
@@ -1379,13 +1455,22 @@ cdef class MultiOutput(Criterion):
         cdef intp_t i, k, n_outputs = self.n_outputs
         cdef double weight, weighted_n_node = 0.0
         cdef double* sums = state + 2
+        # The squared error's references (a regression output k owns column
+        # k): the targets of the first position.
+        cdef const double* reference = self.position_value + start * n_outputs
         memset(sums, 0, self.n_values * sizeof(double))
+        if self.centres:
+            memcpy(state + 2 + self.n_values, reference, n_outputs * sizeof(double))
+            for i in range(start, end):
+                for k in range(n_outputs):
+                    self.position_centred[i * n_outputs + k] = (
+                        self.position_value[i * n_outputs + k] - reference[k])
         for i in range(start, end):
             weight = self.position_weight[i]
             weighted_n_node += weight
             for k in range(n_outputs):
                 sums[self.position_column[i * n_outputs + k]] += (
-                    weight * self.position_value[i * n_outputs + k])
+                    weight * self.position_centred[i * n_outputs + k])
         state[0] = weighted_n_node
         self.add_node_loss(start, end, state)
 
@@ -1395,30 +1480,46 @@ cdef class MultiOutput(Criterion):
         cdef intp_t i, k, n_outputs = self.n_outputs
         cdef double target, deviation, loss = 0.0
         cdef double* mean = self.output_mean
+        cdef double* common = state + 2 + self.n_values
+        cdef bint every_output_equal = True
         state[1] = 0.0
         if not self.is_regression():
             return
         for k in range(n_outputs):
             mean[k] = state[2 + k] / state[0]
+        if self.centres:
+            for i in range(start, end):
+                for k in range(n_outputs):
+                    deviation = self.position_centred[i * n_outputs + k] - mean[k]
+                    loss += self.position_weight[i] * deviation * deviation
+            state[1] = loss
+            return
+        memcpy(common, self.position_value + start * n_outputs, n_outputs * sizeof(double))
         for i in range(start, end):
             for k in range(n_outputs):
                 target = self.position_value[i * n_outputs + k]
-                if self.impurity_kind == IMPURITY_SQUARED_ERROR:
-                    deviation = target - mean[k]
-                    loss += self.position_weight[i] * deviation * deviation
-                elif target > 0.0 and mean[k] > 0.0:
-                    loss += self.position_weight[i] * target * log(target / mean[k])
-        state[1] = loss
+                if target != common[k]:
+                    common[k] = NAN
+                if target > 0.0 and mean[k] > 0.0:
+                    loss += self.position_weight[i] * target * log_ratio(target, mean[k])
+        for k in range(n_outputs):
+            every_output_equal = every_output_equal and common[k] == common[k]
+        state[1] = 0.0 if every_output_equal else max(loss, 0.0)
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         cdef intp_t k
         cdef double largest_sum = 0.0
         self.node_weight = self.position_weight + start
         self.node_column = self.position_column + start * self.n_outputs
-        self.node_value_of = self.position_value + start * self.n_outputs
+        self.node_value_of = self.position_centred + start * self.n_outputs
         self.weighted_n_node = state[0]
         self.node_loss = state[1]
         memcpy(self.sum_total, state + 2, self.n_values * sizeof(double))
+        if self.centres:
+            memcpy(self.reference, state + 2 + self.n_values, self.n_values * sizeof(double))
+        elif self.is_regression():
+            memcpy(self.common_target, state + 2 + self.n_values,
+                   self.n_values * sizeof(double))
         # As Poisson.restore_node: what a subtraction can leave of a zero sum.
         for k in range(self.n_values):
             largest_sum = max(largest_sum, self.sum_total[k])
@@ -1428,48 +1529,80 @@ cdef class MultiOutput(Criterion):
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         const uint8_t* goes_left, double* left_state,
                         double* right_state) noexcept nogil:
-        # As SquaredError.partition, with n_outputs entries per position.
+        # As SquaredError.partition, with n_outputs entries per position;
+        # each side's squared error references are the targets of its first
+        # position.
         cdef intp_t i, k, n_left = 0, n_right = 0, n_outputs = self.n_outputs
+        cdef intp_t n_node = end - start, entry, side_index
         cdef uint32_t sample
-        cdef double weight
+        cdef double weight, centred
         cdef double* sides[2]
+        cdef double* references[2]
         cdef uint32_t* node_samples = samples + start
         cdef double* node_weight = self.position_weight + start
         cdef int32_t* node_column = self.position_column + start * n_outputs
         cdef double* node_value = self.position_value + start * n_outputs
+        cdef double* node_centred = self.position_centred + start * n_outputs
         cdef double* side
+        cdef bint centres = self.centres
         sides[0] = right_state
         sides[1] = left_state
+        references[0] = self.side_reference
+        references[1] = self.side_reference + n_outputs
         memset(left_state, 0, self.state_size * sizeof(double))
         memset(right_state, 0, self.state_size * sizeof(double))
-        for i in range(end - start):
+        memset(self.side_reference, 0, 2 * n_outputs * sizeof(double))
+        if centres:
+            for side_index in range(2):
+                i = 0
+                while i < n_node and goes_left[i] != side_index:
+                    i += 1
+                if i < n_node:
+                    memcpy(references[side_index], node_value + i * n_outputs,
+                           n_outputs * sizeof(double))
+                    memcpy(sides[side_index] + 2 + self.n_values, node_value + i * n_outputs,
+                           n_outputs * sizeof(double))
+        for i in range(n_node):
             sample = node_samples[i]
             weight = node_weight[i]
             side = sides[goes_left[i]]
             side[0] += weight
-            for k in range(n_outputs):
-                side[2 + node_column[i * n_outputs + k]] += weight * node_value[i * n_outputs + k]
             if goes_left[i]:
                 # In place: n_left <= i, so nothing unread is overwritten.
                 node_samples[n_left] = sample
                 node_weight[n_left] = weight
-                for k in range(n_outputs):
-                    node_column[n_left * n_outputs + k] = node_column[i * n_outputs + k]
-                    node_value[n_left * n_outputs + k] = node_value[i * n_outputs + k]
+                entry = n_left * n_outputs
                 n_left += 1
             else:
                 self.spare_sample[n_right] = sample
                 self.spare_weight[n_right] = weight
-                for k in range(n_outputs):
-                    self.spare_column[n_right * n_outputs + k] = node_column[i * n_outputs + k]
-                    self.spare_value[n_right * n_outputs + k] = node_value[i * n_outputs + k]
+                entry = n_right * n_outputs
                 n_right += 1
+            for k in range(n_outputs):
+                if centres:
+                    centred = node_value[i * n_outputs + k] - references[goes_left[i]][k]
+                else:
+                    centred = node_value[i * n_outputs + k]
+                side[2 + node_column[i * n_outputs + k]] += weight * centred
+                if goes_left[i]:
+                    node_column[entry + k] = node_column[i * n_outputs + k]
+                    node_value[entry + k] = node_value[i * n_outputs + k]
+                    if centres:
+                        node_centred[entry + k] = centred
+                else:
+                    self.spare_column[entry + k] = node_column[i * n_outputs + k]
+                    self.spare_value[entry + k] = node_value[i * n_outputs + k]
+                    if centres:
+                        self.spare_centred[entry + k] = centred
         memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
         memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
         memcpy(node_column + n_left * n_outputs, self.spare_column,
                n_right * n_outputs * sizeof(int32_t))
         memcpy(node_value + n_left * n_outputs, self.spare_value,
                n_right * n_outputs * sizeof(double))
+        if centres:
+            memcpy(node_centred + n_left * n_outputs, self.spare_centred,
+                   n_right * n_outputs * sizeof(double))
         self.add_node_loss(start, start + n_left, left_state)
         self.add_node_loss(start + n_left, end, right_state)
 
@@ -1598,9 +1731,14 @@ cdef class MultiOutput(Criterion):
         return impurity / self.n_outputs
 
     cdef void node_value(self, double* out) noexcept nogil:
+        # As SquaredError's and Poisson's, per column (0 is the reference of
+        # classification columns).
         cdef intp_t column
         for column in range(self.n_values):
-            out[column] = self.sum_total[column] / self.weighted_n_node
+            out[column] = self.reference[column] + self.sum_total[column] / self.weighted_n_node
+            if (self.impurity_kind == IMPURITY_POISSON
+                    and self.common_target[column] == self.common_target[column]):
+                out[column] = self.common_target[column]
 
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         cdef intp_t column, n_entries = 0
@@ -1625,11 +1763,17 @@ cdef inline double round_to_whole(double value) noexcept nogil:
     return (value + ROUNDING_SHIFT) - ROUNDING_SHIFT
 
 
+# AbsoluteError works on halves of the targets: differences and sums of two
+# halves never overflow (targets of +-1e308), and halving is exact.
+cdef double HALF = 0.5
+
+
 cdef inline double absolute_deviation(double median, double weight_at_or_below,
                                       double sum_at_or_below, double weight,
                                       double weighted_sum) noexcept nogil:
     # sum w |y - median| when the targets at or below the median weigh
-    # weight_at_or_below and sum to sum_at_or_below.
+    # weight_at_or_below and sum to sum_at_or_below (the targets, median
+    # and sums all taken relative to one reference).
     return (median * (2.0 * weight_at_or_below - weight) - 2.0 * sum_at_or_below
             + weighted_sum)
 
@@ -1675,19 +1819,23 @@ cdef class AbsoluteError(Criterion):
         self.spare_target = <double*> allocate(entries, sizeof(double))
         self.spare_rank = <uint32_t*> allocate(entries, sizeof(uint32_t))
         self.local_rank = <uint32_t*> allocate(entries, sizeof(uint32_t))
+        self.local_centred = <double*> allocate(entries, sizeof(double))
         self.items = <uint64_t*> allocate(n_samples, sizeof(uint64_t))
         self.scratch = <uint64_t*> allocate(n_samples, sizeof(uint64_t))
         self.n_distinct = <intp_t*> calloc(self.n_outputs, sizeof(intp_t))
         self.distinct_value = <double*> allocate(blocks, sizeof(double))
+        self.distinct_target = <double*> allocate(blocks, sizeof(double))
         self.node_point = <double*> allocate(3 * blocks, sizeof(double))
         self.left_point = <double*> allocate(3 * blocks, sizeof(double))
+        self.node_reference = <double*> calloc(self.n_outputs, sizeof(double))
         self.node_sum = <double*> calloc(self.n_outputs, sizeof(double))
         self.left_sum = <double*> calloc(self.n_outputs, sizeof(double))
         self.node_median = <double*> calloc(self.n_outputs, sizeof(double))
         self.node_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
         self.left_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
         self.right_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
-        if not (self.n_distinct and self.node_sum and self.left_sum and self.node_median
+        if not (self.n_distinct and self.node_reference and self.node_sum and self.left_sum
+                and self.node_median
                 and self.node_cursor and self.left_cursor and self.right_cursor):
             raise MemoryError()
 
@@ -1697,12 +1845,15 @@ cdef class AbsoluteError(Criterion):
         free(self.spare_target)
         free(self.spare_rank)
         free(self.local_rank)
+        free(self.local_centred)
         free(self.items)
         free(self.scratch)
         free(self.n_distinct)
         free(self.distinct_value)
+        free(self.distinct_target)
         free(self.node_point)
         free(self.left_point)
+        free(self.node_reference)
         free(self.node_sum)
         free(self.left_sum)
         free(self.node_median)
@@ -1740,9 +1891,10 @@ cdef class AbsoluteError(Criterion):
         cdef intp_t n_node = end - start
         cdef uint64_t* sorted_items
         cdef uint32_t rank, previous
-        cdef double weight, total, cumulative, median, loss = 0.0, scale = 0.0
+        cdef double weight, total, cumulative, median, reference, loss = 0.0, scale = 0.0
         cdef int exponent
         cdef double* values
+        cdef double* raw
         cdef double* point
         cdef MedianCursor* cursor
         self.n_node = n_node
@@ -1760,11 +1912,16 @@ cdef class AbsoluteError(Criterion):
             previous = 0
             total = 0.0
             self.node_sum[k] = 0.0
+            raw = self.distinct_target + k * block
+            # Half the least target: the sums are of half targets minus it.
+            reference = self.node_target[item_position(sorted_items[0]) * n_outputs + k] * HALF
+            self.node_reference[k] = reference
             for t in range(n_node):
                 i = item_position(sorted_items[t])
                 rank = item_rank(sorted_items[t])
                 if t == 0 or rank != previous:
-                    values[m] = self.node_target[i * n_outputs + k]
+                    raw[m] = self.node_target[i * n_outputs + k]
+                    values[m] = raw[m] * HALF - reference
                     point[3 * m] = 0.0
                     point[3 * m + 1] = 0.0
                     point[3 * m + 2] = 0.0
@@ -1772,8 +1929,9 @@ cdef class AbsoluteError(Criterion):
                     previous = rank
                 weight = self.node_weight[i]
                 self.local_rank[i * n_outputs + k] = <uint32_t> (m - 1)
+                self.local_centred[i * n_outputs + k] = values[m - 1]
                 point[3 * (m - 1)] += weight
-                point[3 * (m - 1) + 1] += weight * self.node_target[i * n_outputs + k]
+                point[3 * (m - 1) + 1] += weight * self.local_centred[i * n_outputs + k]
                 point[3 * (m - 1) + 2] += 1.0
                 total += weight
             # The median as scikit-learn's weighted percentile (average=True);
@@ -1784,17 +1942,19 @@ cdef class AbsoluteError(Criterion):
             cursor.below_weight = 0.0
             cursor.below_sum = 0.0
             median = values[m - 1]
+            self.node_median[k] = raw[m - 1]
             for j in range(m):
                 if cumulative + point[3 * j] >= 0.5 * total:
                     cursor.index = j
                     median = values[j]
+                    self.node_median[k] = raw[j]
                     if cumulative + point[3 * j] == 0.5 * total and j + 1 < m:
                         median = 0.5 * (values[j] + values[j + 1])
+                        self.node_median[k] = 0.5 * raw[j] + 0.5 * raw[j + 1]
                     break
                 cumulative += point[3 * j]
                 cursor.below_weight = cumulative
                 cursor.below_sum += point[3 * j + 1]
-            self.node_median[k] = median
             for j in range(m):
                 self.node_sum[k] += point[3 * j + 1]
                 loss += point[3 * j] * fabs(values[j] - median)
@@ -1871,7 +2031,7 @@ cdef class AbsoluteError(Criterion):
         self.count_left += 1.0
         for k in range(n_outputs):
             j = self.local_rank[position * n_outputs + k]
-            weighted = weight * self.node_target[position * n_outputs + k]
+            weighted = weight * self.local_centred[position * n_outputs + k]
             self.left_sum[k] += weighted
             left_point = self.left_point + 3 * (k * block + j)
             left_point[0] += weight
@@ -1972,9 +2132,11 @@ cdef class AbsoluteError(Criterion):
         return self.node_median[0]
 
     cdef void children_values(self, double* left, double* right) noexcept nogil:
-        left[0] = self.side_median(0, &self.left_cursor[0], False, self.weighted_n_left)
-        right[0] = self.side_median(0, &self.right_cursor[0], True,
-                                    self.weighted_n_node - self.weighted_n_left)
+        left[0] = (self.side_median(0, &self.left_cursor[0], False, self.weighted_n_left)
+                   + self.node_reference[0]) / HALF
+        right[0] = (self.side_median(0, &self.right_cursor[0], True,
+                                     self.weighted_n_node - self.weighted_n_left)
+                    + self.node_reference[0]) / HALF
 
     cdef double proxy_improvement(self) noexcept nogil:
         cdef intp_t k
@@ -1988,7 +2150,7 @@ cdef class AbsoluteError(Criterion):
         return -round_to_whole(loss * self.steps_per_loss)
 
     cdef double node_impurity(self) noexcept nogil:
-        return self.node_loss / (self.weighted_n_node * self.n_outputs)
+        return self.node_loss / (self.weighted_n_node * self.n_outputs) / HALF
 
     cdef void node_value(self, double* out) noexcept nogil:
         memcpy(out, self.node_median, self.n_outputs * sizeof(double))

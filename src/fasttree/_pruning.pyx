@@ -90,7 +90,9 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
     cdef intp_t node, weakest, left, right, n_pending, removed_leaves, n_steps = 0
     with nogil:
         for node in range(n_nodes):
-            node_risk[node] = (weighted_n_node_samples[node] * impurity[node] / root_weight
+            # The weight's share first: a large impurity times a large weight
+            # would overflow.
+            node_risk[node] = (impurity[node] * (weighted_n_node_samples[node] / root_weight)
                                if root_weight > 0.0 else 0.0)
         for node in range(n_nodes - 1, -1, -1):
             if tree[node].left_child == LEAF_CHILD:
@@ -112,7 +114,10 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
             weakest_alpha = INFINITY
             for node in range(n_nodes):
                 if candidate[node]:
-                    alpha = (node_risk[node] - branch_risk[node]) / (n_leaves[node] - 1)
+                    # A subtree's leaves never hold more risk than the node
+                    # alone; rounding may say otherwise, by a trace: 0.
+                    alpha = max(0.0, node_risk[node] - branch_risk[node]) / (
+                        n_leaves[node] - 1)
                     if alpha < weakest_alpha:
                         weakest_alpha = alpha
                         weakest = node
@@ -132,7 +137,8 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
                     n_pending += 2
             collapsed[weakest] = True
             removed_leaves = n_leaves[weakest] - 1
-            added_risk = node_risk[weakest] - branch_risk[weakest]
+            # At least 0, as the alpha: the risks of the path never fall.
+            added_risk = max(0.0, node_risk[weakest] - branch_risk[weakest])
             node = weakest
             while node >= 0:
                 n_leaves[node] -= removed_leaves
@@ -140,7 +146,8 @@ def cost_complexity_pruning(object nodes, const double[::1] impurity not None,
                 node = parent[node]
             # Exactly the node's own risk, not the sum above, so that its
             # ancestors' alphas are computed from what the tree now holds.
-            branch_risk[weakest] = node_risk[weakest]
+            if added_risk > 0.0:
+                branch_risk[weakest] = node_risk[weakest]
             alphas[n_steps] = weakest_alpha
             risks[n_steps] = branch_risk[0]
             n_steps += 1

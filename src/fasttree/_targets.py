@@ -163,29 +163,37 @@ def check_regression_target(y, n_samples, estimator):
     return target
 
 
-def centring_offsets(target, sample_weight):
-    """:func:`centring_offset` of every output: a float for 1-D targets,
-    an array of one offset per column for several outputs."""
-    if target.ndim == 1:
-        return centring_offset(target, sample_weight)
-    return np.array([centring_offset(target[:, k], sample_weight)
-                     for k in range(target.shape[1])])
+# The regression criteria sum weights times differences of targets (the
+# Poisson deviance: times targets), and the squared error squares such sums:
+# weights whose total times the targets' extent passes 2**WEIGHTED_EXTENT_EXPONENT
+# are scaled down by a power of two (exact, and no change to any value or
+# impurity) so that none overflows.
+WEIGHTED_EXTENT_EXPONENT = 500
+# Differences of targets beyond it have squares beyond float64.
+SQUARE_ROOT_OF_MAX = math.sqrt(np.finfo(np.float64).max)
 
 
-def centring_offset(target, sample_weight):
-    """What regression criteria subtract from the targets: their weighted
-    mean, rounded to a multiple of a power of two no larger than 1 or their
-    spread.
+def target_extent_exponent(target, criterion, estimator):
+    """The binary exponent of the extent of regression targets: the largest
+    spread of an output (max - min), or for 'poisson' the largest target.
 
-    Sums of squares lose precision when the mean is large against the
-    spread; centring first keeps them exact. Rounding the offset keeps
-    ``y - offset`` (and so a leaf's mean plus the offset) exact for targets
-    that are whole numbers, so a leaf of equal targets predicts exactly that
-    target.
+    Raises a ValueError for the squared error when a spread's square
+    overflows float64: the variance of its two ends could not be held.
     """
-    mean = float(np.average(target, weights=sample_weight))
-    spread = float(np.sqrt(np.average((target - mean) ** 2, weights=sample_weight)))
-    exponent = min(0, math.floor(math.log2(spread))) if spread > 0.0 else 0
-    step = 2.0 ** max(exponent, -60)
-    rounded = round(mean / step) * step if math.isfinite(mean / step) else mean
-    return float(rounded)
+    if criterion == "poisson":
+        return math.frexp(float(np.max(target)))[1]
+    # From half the spread: the spread of +-1e308 overflows.
+    half_spread = float(np.max(0.5 * np.max(target, axis=0) - 0.5 * np.min(target, axis=0)))
+    if criterion == "squared_error" and not 2.0 * half_spread <= SQUARE_ROOT_OF_MAX:
+        raise ValueError(f"{estimator}: y spreads too wide for criterion='squared_error': "
+                         f"max(y) - min(y) = {2.0 * half_spread:.3g}, whose square exceeds the "
+                         "largest float64 (1.8e308), so no squared error could be held; divide y "
+                         "by a constant, or use criterion='absolute_error'")
+    return math.frexp(half_spread)[1] + 1
+
+
+def weight_exponent(weight_total, extent_exponent):
+    """The power of two (its exponent, 0 or more) that weights of total
+    ``weight_total`` are divided by for targets of that extent (see
+    WEIGHTED_EXTENT_EXPONENT)."""
+    return max(0, math.frexp(weight_total)[1] + extent_exponent - WEIGHTED_EXTENT_EXPONENT)

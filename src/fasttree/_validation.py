@@ -1,5 +1,6 @@
 """Input checks shared by the estimators: everything invalid stops here."""
 
+import math
 import numbers
 import sys
 
@@ -379,8 +380,57 @@ def non_finite_error(X, *, name="X", estimator=None, allow_nan=False):
                       f"column {column}); {supported}")
 
 
+# Weights of a total below 2**-WEIGHT_TOTAL_EXPONENT or above
+# 2**WEIGHT_TOTAL_EXPONENT are scaled by a power of two (exact) to a total in
+# [0.5, 1): the criteria square weight sums, and multiply them by targets,
+# which would underflow or overflow. Totals in between, every weight a user
+# would choose, are taken as they are.
+WEIGHT_TOTAL_EXPONENT = 100
+
+
+def check_weight_total(weights, *, estimator=None, class_weighted=False):
+    """Weights (finite, >= 0) that a fit can sum: refused when their total is
+    zero or beyond the float64 range, scaled by a power of two when it is
+    tiny or huge (models depend on the weights' ratios alone).
+
+    Parameters
+    ----------
+    weights : ndarray of float64
+    estimator : str or None
+        Estimator name put in front of the error messages.
+    class_weighted : bool, default=False
+        The weights are ``sample_weight`` times the class weights (the
+        messages say so).
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    prefix = f"{estimator}: " if estimator else ""
+    with np.errstate(over="ignore"):
+        total = float(np.sum(weights))
+    what = "sample_weight times class_weight" if class_weighted else "sample_weight"
+    if not total > 0.0:
+        if class_weighted:
+            raise ValueError(f"{prefix}the class weights leave every sample with weight zero: "
+                             "class_weight must give a positive weight to a class of y that "
+                             "has samples of positive weight")
+        raise ValueError(f"{prefix}sample_weight sums to zero; at least one sample needs a "
+                         "positive weight")
+    if not math.isfinite(total):
+        raise ValueError(f"{prefix}{what} is too large: the weights sum beyond the largest "
+                         "float64 (1.8e308); divide them all by one factor, which changes "
+                         "no prediction")
+    exponent = math.frexp(total)[1]
+    if abs(exponent) > WEIGHT_TOTAL_EXPONENT:
+        return np.ldexp(weights, -exponent)
+    return weights
+
+
 def check_sample_weight(sample_weight, n_samples, *, estimator=None):
-    """Validate ``sample_weight``: None (all ones) or n_samples finite values >= 0."""
+    """Validate ``sample_weight``: None (all ones) or n_samples finite values
+    >= 0 (a number stands for that weight on every sample) of a positive
+    total, scaled as :func:`check_weight_total` says."""
     prefix = f"{estimator}: " if estimator else ""
     if sample_weight is None:
         return np.ones(n_samples, dtype=np.float64)
@@ -404,10 +454,7 @@ def check_sample_weight(sample_weight, n_samples, *, estimator=None):
     if (weights < 0).any():
         raise ValueError(f"{prefix}Negative values in data passed to `sample_weight`: "
                          "weights must be >= 0, and negative ones are refused")
-    if not weights.sum() > 0:
-        raise ValueError(f"{prefix}sample_weight sums to zero; at least one sample "
-                         "needs a positive weight")
-    return np.ascontiguousarray(weights)
+    return check_weight_total(np.ascontiguousarray(weights), estimator=estimator)
 
 
 def check_random_state(random_state):

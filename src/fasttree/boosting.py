@@ -237,8 +237,11 @@ class BaseBoosting(BaseEnsemble):
         float
             ``score(X, y)`` of the first 1, 2, ... estimators.
         """
-        for predicted in self.staged_predict(X):
-            yield self._score_of(y, predicted, sample_weight)
+        weight = None
+        for stage, predicted in enumerate(self.staged_predict(X)):
+            if stage == 0:
+                weight = self._scoring_weight(sample_weight, len(predicted))
+            yield self._score_of(y, predicted, weight)
 
     @property
     def feature_importances_(self):

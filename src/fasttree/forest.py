@@ -16,20 +16,20 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import tree_outputs
-from ._targets import class_weight_per_sample, check_regression_target, encode_outputs
+from ._targets import (class_weight_per_sample, check_regression_target, encode_outputs,
+                       target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
-                          csr_for_walk, densified, feature_names_of, invalid_parameter,
-                          is_int_at_least, is_sparse, legacy_random_state, non_finite_error,
-                          sparse_for_fit)
+                          check_weight_total, csr_for_walk, densified, feature_names_of,
+                          invalid_parameter, is_int_at_least, is_sparse, legacy_random_state,
+                          non_finite_error, sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion, check_criterion_target, check_loss_matrix,
-                   check_split_options,
-                   predicted_classes, regression_offset, criterion_named,
+                   check_split_options, predicted_classes, criterion_named,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
                    check_criterion_features, check_monotonic_cst, labels_of_outputs,
@@ -248,6 +248,11 @@ class BaseForest(BaseEnsemble):
         n_threads = resolve_n_jobs(self.n_jobs)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
         limits["splitter"] = self._splitter
+        if "extent_exponent" in targets:
+            # Every tree's weights total the draws, or the weights given.
+            total = n_draws if self.bootstrap else (
+                n_samples if draw_weight is None else float(np.sum(draw_weight)))
+            limits["weight_exponent"] = weight_exponent(total, targets["extent_exponent"])
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
         check_criterion_features(self.criterion, limits["categories"])
@@ -393,13 +398,14 @@ class BaseForest(BaseEnsemble):
                 # Every row, weighed as given (the "subsample" of balanced_subsample).
                 counts = np.ones(n_samples, dtype=np.int64)
                 weight = np.ones(n_samples) if draw_weight is None else draw_weight
+            if limits.get("weight_exponent", 0):
+                weight = np.ldexp(weight, -limits["weight_exponent"])
             if limits["multiway"]:
                 tree = grow_c45_tree(dense_X, ranked, targets["class_index"], weight,
                                      len(targets["classes"]), self, limits, feature_seed)
             else:
-                offset = self._value_offset(targets, weight)
-                criterion = self._make_criterion(targets, weight, offset)
-                tree = grow_tree(ranked, criterion, weight, limits, feature_seed, offset,
+                criterion = self._make_criterion(targets, weight)
+                tree = grow_tree(ranked, criterion, weight, limits, feature_seed,
                                  targets.get("widths"))
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             # Trees whose inner-node values are not their children's weighted
@@ -778,7 +784,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
             return sample_weight
         factor = class_weight_per_sample(class_weight, targets["classes"],
                                          targets["class_index"], sample_weight)
-        return factor if sample_weight is None else sample_weight * factor
+        return check_weight_total(factor if sample_weight is None else sample_weight * factor,
+                                  estimator=type(self).__name__, class_weighted=True)
 
     def _subsample_class_weight(self, targets, counts):
         if not (isinstance(self.class_weight, str)
@@ -798,7 +805,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         per_class[present] = counts.sum() / (n_classes * drawn[present])
         return per_class[class_index]
 
-    def _make_criterion(self, targets, weight, offset):
+    def _make_criterion(self, targets, weight):
         if targets.get("widths") is not None:
             return multi_output_criterion(self.criterion, weight, targets["class_index"],
                                           targets["widths"])[0]
@@ -807,9 +814,6 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                                      targets["loss"])
         return self._criteria[self.criterion](targets["class_index"], weight,
                                               len(targets["classes"]))
-
-    def _value_offset(self, targets, weight):
-        return 0.0
 
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
@@ -1121,9 +1125,11 @@ class ForestRegressor(RegressorMixin, BaseForest):
         check_choice(self.aggregation, "aggregation", ("mean", "median"))
         target = check_regression_target(y, n_samples, type(self).__name__)
         check_criterion_target(self.criterion, target, type(self).__name__)
+        targets = {"target": target, "extent_exponent": target_extent_exponent(
+            target, self.criterion, type(self).__name__)}
         if target.ndim == 2:
-            return {"target": target, "widths": np.ones(target.shape[1], dtype=np.int64)}
-        return {"target": target}
+            targets["widths"] = np.ones(target.shape[1], dtype=np.int64)
+        return targets
 
     def _class_weight_factor(self, targets):
         return 1.0
@@ -1131,11 +1137,8 @@ class ForestRegressor(RegressorMixin, BaseForest):
     def _subsample_class_weight(self, targets, counts):
         return 1.0
 
-    def _make_criterion(self, targets, weight, offset):
-        return regression_criterion(self.criterion, targets["target"] - offset, weight)[0]
-
-    def _value_offset(self, targets, weight):
-        return regression_offset(self.criterion, targets["target"], weight)
+    def _make_criterion(self, targets, weight):
+        return regression_criterion(self.criterion, targets["target"], weight)[0]
 
     def _set_target_attributes(self, targets):
         pass

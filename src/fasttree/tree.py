@@ -16,13 +16,14 @@ from ._features import feature_columns, feature_rows, random_split_features, ran
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
-from ._targets import (as_1d, centring_offsets, class_weight_per_sample,
-                       check_regression_target, encode_outputs)
+from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
+                       encode_outputs, target_extent_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
-                          check_sample_weight, csr_for_walk, densified, feature_names_of,
-                          invalid_parameter, is_int_at_least, is_sparse, sparse_for_fit)
+                          check_sample_weight, check_weight_total, csr_for_walk, densified,
+                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
+                          sparse_for_fit)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -55,7 +56,7 @@ def regression_criterion(criterion, target, sample_weight):
     criterion : str
         A key of ``REGRESSION_CRITERIA``.
     target : ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
-        The (centred) targets.
+        The targets, as they are.
     sample_weight : ndarray of float64
 
     Returns
@@ -129,7 +130,7 @@ def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes
         Classification: every sample's class in each output, and the
         outputs' numbers of classes.
     target : ndarray of float64, shape (n_samples, n_outputs)
-        Regression: the (centred) targets.
+        Regression: the targets.
 
     Returns
     -------
@@ -150,15 +151,6 @@ def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes
                        start.astype(np.intp), OUTPUT_IMPURITY[criterion]), widths
 
 
-def regression_offset(criterion, target, sample_weight):
-    """What the regression ``criterion`` subtracts from the targets: the
-    centring offset (see ``centring_offset``), or 0 for the Poisson deviance,
-    which needs the targets as they are (y >= 0)."""
-    if criterion == "poisson":
-        return 0.0 if target.ndim == 1 else np.zeros(target.shape[1])
-    return centring_offsets(target, sample_weight)
-
-
 def check_criterion_target(criterion, target, estimator):
     """Raise when the regression targets do not suit ``criterion`` (the
     Poisson deviance needs y >= 0 with a positive sum)."""
@@ -169,7 +161,7 @@ def check_criterion_target(criterion, target, estimator):
     if (target < 0).any():
         raise ValueError(f"{estimator}: Some value(s) of y are negative which is not allowed "
                          "for Poisson regression.")
-    if not target.sum() > 0:
+    if not np.max(target) > 0:  # the sum, of targets >= 0, may overflow
         strictly = "strictly " if "Forest" in estimator else ""
         raise ValueError(f"{estimator}: Sum of y is not {strictly}positive which is necessary "
                          "for Poisson regression.")
@@ -375,8 +367,7 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     }
 
 
-def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_offset=0.0,
-              output_widths=None):
+def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None):
     """Grow one tree.
 
     Parameters
@@ -388,12 +379,12 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
     sample_weight : ndarray of float64
         Rows of zero weight take no part (a bootstrap passes its draw counts here).
     limits : dict
-        From :func:`resolve_tree_limits`.
+        From :func:`resolve_tree_limits`; a regressor's holds
+        ``weight_exponent`` when ``sample_weight`` was divided by that power
+        of two (see ``fasttree._targets.weight_exponent``): the tree's weights
+        are multiplied back.
     seed : int
         Seed of the per-node feature draws.
-    value_offset : float or ndarray, default=0.0
-        Added to the node values (the regressor centres its targets; one
-        offset per output for several).
     output_widths : sequence of int, optional
         Values per output of a multi-output criterion (see ``Tree``).
 
@@ -416,8 +407,9 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, value_off
         min_impurity_decrease=limits["min_impurity_decrease"],
         max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total,
         sparse_values=criterion.n_values > 1 and not getattr(criterion, "regression", False))
-    if np.any(value_offset != 0.0):
-        arrays["value"] += value_offset
+    if limits.get("weight_exponent", 0):
+        arrays["weighted_n_node_samples"] = np.ldexp(arrays["weighted_n_node_samples"],
+                                                     limits["weight_exponent"])
     tree = Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True,
                 output_widths=output_widths)
     if limits["ccp_alpha"] > 0.0:
@@ -537,8 +529,7 @@ class BaseDecisionTree(BaseEstimator):
             setattr(self, name, value)
         start_threads()
 
-    def _grow(self, X, criterion, sample_weight, limits, value_offset=0.0, ranked=None,
-              output_widths=None):
+    def _grow(self, X, criterion, sample_weight, limits, ranked=None, output_widths=None):
         """Grow a Tree from validated float32 X and a bound criterion.
 
         ``ranked`` is ``rank_features(X)`` when the caller has it already (a
@@ -552,7 +543,7 @@ class BaseDecisionTree(BaseEstimator):
         elif ranked is None:
             ranked = rank_features(X)
         return grow_tree(ranked, criterion, sample_weight, limits,
-                         check_random_state(self.random_state), value_offset, output_widths)
+                         check_random_state(self.random_state), output_widths)
 
     def _check_fitted(self):
         super()._check_fitted()
@@ -815,10 +806,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         classes, class_index = encode_outputs(y, X.shape[0], type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, X.shape[0],
                                             estimator=type(self).__name__)
-        sample_weight = sample_weight * class_weight_per_sample(
-            self.class_weight, classes, class_index)
-        if not sample_weight.sum() > 0:
-            raise ValueError("the class weights leave every sample with weight zero")
+        if self.class_weight is not None:
+            sample_weight = check_weight_total(
+                sample_weight * class_weight_per_sample(self.class_weight, classes,
+                                                        class_index),
+                estimator=type(self).__name__, class_weighted=True)
         limits = self._resolve_limits(*X.shape)
         limits["categories"] = None if encoding is None else encoding.counts
         multiway = check_split_options(self)
@@ -1049,10 +1041,14 @@ default='squared_error'
         limits["monotonic_cst"] = check_monotonic_cst(
             self.monotonic_cst, X.shape[1], 1 if target.ndim == 1 else target.shape[1],
             categories=limits["categories"])
-        offset = regression_offset(self.criterion, target, sample_weight)
-        criterion, widths = regression_criterion(self.criterion, target - offset, sample_weight)
-        tree = self._grow(X, criterion, sample_weight, limits, value_offset=offset,
-                          ranked=ranked, output_widths=widths)
+        limits["weight_exponent"] = weight_exponent(
+            float(sample_weight.sum()),
+            target_extent_exponent(target, self.criterion, type(self).__name__))
+        if limits["weight_exponent"]:
+            sample_weight = np.ldexp(sample_weight, -limits["weight_exponent"])
+        criterion, widths = regression_criterion(self.criterion, target, sample_weight)
+        tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked,
+                          output_widths=widths)
         self._set_fitted(tree, feature_names, limits, encoding)
         return self
 

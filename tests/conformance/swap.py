@@ -12,7 +12,6 @@ scikit-learn's own estimators.
 import importlib
 import sys
 
-import pytest
 
 import fasttree
 

@@ -26,7 +26,7 @@ __all__ = ["binomial_upper_limit", "cost_complexity_path", "cost_complexity_prun
 
 def _risk(tree, node_id):
     node = tree.nodes[node_id]
-    return node.weighted_n_node_samples * node.impurity / tree.nodes[0].weighted_n_node_samples
+    return node.impurity * (node.weighted_n_node_samples / tree.nodes[0].weighted_n_node_samples)
 
 
 def _branch(tree, node_id, collapsed):
@@ -59,7 +59,9 @@ def _weakest_links(tree, ccp_alpha):
         effective = {}
         for node_id in candidates:
             branch_risk, n_leaves = _branch(tree, node_id, collapsed)
-            effective[node_id] = (_risk(tree, node_id) - branch_risk) / (n_leaves - 1)
+            # g(t) >= 0 (a subtree's leaves hold at most its node's risk): a
+            # negative difference is rounding.
+            effective[node_id] = max(0.0, _risk(tree, node_id) - branch_risk) / (n_leaves - 1)
         weakest = min(candidates, key=lambda node_id: (effective[node_id], node_id))
         if effective[weakest] > ccp_alpha:
             break
