@@ -27,6 +27,7 @@ import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections import Counter
@@ -161,12 +162,16 @@ class Worker:
 
 
 def crash_site(stderr):
-    """The innermost Python frame of faulthandler's dump ('file:function')."""
+    """The innermost frame of faulthandler's dump ('file:function') outside
+    Python's standard library and this harness: after memory is damaged, the
+    crash itself may come in code that merely formats an exception."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
     for line in stderr.splitlines():
         line = line.strip()
         if line.startswith("File \"") and " in " in line:
-            filename = line.split('"')[1]
-            return f"{Path(filename).name}:{line.rsplit(' in ', 1)[1]}"
+            filename = Path(line.split('"')[1])
+            if stdlib not in filename.parents and filename.parent != HERE:
+                return f"{filename.name}:{line.rsplit(' in ', 1)[1]}"
     return ""
 
 

@@ -129,11 +129,14 @@ def sparse_of(X, layout):
         out.sum_duplicates()
         return out
     if layout in ("csr_corrupt_indptr", "csc_corrupt_indptr"):
+        # An indptr that falls (or, with one row, ends past the entries).
         matrix = csr if layout.startswith("csr") else csr.tocsc()
-        if matrix.indptr.size > 2:
-            matrix.indptr[1] = matrix.nnz + 5
+        matrix.indptr[min(1, matrix.indptr.size - 1)] = matrix.nnz + 5
         return matrix
     if layout == "csr_corrupt_indices":
+        # A column index past the last column.
+        if not csr.nnz and csr.shape[0]:
+            csr = sp.csr_matrix(([1.0], [0], [0] + [1] * csr.shape[0]), shape=csr.shape)
         if csr.nnz:
             csr.indices[0] = csr.shape[1] + 3
         return csr
