@@ -222,35 +222,30 @@ def member_mean(runner, model, case, results):
         return
     if name in BAGGING and getattr(model, "is_categorical_", None) is not None:
         return  # the members see category codes, not X
+    classifier = case.kind == "classifier"
+    method = "predict_proba" if classifier else "predict"
     members = model.estimators_
+    if method not in results or (classifier and (
+            getattr(model, "voting", "soft") != "soft"
+            or not all(hasattr(member, method) for member in members))):
+        return
     features = getattr(model, "estimators_features_", [slice(None)] * len(members))
-    scale = 1.0
-    if case.kind == "classifier":
-        if getattr(model, "voting", "soft") != "soft" or "predict_proba" not in results or not all(
-                hasattr(member, "predict_proba") for member in members):
+    outputs = []
+    for member, columns in zip(members, features):
+        output = runner.call(f"member.{method}", getattr(member, method), X[:, columns])
+        if output is FAILED:
             return
-        outputs = []
-        for member, columns in zip(members, features):
-            proba = runner.call("member.predict_proba", member.predict_proba, X[:, columns])
-            if proba is FAILED:
-                return
-            outputs.append(placed(model, member, proba))
+        outputs.append(placed(model, member, output) if classifier
+                       else np.asarray(output, dtype=np.float64))
+    if classifier:
         expected = [np.mean([output[k] for output in outputs], axis=0)
                     for k in range(len(outputs[0]))]
-        actual = results["predict_proba"]
+        scale = 1.0
     else:
-        if "predict" not in results:
-            return
-        outputs = []
-        for member, columns in zip(members, features):
-            values = runner.call("member.predict", member.predict, X[:, columns])
-            if values is FAILED:
-                return
-            outputs.append(np.asarray(values, dtype=np.float64))
-        combine = np.median if getattr(model, "aggregation", "mean") == "median" else np.mean
-        expected = combine(outputs, axis=0)
-        actual = results["predict"]
+        median = getattr(model, "aggregation", "mean") == "median"
+        expected = (np.median if median else np.mean)(outputs, axis=0)
         scale = checks.data_scale(case.y)
+    actual = results[method]
     runner.check("member mean", None if checks.close(actual, expected, scale)
                  else "the ensemble predicts other than the mean (or median) of its members")
 

@@ -27,35 +27,30 @@ def test_quick_profile_every_call_returns_a_sound_result_or_a_documented_clear_e
     assert not tally.failed(), tally.summary()
 
 
-def test_a_crash_is_recorded_with_its_call_and_the_next_case_runs_in_a_new_child():
-    worker = api_fuzz.Worker(timeout=60)
+def outcomes_of(*specs, timeout=60.0):
+    """The outcomes of each case, run one after another by one Worker."""
+    worker = api_fuzz.Worker(timeout)
     try:
-        [crash] = worker.run({"selftest": "abort"})
-        [clear] = worker.run({"selftest": "clear"})
+        return [worker.run(spec) for spec in specs]
     finally:
         worker.stop()
+
+
+def test_a_crash_is_recorded_with_its_call_and_the_next_case_runs_in_a_new_child():
+    [crash], [clear] = outcomes_of({"selftest": "abort"}, {"selftest": "clear"})
     assert crash["outcome"] == "crash" and crash["call"] == "selftest"
     assert "SIGABRT" in crash["detail"]
     assert clear["outcome"] == "error" and clear["type"] == "InvalidParameterError"
 
 
 def test_a_case_past_the_timeout_is_recorded_as_a_hang():
-    worker = api_fuzz.Worker(timeout=3)
-    try:
-        [hang] = worker.run({"selftest": "hang"})
-        [clear] = worker.run({"selftest": "clear"})
-    finally:
-        worker.stop()
+    [hang], [clear] = outcomes_of({"selftest": "hang"}, {"selftest": "clear"}, timeout=3.0)
     assert hang["outcome"] == "hang" and hang["call"] == "selftest"
     assert clear["outcome"] == "error"
 
 
-def test_an_index_error_from_numpy_is_unclear_and_a_worded_value_error_is_not():
-    worker = api_fuzz.Worker(timeout=60)
-    try:
-        [unclear] = worker.run({"selftest": "unclear"})
-    finally:
-        worker.stop()
+def test_an_index_error_from_numpy_is_unclear_and_counts_as_a_failure():
+    [[unclear]] = outcomes_of({"selftest": "unclear"})
     assert unclear["outcome"] == "unclear" and unclear["type"] == "IndexError"
     tally = api_fuzz.Tally()
     tally.add({"selftest": "unclear"}, [unclear], 0.1)
