@@ -91,10 +91,14 @@ class Worker:
         line, self.pending = self.pending.split(b"\n", 1)
         return line.decode()
 
-    def stderr_tail(self, size=3000):
+    def stderr_tail(self, size=20000):
+        """The end of what the child wrote to standard error for this case,
+        without faulthandler's list of extension modules."""
         self.stderr.seek(0, os.SEEK_END)
         self.stderr.seek(max(0, self.stderr.tell() - size))
-        return self.stderr.read().decode(errors="replace")
+        text = self.stderr.read().decode(errors="replace")
+        return "\n".join(line for line in text.splitlines()
+                         if not line.startswith("Extension modules:"))
 
     def run(self, spec):
         """The outcomes of one case (a crash or a hang is one outcome).
@@ -325,8 +329,11 @@ def shrink_failures(tally, timeout):
     worker = Worker(timeout)
     try:
         for key, entry in tally.failures.items():
-            if entry["outcome"]["outcome"] != "hang" and "previous" not in entry["outcome"]:
-                entry["spec"] = shrink(worker, entry["spec"], key)
+            kind = entry["outcome"]["outcome"]
+            if kind != "hang" and "previous" not in entry["outcome"]:
+                # Each try of a crash starts a new child: fewer tries.
+                entry["spec"] = shrink(worker, entry["spec"], key,
+                                       budget=30 if kind == "crash" else 80)
     finally:
         worker.stop()
 
