@@ -159,6 +159,19 @@ def positive_weight_rows(weight, n_rows):
     return weight > 0
 
 
+def comparable_weights(weight, n_rows):
+    """Whether every row weighs enough to count: a weight of normal magnitude,
+    at most 1e6 times lighter than the heaviest (a node whose impurity comes
+    from a row 1e-16 times lighter than the rest is pure to the builders)."""
+    if weight is None:
+        return True
+    if not positive_weight_rows(weight, n_rows).all():
+        return False
+    weight = np.asarray(weight, dtype=np.float64).reshape(-1)
+    return bool(weight.size == 0 or (weight.min() >= np.finfo(np.float64).tiny
+                                     and weight.max() <= 1e6 * weight.min()))
+
+
 def range_problem(predictions, y, weight):
     """Regression predictions must lie within the range of the targets of
     the rows of positive weight (up to rounding)."""

@@ -275,8 +275,8 @@ def at_default(value, default):
 
 
 def reproduces_training(runner, model, case):
-    """A fully grown single tree on distinct rows of positive weight predicts
-    its training targets exactly (pure leaves keep their values)."""
+    """A fully grown single tree on distinct rows of comparable weights
+    predicts its training targets exactly (pure leaves keep their values)."""
     spec = case.spec
     params = model.get_params(deep=False)
     if (spec["estimator"] not in TREES or case.X_dense is None or not spec["rows"]
@@ -290,7 +290,7 @@ def reproduces_training(runner, model, case):
     rows = np.asarray(case.X_dense, dtype=np.float32)
     if np.isnan(rows).any() or len(np.unique(rows, axis=0)) != len(rows):
         return
-    if not checks.positive_weight_rows(case.weight, len(rows)).all():
+    if not checks.comparable_weights(case.weight, len(rows)):
         return
     predicted = runner.call("predict training rows", model.predict, case.X)
     if predicted is FAILED:
