@@ -385,3 +385,13 @@ def test_summing_duplicates_leaves_the_users_matrix_as_it_was():
     np.testing.assert_array_equal(X.data, data)
     np.testing.assert_array_equal(X.indices, indices)
     np.testing.assert_array_equal(X.indptr, indptr)
+
+
+@pytest.mark.parametrize("estimator_class", CLASSIFIERS + REGRESSORS)
+def test_a_sparse_X_of_no_rows_is_refused_at_prediction_as_its_dense_copy_is(estimator_class):
+    X, y = sparse_data(estimator_class)
+    model = estimator_class().fit(X, y)
+    empty = scipy.sparse.csr_matrix((0, X.shape[1]))
+    for X_empty in (empty, empty.toarray()):
+        with pytest.raises(ValueError, match=r"0 sample\(s\)"):
+            model.predict(X_empty)

@@ -151,13 +151,7 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
                 "X.reshape(1, -1) for a single sample" if array.ndim == 1 else "")
         raise ValueError(f"{prefix}{name} must be 2-D, got {array.ndim}-D with shape "
                          f"{array.shape}{hint}")
-    # The counts are worded as scikit-learn words them, which scripts match on.
-    if array.shape[0] == 0:
-        raise ValueError(f"{prefix}{name} has 0 sample(s) (shape={array.shape}) while a "
-                         "minimum of 1 is required.")
-    if array.shape[1] == 0:
-        raise ValueError(f"{prefix}{name} has 0 feature(s) (shape={array.shape}) while a "
-                         "minimum of 1 is required.")
+    check_not_empty(array.shape, name=name, estimator=estimator)
     if keep_float and not check_finite and array.dtype in (np.float32, np.float64):
         return array
     with np.errstate(over="ignore"):
@@ -169,6 +163,18 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
             allow_nan and not np.isinf(converted).any()):
         raise non_finite_error(array, name=name, estimator=estimator, allow_nan=allow_nan)
     return converted
+
+
+def check_not_empty(shape, *, name="X", estimator=None):
+    """Raise unless a 2-D ``shape`` has at least one sample and one feature."""
+    prefix = f"{estimator}: " if estimator else ""
+    # The counts are worded as scikit-learn words them, which scripts match on.
+    if shape[0] == 0:
+        raise ValueError(f"{prefix}{name} has 0 sample(s) (shape={tuple(shape)}) while a "
+                         "minimum of 1 is required.")
+    if shape[1] == 0:
+        raise ValueError(f"{prefix}{name} has 0 feature(s) (shape={tuple(shape)}) while a "
+                         "minimum of 1 is required.")
 
 
 def is_sparse(X):
@@ -297,10 +303,7 @@ def sparse_for_fit(X, *, name="X", estimator=None):
     conversion (see canonical_sparse). Fit ranks its columns straight from
     it, with no dense copy."""
     stored = checked_sparse(X, name=name, estimator=estimator)
-    if 0 in stored.shape:
-        # check_array_2d words the refusal of an empty X.
-        check_array_2d(np.zeros(stored.shape, dtype=np.float32), name=name,
-                       estimator=estimator)
+    check_not_empty(stored.shape, name=name, estimator=estimator)
     with np.errstate(over="ignore"):
         columns = stored.tocsc().astype(np.float32)
     if not np.isfinite(columns.data).all():

@@ -22,10 +22,10 @@ from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
 from ._predict import apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
-from ._validation import (CSRRows, check_array_2d, check_random_state, check_sample_weight,
-                          check_weight_total, csr_for_walk, densified, feature_names_of,
-                          invalid_parameter, is_int_at_least, is_sparse, legacy_random_state,
-                          non_finite_error, sparse_for_fit)
+from ._validation import (CSRRows, check_array_2d, check_not_empty, check_random_state,
+                          check_sample_weight, check_weight_total, csr_for_walk, densified,
+                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
+                          legacy_random_state, non_finite_error, sparse_for_fit)
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion, check_criterion_target, check_loss_matrix,
@@ -467,7 +467,9 @@ class BaseForest(BaseEnsemble):
         # rows as it goes (no dense copy of X).
         def convert(X):
             if is_sparse(X):
-                return csr_for_walk(X, estimator=type(self).__name__)
+                rows = csr_for_walk(X, estimator=type(self).__name__)
+                check_not_empty(rows.shape, estimator=type(self).__name__)
+                return rows
             return check_array_2d(X, estimator=type(self).__name__, check_finite=False,
                                   keep_float=True)
 

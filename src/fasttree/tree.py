@@ -20,10 +20,10 @@ from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        encode_outputs, target_extent_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
-from ._validation import (check_array_2d, check_int_or_fraction, check_random_state,
-                          check_sample_weight, check_weight_total, csr_for_walk, densified,
-                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
-                          sparse_for_fit)
+from ._validation import (check_array_2d, check_int_or_fraction, check_not_empty,
+                          check_random_state, check_sample_weight, check_weight_total,
+                          csr_for_walk, densified, feature_names_of, invalid_parameter,
+                          is_int_at_least, is_sparse, sparse_for_fit)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -560,7 +560,9 @@ class BaseDecisionTree(BaseEstimator):
         def convert(X):
             if is_sparse(X) and not check_finite:
                 # The walks read sparse rows as they go (no dense copy of X).
-                return csr_for_walk(X, estimator=type(self).__name__)
+                rows = csr_for_walk(X, estimator=type(self).__name__)
+                check_not_empty(rows.shape, estimator=type(self).__name__)
+                return rows
             return check_array_2d(X, estimator=type(self).__name__, check_finite=check_finite,
                                   keep_float=not check_finite, allow_nan=True)
 
