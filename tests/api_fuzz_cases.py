@@ -24,7 +24,8 @@ ESTIMATORS = sorted(name for name in fasttree.__all__
 
 # Parameter values: (valid, invalid). Only parameters an estimator has are drawn.
 PARAMETERS = {
-    "max_depth": ([None, 1, 2, 3, 6], [0, -1, 2 ** 63, 1.5, "3", "@nan"]),
+    # A stopping rule beyond any tree is taken as the largest reachable one.
+    "max_depth": ([None, 1, 2, 3, 6, 2 ** 63], [0, -1, 1.5, "3", "@nan"]),
     "min_samples_split": ([2, 3, 5, 0.3, 1.0], [1, 0, 0.0, -2, 1.5, "@inf"]),
     "min_samples_leaf": ([1, 2, 4, 0.2, 0.7], [0, 0.0, -1, 1.0, "@nan"]),
     "min_weight_fraction_leaf": ([0.0, 0.1, 0.5], [0.6, -0.1, "@nan"]),

@@ -6,6 +6,7 @@ import pytest
 from sklearn.datasets import load_iris
 from sklearn.ensemble import AdaBoostClassifier as SklearnAdaBoost
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import r2_score
 from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
 import fasttree.boosting as boosting
@@ -268,6 +269,35 @@ def test_adaboost_r2_refuses_an_unknown_loss(loss):
     X, y = noisy_steps(50)
     with pytest.raises(ValueError, match="The 'loss' parameter must be a str among"):
         AdaBoostRegressor(loss=loss).fit(X, y)
+
+
+def test_adaboost_r2_refuses_a_member_whose_predictions_overflow():
+    # scikit-learn's tree sums targets near the float64 limit into infinity;
+    # boosting its predictions used to give NaN predictions and scores.
+    from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 1))
+    y = np.sign(rng.normal(size=30)) * 1.7e308
+    with np.errstate(all="ignore"), pytest.raises(
+            ValueError, match=r"estimator \(DecisionTreeRegressor\) predicted NaN or infinity"):
+        AdaBoostRegressor(SklearnRegressor(), random_state=0).fit(X, y)
+
+
+def test_adaboost_r2_boosts_targets_whose_differences_overflow():
+    # Targets of opposite signs near the float64 limit: their errors
+    # (target minus prediction) reach twice the limit.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 1))
+    y = np.sign(rng.normal(size=30)) * 1.7e308
+    model = AdaBoostRegressor(DecisionTreeRegressor(criterion="absolute_error", max_depth=3),
+                              random_state=0).fit(X, y)
+    assert np.isfinite(model.estimator_errors_).all()
+    predicted = model.predict(X)
+    assert np.isin(predicted, y).all()
+    # R^2 does not change when y and the predictions are scaled alike.
+    scale = 2.0 ** -1000
+    assert model.score(X, y) == pytest.approx(r2_score(y * scale, predicted * scale))
 
 
 def test_adaboost_r2_refuses_a_learning_rate_beyond_a_float():

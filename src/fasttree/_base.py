@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import math
 
 import numpy as np
 
@@ -297,6 +298,13 @@ def r2_score(y_true, y_pred, sample_weight=None):
         return float(np.mean([r2_score(y_true[:, k], y_pred[:, k], sample_weight)
                               for k in range(y_true.shape[1])]))
     weights = np.ones_like(y_true) if sample_weight is None else np.asarray(sample_weight)
+    extent = max(np.max(np.abs(y_true), initial=0.0), np.max(np.abs(y_pred), initial=0.0))
+    if math.isfinite(extent) and extent > 0.0 and not 2.0**-400 < extent < 2.0**400:
+        # R^2 does not change when y and the predictions are scaled alike:
+        # scaled by a power of two (exact) to at most 1, their squares
+        # neither overflow nor underflow.
+        scale = math.ldexp(1.0, -math.frexp(extent)[1])
+        y_true, y_pred = y_true * scale, y_pred * scale
     residual = np.sum(weights * (y_true - y_pred) ** 2)
     total = np.sum(weights * (y_true - np.average(y_true, weights=weights)) ** 2)
     if total == 0.0:

@@ -185,10 +185,16 @@ def target_extent_exponent(target, criterion, estimator):
     # From half the spread: the spread of +-1e308 overflows.
     half_spread = float(np.max(0.5 * np.max(target, axis=0) - 0.5 * np.min(target, axis=0)))
     if criterion == "squared_error" and not 2.0 * half_spread <= SQUARE_ROOT_OF_MAX:
+        spread = 2.0 * half_spread
         raise ValueError(f"{estimator}: y spreads too wide for criterion='squared_error': "
-                         f"max(y) - min(y) = {2.0 * half_spread:.3g}, whose square exceeds the "
-                         "largest float64 (1.8e308), so no squared error could be held; divide y "
-                         "by a constant, or use criterion='absolute_error'")
+                         f"max(y) - min(y) = {spread:.3g}, whose square exceeds the largest "
+                         "float64 (1.8e308), so no squared error could be held; divide y by a "
+                         "constant, or use criterion='absolute_error'"
+                         if math.isfinite(spread) else
+                         f"{estimator}: y spreads too wide for criterion='squared_error': "
+                         "max(y) - min(y) is beyond the largest float64 (1.8e308), and so is "
+                         "its square; divide y by a constant, or use "
+                         "criterion='absolute_error'")
     return math.frexp(half_spread)[1] + 1
 
 

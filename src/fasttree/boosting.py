@@ -594,7 +594,18 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
                 progress.step(len(estimators) - progress.done)
             member = fit_on_draws(fresh_member(estimator, member_rng), X, target, weight, rng,
                                   ranked)
-            absolute_error = np.abs(target - member.predict(X))
+            predicted = np.asarray(member.predict(X), dtype=np.float64)
+            if not np.isfinite(predicted).all():
+                raise ValueError(
+                    f"{name}: the estimator ({type(member).__name__}) predicted NaN or "
+                    "infinity for training rows, its own arithmetic overflowed on y "
+                    f"(|y| up to {np.max(np.abs(target)):.3g}); scale y down, or boost "
+                    "fasttree's DecisionTreeRegressor(criterion='absolute_error'), which "
+                    "fits any finite y")
+            # Halved: the difference of targets and predictions near the
+            # float64 limit, of opposite signs, would overflow; halving is
+            # exact, and only the errors' ratios to the largest are used.
+            absolute_error = np.abs(0.5 * target - 0.5 * predicted)
             largest = absolute_error.max()
             losses = self._losses[self.loss](absolute_error / largest) if largest > 0 else None
             mean_loss = float(np.sum(weight * losses)) if largest > 0 else 0.0
