@@ -213,6 +213,11 @@ def dense_copy(X, spec):
         return None
     if spec["dtype"] in ("numeric_strings", "complex128"):
         return None
+    if spec["dtype"] == "bool" and spec["params"].get("categorical_features") not in (
+            None, "from_dtype"):
+        # Categories of bools are False and True, not the numbers 0 and 1
+        # (as in pandas): a float copy holds other categories.
+        return None
     X = with_dtype(X, spec["dtype"])
     return np.array(X, dtype=np.float64, order="C")
 
