@@ -171,6 +171,21 @@ def test_feature_importances_sum_to_one_and_ignore_a_constant_feature(estimator_
     assert importances[2] == 0.0 and np.all(importances >= 0.0)
 
 
+
+@pytest.mark.parametrize("exponent", [-1074, -1000, -400, 0, 400, 1000])
+def test_r2_is_the_same_for_targets_and_predictions_scaled_by_a_power_of_two(exponent):
+    # Squares of targets near the float64 limits overflow or underflow (a
+    # forest's score on denormal targets raised 'math range error').
+    from fasttree._base import r2_score as fasttree_r2
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(-4, 5, size=40).astype(np.float64)
+    predicted = y + rng.integers(-1, 2, size=40)
+    weights = rng.uniform(0.5, 2.0, size=40)
+    expected = r2_score(y, predicted, sample_weight=weights)
+    scaled = fasttree_r2(np.ldexp(y, exponent), np.ldexp(predicted, exponent), weights)
+    assert rounding_equal(scaled, expected)
+
 def test_feature_names_in_come_from_a_dataframe_only():
     X, y = classification_data()
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])

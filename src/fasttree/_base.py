@@ -303,8 +303,8 @@ def r2_score(y_true, y_pred, sample_weight=None):
         # R^2 does not change when y and the predictions are scaled alike:
         # scaled by a power of two (exact) to at most 1, their squares
         # neither overflow nor underflow.
-        scale = math.ldexp(1.0, -math.frexp(extent)[1])
-        y_true, y_pred = y_true * scale, y_pred * scale
+        exponent = -math.frexp(extent)[1]
+        y_true, y_pred = np.ldexp(y_true, exponent), np.ldexp(y_pred, exponent)
     residual = np.sum(weights * (y_true - y_pred) ** 2)
     total = np.sum(weights * (y_true - np.average(y_true, weights=weights)) ** 2)
     if total == 0.0:
