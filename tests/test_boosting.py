@@ -1,6 +1,8 @@
 """AdaBoost (src/fasttree/boosting.py): SAMME against the reference and
 scikit-learn, the presorted stump path, early stops, resampling."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris
@@ -298,6 +300,34 @@ def test_adaboost_r2_boosts_targets_whose_differences_overflow():
     # R^2 does not change when y and the predictions are scaled alike.
     scale = 2.0 ** -1000
     assert model.score(X, y) == pytest.approx(r2_score(y * scale, predicted * scale))
+
+
+@pytest.mark.parametrize("boosted_class", [AdaBoostClassifier, AdaBoostRegressor])
+def test_a_member_of_denormal_error_gets_a_finite_weight(boosted_class):
+    # Its error is the weight of the denormal row it gets wrong, and
+    # (1 - error) / error overflowed: the weight was infinite, every
+    # probability and decision NaN.
+    X = np.array([[0.3], [1.2], [2.0], [3.0]])
+    y = np.array([0, 1, 1, 1]) if boosted_class is AdaBoostClassifier else np.array(
+        [0.0, 1.0, 1.0, 1.0])
+    weight = np.array([1e-320, 1.0, 1.0, 1.0])
+    stump = (DecisionTreeClassifier if boosted_class is AdaBoostClassifier
+             else DecisionTreeRegressor)(max_depth=1, min_samples_leaf=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the weights overflow next
+        model = boosted_class(stump, random_state=0).fit(X, y, sample_weight=weight)
+    assert np.isfinite(model.estimator_weights_).all() and model.estimator_weights_[0] > 700
+    assert np.isfinite(model.predict(X)).all()
+    if boosted_class is AdaBoostClassifier:
+        assert np.isfinite(model.predict_proba(X)).all()
+        assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_a_learning_rate_that_makes_a_member_weight_overflow_is_refused():
+    X = np.array([[0.3], [1.2], [2.0]])
+    with pytest.raises(ValueError, match="learning_rate=1e[+]308 times the member's log-odds"):
+        AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, min_samples_leaf=2),
+                           learning_rate=1e308).fit(X, [0, 1, 1], sample_weight=[1e-300, 1, 1])
 
 
 def test_adaboost_r2_refuses_a_learning_rate_beyond_a_float():

@@ -384,7 +384,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                                      f"error {error:.3f} is no better than chance (1 - 1/K = "
                                      f"{1.0 - 1.0 / n_classes:.3f}); boosting cannot start")
                 break
-            alpha = self.learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1))
+            with np.errstate(over="ignore"):
+                alpha = self.learning_rate * (estimator_weight_log(error)
+                                              + np.log(n_classes - 1))
+            check_finite_estimator_weight(alpha, name, self.learning_rate)
             estimators.append(member)
             weights.append(alpha)
             errors.append(error)
@@ -624,7 +627,9 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
                 break
             beta = mean_loss / (1.0 - mean_loss)
             estimators.append(member)
-            weights.append(self.learning_rate * np.log(1.0 / beta))
+            with np.errstate(over="ignore"):
+                weights.append(self.learning_rate * estimator_weight_log(mean_loss))
+            check_finite_estimator_weight(weights[-1], name, self.learning_rate)
             errors.append(mean_loss)
             weight = weight * beta ** ((1.0 - losses) * self.learning_rate)
             weight /= weight.sum()
@@ -664,6 +669,23 @@ def weighted_median(predictions, weights):
     first = np.argmax(cumulative >= 0.5 * weights.sum(), axis=0)
     rows = np.arange(predictions.shape[1])
     return predictions[order[first, rows], rows]
+
+
+def estimator_weight_log(error):
+    """log((1 - error) / error), a member's log-odds of being right, for an
+    error in (0, 1): from logarithms when the ratio overflows (an error
+    below about 1e-308, left by denormal sample weights)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        log_odds = np.log((1.0 - error) / error)
+    return log_odds if np.isfinite(log_odds) else np.log1p(-error) - np.log(error)
+
+
+def check_finite_estimator_weight(weight, estimator, learning_rate):
+    """Raise when learning_rate makes a member's weight overflow."""
+    if not np.isfinite(weight):
+        raise ValueError(f"{estimator}: learning_rate={learning_rate!r} times the member's "
+                         "log-odds overflows float64, so its weight would be infinite; use a "
+                         "smaller learning_rate")
 
 
 def check_boosting_parameters(n_estimators, learning_rate):
