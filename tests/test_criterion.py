@@ -152,6 +152,15 @@ def test_weights_shift_entropy_like_repeated_rows():
     assert rounding_equal(stats["impurity"], expected)
 
 
+def test_entropy_of_a_class_whose_share_underflows_is_that_of_the_others():
+    # A class of weight 5e-324 beside classes of weight 1 has a share that
+    # rounds to 0: it adds nothing (0 log 0 = 0), not 0 * -inf = NaN.
+    labels = np.array([0, 1, 2], dtype=np.int32)
+    stats = node_statistics(Entropy(labels, np.array([1.0, 1.0, 5e-324]), 3),
+                            np.arange(3, dtype=np.uint32))
+    assert stats["impurity"] == 1.0
+
+
 @settings(max_examples=100, deadline=None)
 @given(n_classes=st.integers(2, 10), n_rows=st.integers(1, 80),
        weight_kind=st.sampled_from(WEIGHT_KINDS), seed=st.integers(0, 2**32 - 1))

@@ -6,6 +6,7 @@ import pytest
 import fasttree
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, DecisionTreeClassifier,
                       DecisionTreeRegressor, NotFittedError, RuleListClassifier)
+from tolerances import assert_rounding_close
 
 ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
 
@@ -275,6 +276,37 @@ def test_weights_of_an_extreme_total_fit_the_model_of_unit_weights(name, weight)
     method = "predict_proba" if hasattr(expected, "predict_proba") else "predict"
     np.testing.assert_array_equal(getattr(extreme, method)(X_OK),
                                   getattr(expected, method)(X_OK))
+
+
+ENTROPY_TREES = {
+    "binary": {"criterion": "entropy"},
+    "binary-categorical": {"criterion": "entropy", "categorical_features": [0, 1]},
+    "multiway": {"criterion": "entropy", "categorical_features": [0, 1],
+                 "categorical_split": "multiway"},
+    "c45": {"criterion": "gain_ratio", "categorical_features": [0, 1],
+            "categorical_split": "multiway"},
+}
+
+
+ENTROPY_FITS = [(name, n_outputs) for name in ENTROPY_TREES for n_outputs in (1, 2)
+                if n_outputs == 1 or name.startswith("binary")]  # multiway: one output
+
+
+@pytest.mark.parametrize("name, n_outputs", ENTROPY_FITS)
+def test_entropy_trees_take_weights_whose_shares_underflow(name, n_outputs):
+    # Class 2 weighs 5e-324 a row beside rows of weight 1: its share of a
+    # node rounds to 0 and must count as 0 log 0 = 0 (it made the impurity
+    # NaN, refused as "corrupt fasttree model" at fit).
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+    y = np.column_stack([np.arange(40) % 3, np.arange(40) % 2])
+    y = y[:, 0] if n_outputs == 1 else y
+    weights = np.where(np.arange(40) % 3 == 2, 5e-324, 1.0)
+    tree = DecisionTreeClassifier(**ENTROPY_TREES[name]).fit(X, y, sample_weight=weights)
+    assert np.all(np.isfinite(tree.tree_.impurity))
+    probabilities = tree.predict_proba(X)
+    for output in (probabilities if n_outputs == 2 else [probabilities]):
+        assert_rounding_close(output.sum(axis=1), 1.0)
 
 
 ZERO_CLASS_WEIGHTS = {

@@ -27,7 +27,8 @@ def _entropy(class_weights):
     total = class_weights.sum()
     if total <= 0:
         return 0.0
-    shares = class_weights[class_weights > 0] / total
+    shares = class_weights / total
+    shares = shares[shares > 0]  # a positive weight's share may round to 0
     return float(-np.sum(shares * np.log2(shares)))
 
 

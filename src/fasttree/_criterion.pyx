@@ -996,8 +996,10 @@ cdef class Entropy(ClassificationCriterion):
         cdef double fraction
         cdef intp_t k
         for k in range(self.n_node_classes):
-            if self.node_class_total[k] > 0.0:
-                fraction = self.node_class_total[k] / self.weighted_n_node
+            # A positive weight's fraction may still round to 0 (a denormal
+            # weight beside weights of 1): 0 log 0 = 0.
+            fraction = self.node_class_total[k] / self.weighted_n_node
+            if fraction > 0.0:
                 entropy -= fraction * log2(fraction)
         return entropy
 

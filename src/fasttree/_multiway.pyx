@@ -29,17 +29,21 @@ cdef double entropy(const double* class_weights, intp_t n_classes, double total)
     if total <= 0.0:
         return 0.0
     for k in range(n_classes):
-        if class_weights[k] > 0.0:
-            share = class_weights[k] / total
+        share = class_weights[k] / total
+        if share > 0.0:  # not when a positive weight's share rounds to 0
             result -= share * log2(share)
     return result
 
 
 cdef double branch_term(double weight, double total) noexcept nogil:
     # One branch's part of the split information.
+    cdef double share
     if weight <= 0.0:
         return 0.0
-    return -(weight / total) * log2(weight / total)
+    share = weight / total
+    if share == 0.0:  # a positive weight's share may round to 0
+        return 0.0
+    return -share * log2(share)
 
 
 cdef double vector_sum(const double* values, intp_t n) noexcept nogil:

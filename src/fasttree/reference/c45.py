@@ -54,12 +54,14 @@ def _entropy(labels, weights, n_classes):
     if total <= 0:
         return 0.0
     counts = np.bincount(labels, weights=weights, minlength=n_classes)
-    shares = counts[counts > 0] / total
+    shares = counts / total
+    shares = shares[shares > 0]  # a positive count's share may round to 0
     return float(-np.sum(shares * np.log2(shares)))
 
 
 def _branch_information(branch_weights, total):
-    return float(-sum(w / total * math.log2(w / total) for w in branch_weights if w > 0))
+    shares = [w / total for w in branch_weights]
+    return float(-sum(share * math.log2(share) for share in shares if share > 0))
 
 
 def c45_split_scores(labels, weights, child_of, n_children, n_classes, missing="fractional",
