@@ -152,6 +152,18 @@ def test_weights_shift_entropy_like_repeated_rows():
     assert rounding_equal(stats["impurity"], expected)
 
 
+@pytest.mark.parametrize("weight", [5e-324, 1e-170])
+def test_gini_of_a_node_whose_squared_weights_underflow_comes_from_its_fractions(weight):
+    # Weights whose squares underflow to 0 (0 / 0 made the impurity NaN).
+    labels = np.array([0, 1, 1, 0], dtype=np.int32)
+    samples = np.arange(4, dtype=np.uint32)
+    weights = np.full(4, weight)
+    assert node_statistics(Gini(labels, weights, 2), samples)["impurity"] == 0.5
+    unit_costs = np.ones((2, 2)) - np.eye(2)
+    cost_gini = CostSensitiveGini(labels, weights, 2, unit_costs)
+    assert node_statistics(cost_gini, samples)["impurity"] == 0.5
+
+
 def test_entropy_of_a_class_whose_share_underflows_is_that_of_the_others():
     # A class of weight 5e-324 beside classes of weight 1 has a share that
     # rounds to 0: it adds nothing (0 log 0 = 0), not 0 * -inf = NaN.

@@ -278,31 +278,36 @@ def test_weights_of_an_extreme_total_fit_the_model_of_unit_weights(name, weight)
                                   getattr(expected, method)(X_OK))
 
 
-ENTROPY_TREES = {
-    "binary": {"criterion": "entropy"},
-    "binary-categorical": {"criterion": "entropy", "categorical_features": [0, 1]},
+TINY_WEIGHT_TREES = {
+    "entropy": {"criterion": "entropy"},
+    "entropy-categorical": {"criterion": "entropy", "categorical_features": [0, 1]},
     "multiway": {"criterion": "entropy", "categorical_features": [0, 1],
                  "categorical_split": "multiway"},
     "c45": {"criterion": "gain_ratio", "categorical_features": [0, 1],
             "categorical_split": "multiway"},
+    "gini": {"criterion": "gini"},
+    "loss-matrix": {"loss_matrix": [[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [3.0, 1.0, 0.0]]},
+    "extra-tree": {"splitter": "random", "random_state": 0},
 }
+TINY_WEIGHT_FITS = [(name, n_outputs) for name in TINY_WEIGHT_TREES for n_outputs in (1, 2)
+                    if n_outputs == 1 or name in ("entropy", "gini")]
 
 
-ENTROPY_FITS = [(name, n_outputs) for name in ENTROPY_TREES for n_outputs in (1, 2)
-                if n_outputs == 1 or name.startswith("binary")]  # multiway: one output
-
-
-@pytest.mark.parametrize("name, n_outputs", ENTROPY_FITS)
-def test_entropy_trees_take_weights_whose_shares_underflow(name, n_outputs):
-    # Class 2 weighs 5e-324 a row beside rows of weight 1: its share of a
-    # node rounds to 0 and must count as 0 log 0 = 0 (it made the impurity
-    # NaN, refused as "corrupt fasttree model" at fit).
+@pytest.mark.parametrize("light", ["every-other-row", "class-2"])
+@pytest.mark.parametrize("name, n_outputs", TINY_WEIGHT_FITS)
+def test_trees_take_weights_whose_products_and_shares_underflow(name, n_outputs, light):
+    # Some rows weigh 5e-324, the others 1. A class's share of a node may
+    # round to 0 and must count as 0 log 0 = 0; a node of light rows alone
+    # has squared weights of 0, and its Gini impurity must come from the
+    # fractions, not 0 / 0. Both made the impurity NaN, refused as a
+    # "corrupt fasttree model" at fit.
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 4, size=(40, 3)).astype(np.float64)
-    y = np.column_stack([np.arange(40) % 3, np.arange(40) % 2])
+    X = np.column_stack([rng.integers(0, 4, size=(40, 2)), rng.normal(size=(40, 2))])
+    y = rng.integers(0, 3, size=(40, 2))
+    is_light = np.arange(40) % 2 == 0 if light == "every-other-row" else y[:, 0] == 2
+    weights = np.where(is_light, 5e-324, 1.0)
     y = y[:, 0] if n_outputs == 1 else y
-    weights = np.where(np.arange(40) % 3 == 2, 5e-324, 1.0)
-    tree = DecisionTreeClassifier(**ENTROPY_TREES[name]).fit(X, y, sample_weight=weights)
+    tree = DecisionTreeClassifier(**TINY_WEIGHT_TREES[name]).fit(X, y, sample_weight=weights)
     assert np.all(np.isfinite(tree.tree_.impurity))
     probabilities = tree.predict_proba(X)
     for output in (probabilities if n_outputs == 2 else [probabilities]):

@@ -801,7 +801,17 @@ cdef class Gini(ClassificationCriterion):
                 + self.squares_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
-        return 1.0 - self.node_squares / (self.weighted_n_node * self.weighted_n_node)
+        cdef double squared_weight = self.weighted_n_node * self.weighted_n_node
+        cdef double fraction, squares = 0.0
+        cdef intp_t k
+        if squared_weight >= DBL_MIN:
+            return 1.0 - self.node_squares / squared_weight
+        # A node of tiny weights (rows of weight 5e-324 beside rows of 1):
+        # the squares underflow, 0 / 0; the fractions do not.
+        for k in range(self.n_node_classes):
+            fraction = self.node_class_total[k] / self.weighted_n_node
+            squares += fraction * fraction
+        return 1.0 - squares
 
 
 cdef class CostSensitiveGini(ClassificationCriterion):
@@ -884,7 +894,18 @@ cdef class CostSensitiveGini(ClassificationCriterion):
                  + self.quadratic_right / (self.weighted_n_node - self.weighted_n_left))
 
     cdef double node_impurity(self) noexcept nogil:
-        return self.node_quadratic / (self.weighted_n_node * self.weighted_n_node)
+        cdef double squared_weight = self.weighted_n_node * self.weighted_n_node
+        cdef double quadratic = 0.0
+        cdef intp_t i, j, n = self.n_node_classes
+        if squared_weight >= DBL_MIN:
+            return self.node_quadratic / squared_weight
+        # As Gini.node_impurity: from the fractions when the products underflow.
+        for i in range(n):
+            for j in range(n):
+                quadratic += 0.5 * self.node_symmetric[i * n + j] * (
+                    (self.node_class_total[i] / self.weighted_n_node)
+                    * (self.node_class_total[j] / self.weighted_n_node))
+        return quadratic
 
 
 cnp.import_array()
