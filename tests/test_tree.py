@@ -678,6 +678,52 @@ def test_targets_up_to_the_largest_float_are_fitted_exactly(criterion):
     assert np.isfinite(model.tree_.impurity).all()
 
 
+SMALL_SPREAD_REGRESSORS = {
+    "tree": lambda **kw: DecisionTreeRegressor(**kw),
+    "best-first": lambda **kw: DecisionTreeRegressor(max_leaf_nodes=40, **kw),
+    "absolute-error": lambda **kw: DecisionTreeRegressor(criterion="absolute_error", **kw),
+    "extra-tree": lambda **kw: ExtraTreeRegressor(random_state=0, **kw),
+    "forest": lambda **kw: RandomForestRegressor(n_estimators=3, random_state=0, **kw),
+    "pruned": lambda **kw: DecisionTreeRegressor(ccp_alpha=0.01 * kw.pop("unit") ** 2, **kw),
+    "min-decrease": lambda **kw: DecisionTreeRegressor(
+        min_impurity_decrease=1e-3 * kw.pop("unit") ** 2, **kw),
+}
+
+
+def first_tree(model):
+    return model.tree_ if hasattr(model, "tree_") else model.estimators_[0].tree_
+
+
+@pytest.mark.parametrize("n_outputs", [1, 2])
+@pytest.mark.parametrize("name, exponent", [
+    *((name, -30) for name in SMALL_SPREAD_REGRESSORS),
+    # (A ccp_alpha or min_impurity_decrease in units of 2**-2000 is 0.)
+    *((name, -1000) for name in SMALL_SPREAD_REGRESSORS
+      if name not in ("pruned", "min-decrease"))])
+def test_targets_in_small_units_grow_the_tree_of_the_same_targets_in_unit_units(name, n_outputs,
+                                                                                exponent):
+    # The builders take impurities up to float64 epsilon for pure: targets
+    # of a spread of 1e-9 (variances near 1e-18), or near 1e-300 (squared
+    # deviations that underflow), grew a single leaf. They are scaled by a
+    # power of two for the criteria: the same tree, values and impurities
+    # scaled as the targets are, exactly.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = X[:, :n_outputs] * 3.0 + rng.normal(size=(120, n_outputs))
+    y = y[:, 0] if n_outputs == 1 else y
+    make = SMALL_SPREAD_REGRESSORS[name]
+    unit = make(**({"unit": 1.0} if name in ("pruned", "min-decrease") else {})).fit(X, y)
+    small = make(**({"unit": 2.0 ** exponent} if name in ("pruned", "min-decrease") else {}))
+    small.fit(X, np.ldexp(y, exponent))
+    power = 1 if name == "absolute-error" else 2
+    expected, tree = first_tree(unit), first_tree(small)
+    assert expected.node_count > 3
+    np.testing.assert_array_equal(tree.nodes, expected.nodes)
+    np.testing.assert_array_equal(tree.value, np.ldexp(expected.value, exponent))
+    np.testing.assert_array_equal(tree.impurity, np.ldexp(expected.impurity, power * exponent))
+    np.testing.assert_array_equal(small.predict(X), np.ldexp(unit.predict(X), exponent))
+
+
 @pytest.mark.parametrize("name, n_outputs", [
     *((name, 1) for name in HUGE_TARGET_REGRESSORS),
     # AdaBoost boosts one output.

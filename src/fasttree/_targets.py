@@ -198,6 +198,35 @@ def target_extent_exponent(target, criterion, estimator):
     return math.frexp(half_spread)[1] + 1
 
 
+# Targets of a spread below 2**-1 are multiplied by a power of two that
+# brings it to [2**-1, 1) for the criteria, and the tree's values and
+# impurities divided back (exact either way): the builders take an impurity
+# at or below float64 epsilon for pure, so that targets in small units
+# (a spread of 1e-8, whose variances are below 1e-16) would otherwise grow
+# a single leaf, and targets near 1e-300, whose squared deviations
+# underflow to 0, too. Larger spreads are left as they are, so that their
+# trees are scikit-learn's.
+LARGEST_SCALED_TARGET_EXPONENT = 1000
+
+
+def target_scale_exponent(target, criterion, extent_exponent):
+    """The power of two (its exponent, 0 or more) that regression targets of
+    that extent are multiplied by for the criterion (0 for 'poisson', whose
+    deviance is judged against absolute bounds)."""
+    if criterion == "poisson" or extent_exponent >= 0:
+        return 0
+    largest = float(np.max(np.abs(target))) if target.size else 0.0
+    headroom = LARGEST_SCALED_TARGET_EXPONENT - math.frexp(largest)[1]
+    return max(0, min(-extent_exponent, headroom))
+
+
+def impurity_exponent(criterion, scale_exponent):
+    """How many powers of two targets scaled by ``2**scale_exponent`` scale
+    the criterion's impurities by: squared errors twice as many as the
+    absolute error."""
+    return scale_exponent if criterion == "absolute_error" else 2 * scale_exponent
+
+
 def weight_exponent(weight_total, extent_exponent):
     """The power of two (its exponent, 0 or more) that weights of total
     ``weight_total`` are divided by for targets of that extent (see

@@ -34,7 +34,7 @@ from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
                    check_criterion_features, check_monotonic_cst, labels_of_outputs,
                    multi_output_criterion,
-                   regression_criterion, resolve_tree_limits)
+                   regression_criterion, resolve_tree_limits, scale_targets)
 
 __all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
            "RandomForestRegressor"]
@@ -252,7 +252,10 @@ class BaseForest(BaseEnsemble):
             # Every tree's weights total the draws, or the weights given.
             total = n_draws if self.bootstrap else (
                 n_samples if draw_weight is None else float(np.sum(draw_weight)))
-            limits["weight_exponent"] = weight_exponent(total, targets["extent_exponent"])
+            limits["target_exponent"] = targets["target_exponent"]
+            limits["impurity_exponent"] = targets["impurity_exponent"]
+            limits["weight_exponent"] = weight_exponent(
+                total, targets["extent_exponent"] + targets["target_exponent"])
         limits["categories"] = None if encoding is None else encoding.counts
         limits["multiway"] = check_split_options(self)
         check_criterion_features(self.criterion, limits["categories"])
@@ -1127,8 +1130,12 @@ class ForestRegressor(RegressorMixin, BaseForest):
         check_choice(self.aggregation, "aggregation", ("mean", "median"))
         target = check_regression_target(y, n_samples, type(self).__name__)
         check_criterion_target(self.criterion, target, type(self).__name__)
-        targets = {"target": target, "extent_exponent": target_extent_exponent(
-            target, self.criterion, type(self).__name__)}
+        extent = target_extent_exponent(target, self.criterion, type(self).__name__)
+        scale = {}
+        # The targets as they are (out-of-bag scores), and as the criteria see them.
+        targets = {"target": target, "extent_exponent": extent,
+                   "criterion_target": scale_targets(target, self.criterion, extent, scale),
+                   **scale}
         if target.ndim == 2:
             targets["widths"] = np.ones(target.shape[1], dtype=np.int64)
         return targets
@@ -1140,7 +1147,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return 1.0
 
     def _make_criterion(self, targets, weight):
-        return regression_criterion(self.criterion, targets["target"], weight)[0]
+        return regression_criterion(self.criterion, targets["criterion_target"], weight)[0]
 
     def _set_target_attributes(self, targets):
         pass

@@ -17,7 +17,8 @@ from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
 from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
-                       encode_outputs, target_extent_exponent, weight_exponent)
+                       encode_outputs, impurity_exponent, target_extent_exponent,
+                       target_scale_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_not_empty,
@@ -70,6 +71,16 @@ def regression_criterion(criterion, target, sample_weight):
     if target.ndim == 2:
         return multi_output_criterion(criterion, sample_weight, target=target)
     return REGRESSION_CRITERIA[criterion](target, sample_weight), widths
+
+
+def scale_targets(target, criterion, extent_exponent, limits):
+    """The targets the criterion sees: ``target`` times the power of two of
+    ``fasttree._targets.target_scale_exponent``, recorded in ``limits``
+    (``target_exponent``, ``impurity_exponent``) for :func:`grow_tree`."""
+    exponent = target_scale_exponent(target, criterion, extent_exponent)
+    limits["target_exponent"] = exponent
+    limits["impurity_exponent"] = impurity_exponent(criterion, exponent)
+    return np.ldexp(target, exponent) if exponent else target
 
 
 def check_monotonic_cst(monotonic_cst, n_features, n_outputs, n_classes=None,
@@ -382,7 +393,11 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
         From :func:`resolve_tree_limits`; a regressor's holds
         ``weight_exponent`` when ``sample_weight`` was divided by that power
         of two (see ``fasttree._targets.weight_exponent``): the tree's weights
-        are multiplied back.
+        are multiplied back; ``target_exponent`` and ``impurity_exponent``
+        when the criterion's targets were multiplied by a power of two (see
+        ``fasttree._targets.target_scale_exponent``): the tree's values and
+        impurities are divided back, and ``min_impurity_decrease`` is
+        multiplied for the builder.
     seed : int
         Seed of the per-node feature draws.
     output_widths : sequence of int, optional
@@ -404,12 +419,16 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
         min_samples_leaf=limits["min_samples_leaf"], min_weight_leaf=min_weight_leaf,
-        min_impurity_decrease=limits["min_impurity_decrease"],
+        min_impurity_decrease=np.ldexp(limits["min_impurity_decrease"],
+                                       limits.get("impurity_exponent", 0)),
         max_leaf_nodes=limits["max_leaf_nodes"], weighted_n_total=weighted_n_total,
         sparse_values=criterion.n_values > 1 and not getattr(criterion, "regression", False))
     if limits.get("weight_exponent", 0):
         arrays["weighted_n_node_samples"] = np.ldexp(arrays["weighted_n_node_samples"],
                                                      limits["weight_exponent"])
+    if limits.get("target_exponent", 0):
+        arrays["value"] = np.ldexp(arrays["value"], -limits["target_exponent"])
+        arrays["impurity"] = np.ldexp(arrays["impurity"], -limits["impurity_exponent"])
     tree = Tree(ranked_features.ranks.shape[0], criterion.n_values, arrays, trusted=True,
                 output_widths=output_widths)
     if limits["ccp_alpha"] > 0.0:
@@ -1043,12 +1062,13 @@ default='squared_error'
         limits["monotonic_cst"] = check_monotonic_cst(
             self.monotonic_cst, X.shape[1], 1 if target.ndim == 1 else target.shape[1],
             categories=limits["categories"])
-        limits["weight_exponent"] = weight_exponent(
-            float(sample_weight.sum()),
-            target_extent_exponent(target, self.criterion, type(self).__name__))
+        extent = target_extent_exponent(target, self.criterion, type(self).__name__)
+        scaled_target = scale_targets(target, self.criterion, extent, limits)
+        limits["weight_exponent"] = weight_exponent(float(sample_weight.sum()),
+                                                    extent + limits["target_exponent"])
         if limits["weight_exponent"]:
             sample_weight = np.ldexp(sample_weight, -limits["weight_exponent"])
-        criterion, widths = regression_criterion(self.criterion, target, sample_weight)
+        criterion, widths = regression_criterion(self.criterion, scaled_target, sample_weight)
         tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked,
                           output_widths=widths)
         self._set_fitted(tree, feature_names, limits, encoding)
