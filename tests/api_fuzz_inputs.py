@@ -393,7 +393,8 @@ def loss_matrix(case, token):
     if token == "@lm_valid":
         return 1.0 - np.eye(k)
     if token == "@lm_negative":
-        return np.eye(k) - 1.0
+        # Negative on the diagonal too: of one class, 1 - eye(1) is all 0.
+        return np.full((k, k), -1.0)
     if token == "@lm_wrong_shape":
         return 1.0 - np.eye(k + 1)
     if token == "@lm_diagonal":
