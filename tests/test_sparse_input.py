@@ -115,6 +115,25 @@ def test_nan_stored_in_sparse_X_is_refused(estimator_class):
         estimator_class().fit(scipy.sparse.csr_matrix(X), y)
 
 
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier,
+                                             BaggingClassifier])
+@pytest.mark.parametrize("nan_column", [0, 2], ids=["in-a-categorical-column",
+                                                  "in-a-numeric-column"])
+def test_nan_stored_in_sparse_X_is_refused_with_categorical_features_too(estimator_class,
+                                                                         nan_column):
+    # With categorical features a sparse X is made dense for its codes,
+    # where NaN was read as a missing value instead of refused.
+    X, y = sparse_data(DecisionTreeClassifier)
+    X[:, 0] = np.arange(X.shape[0]) % 4
+    with_nan = X.copy()
+    with_nan[3, nan_column] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        estimator_class(categorical_features=[0]).fit(scipy.sparse.csr_matrix(with_nan), y)
+    model = estimator_class(categorical_features=[0]).fit(scipy.sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        model.predict(scipy.sparse.coo_matrix(with_nan))
+
+
 def test_infinity_stored_in_sparse_X_is_refused():
     X, y = sparse_data(DecisionTreeClassifier)
     X[3, 2] = np.inf

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from ._frames import as_frame
-from ._validation import canonical_sparse, is_sparse
+from ._validation import checked_sparse, is_sparse
 
 # The largest code float32 holds exactly (2**24): more levels than this in
 # one column are refused.
@@ -332,7 +332,9 @@ def _as_table(X):
     if _dataframe_columns(X) is not None or isinstance(X, np.ndarray):
         return X
     if is_sparse(X):
-        return canonical_sparse(X).toarray()
+        # Checked as any sparse X is: NaN stored in it is refused, not read
+        # as a missing value once dense.
+        return checked_sparse(X).toarray()
     array = np.asarray(X)
     if array.dtype.kind in "US" and isinstance(X, (list, tuple)):
         return np.array(X, dtype=object)
