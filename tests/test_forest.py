@@ -169,6 +169,19 @@ def test_hard_and_soft_voting_follow_their_own_scores_and_can_differ():
     assert np.any(soft.predict(X_new) != hard.predict(X_new))
 
 
+def test_soft_voting_predicts_the_class_of_largest_probability_at_rounding_ties():
+    # Class sums that differ by a rounding but are equal once divided by
+    # the number of trees (seeds where they did): predict went by the sums,
+    # predict_proba's argmax by the quotients.
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 2, 1])
+    for seed in (410, 500, 506, 1141, 1159, 2410):
+        weights = np.random.default_rng(seed).uniform(0.5, 2.0, 9)
+        forest = RandomForestClassifier(5, random_state=seed).fit(np.zeros((9, 1)), y,
+                                                                   sample_weight=weights)
+        probabilities = forest.predict_proba(np.zeros((1, 1)))
+        assert forest.predict(np.zeros((1, 1)))[0] == np.argmax(probabilities[0]), seed
+
+
 def test_tied_hard_votes_go_to_the_first_class():
     X, codes = classification_data(n_samples=300, n_classes=3)
     y = np.array(["c", "a", "b"])[codes]

@@ -678,6 +678,24 @@ def test_targets_up_to_the_largest_float_are_fitted_exactly(criterion):
     assert np.isfinite(model.tree_.impurity).all()
 
 
+@pytest.mark.parametrize("name", list(HUGE_TARGET_REGRESSORS))
+def test_targets_near_the_largest_float_give_finite_means_and_importances(name):
+    # A mean over trees of values near 1.7e308 summed them to infinity, and
+    # so did the importances' weighted sums of impurities near 1.7e308.
+    X = np.arange(6.0)[:, None] // 2
+    y = 1.7e308 * np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    model = HUGE_TARGET_REGRESSORS[name]("absolute_error").fit(X, y)
+    predicted = model.predict(X)
+    assert np.isfinite(predicted).all()
+    assert (predicted >= y.min()).all() and (predicted <= y.max()).all()
+    if name != "adaboost":  # (a median of members: no sum)
+        single = np.ones(1) * 1.7e308
+        alone = HUGE_TARGET_REGRESSORS[name]("absolute_error").fit(X[:1], single)
+        assert_rounding_close(alone.predict(X), 1.7e308, scale=1.7e308)
+    importances = model.feature_importances_
+    assert np.isfinite(importances).all() and rounding_equal(importances.sum(), 1.0)
+
+
 SMALL_SPREAD_REGRESSORS = {
     "tree": lambda **kw: DecisionTreeRegressor(**kw),
     "best-first": lambda **kw: DecisionTreeRegressor(max_leaf_nodes=40, **kw),

@@ -1,5 +1,6 @@
 """The fitted tree as numpy arrays, named and shaped as scikit-learn's ``tree_``."""
 
+import math
 import zlib
 
 import numpy as np
@@ -652,20 +653,28 @@ class Tree:
         ndarray of float64, shape (n_features,)
         """
         self._check_statistics("feature importances")
+        # Impurities near the float64 limit (absolute errors of targets near
+        # 1e308) are taken over a power of two, so that weighted sums of them
+        # do not overflow; the importances are multiplied back.
+        impurity = self.impurity
+        largest = float(np.max(impurity, initial=0.0))
+        exponent = math.frexp(largest)[1] if largest > 2.0 ** 500 else 0
+        if exponent:
+            impurity = np.ldexp(impurity, -exponent)
         if self.is_multiway.any():
             importances = np.zeros(self.n_features)
-            weighted = self.weighted_n_node_samples * self.impurity
+            weighted = self.weighted_n_node_samples * impurity
             for node in np.flatnonzero(self._nodes["left_child"] != -1):
                 importances[self._nodes["feature"][node]] += (
                     weighted[node] - weighted[self.children(node)].sum())
         else:
-            importances = impurity_decreases(self._nodes, self.impurity,
+            importances = impurity_decreases(self._nodes, impurity,
                                              self.weighted_n_node_samples, self.n_features)
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()
         if normalize and total > 0.0:
-            importances /= total
-        return importances
+            return importances / total
+        return np.ldexp(importances, exponent) if exponent else importances
 
     def cost_complexity_pruning(self, ccp_alpha):
         """Weakest-link pruning up to ``ccp_alpha`` (see

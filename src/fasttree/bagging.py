@@ -2,6 +2,7 @@
 random subset of the features, their predictions averaged or voted."""
 
 import copy
+import math
 import inspect
 import warnings
 from functools import partial
@@ -288,10 +289,15 @@ class BaseBagging(BaseEnsemble):
     def _mean_output(self, function, X):
         """Mean over members of ``function``'s output, summed in member order."""
         outputs = self._map_members(function, X)
+        # Outputs near the float64 limit are summed over a power of two at
+        # least the number of members, so that the sum cannot overflow.
+        largest = max(float(np.max(np.abs(output), initial=0.0)) for output in outputs)
+        exponent = (math.ceil(math.log2(len(outputs)))
+                    if largest > np.finfo(np.float64).max / len(outputs) else 0)
         total = np.zeros_like(outputs[0], dtype=np.float64)
         for output in outputs:
-            total += output
-        return total / len(outputs)
+            total += np.ldexp(output, -exponent) if exponent else output
+        return np.ldexp(total / len(outputs), exponent) if exponent else total / len(outputs)
 
     def _compute_oob(self, X, targets):
         """Each training row through the members that did not draw it."""

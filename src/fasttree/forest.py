@@ -1,6 +1,7 @@
 """Random forests: bootstrap samples, a fresh feature subset at every node,
 trees trained on threads without the GIL."""
 
+import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -999,7 +1000,10 @@ class ForestClassifier(ClassifierMixin, BaseForest):
             # matrix); the most votes win.
             scores = self._sum_over_trees(X, self._leaf_votes(), self._n_columns)
         else:
-            scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"], self._n_columns)
+            # Divided as predict_proba divides, so that a tie there (sums
+            # that differ by a rounding, equal once divided) is a tie here.
+            scores = self._sum_over_trees(X, self._ensemble_arrays()["rows"],
+                                          self._n_columns) / len(self._trees)
         if isinstance(self.classes_, list):
             return labels_of_outputs(self.classes_, self._trees[0].split_outputs(scores))
         if self.voting == "hard":
@@ -1214,8 +1218,20 @@ class ForestRegressor(RegressorMixin, BaseForest):
                 X, np.ascontiguousarray(values[:, k:k + 1])), axis=1)
                 for k in range(n_outputs)]
             return medians[0] if n_outputs == 1 else np.stack(medians, axis=1)
-        means = self._sum_over_trees(X, self._ensemble_arrays()["values"],
-                                     n_outputs) / len(self._trees)
+        arrays = self._ensemble_arrays()
+        if "mean_exponent" not in arrays:
+            # Values near the float64 limit are summed over a power of two
+            # at least the number of trees, so that their sum cannot
+            # overflow; the mean is multiplied back (exact both ways).
+            largest = float(np.max(np.abs(arrays["values"]), initial=0.0))
+            arrays["mean_exponent"] = (math.ceil(math.log2(len(self._trees)))
+                                       if largest > np.finfo(np.float64).max / len(self._trees)
+                                       else 0)
+            arrays["mean_values"] = (np.ldexp(arrays["values"], -arrays["mean_exponent"])
+                                     if arrays["mean_exponent"] else arrays["values"])
+        means = self._sum_over_trees(X, arrays["mean_values"], n_outputs) / len(self._trees)
+        if arrays["mean_exponent"]:
+            means = np.ldexp(means, arrays["mean_exponent"])
         return means[:, 0] if n_outputs == 1 else means
 
 
