@@ -317,3 +317,45 @@ def test_category_tests_on_one_path_merge_into_one_set():
         assert len(rule.conditions) == 1
         covered = rule.covers(codes[:, None].astype(float))
         assert np.unique(y[covered]).size == 1
+
+
+def missing_only_fit():
+    """A tree whose best splits part the missing values from all others:
+    the class is 1 where colour is missing, 2 where size is, else 0 or 3
+    by size."""
+    rng = np.random.default_rng(0)
+    colour = rng.choice(np.array(["red", "green", "blue"], dtype=object), 400)
+    size = rng.normal(size=400)
+    y = np.where(size > 1.0, 3, 0)
+    colour_missing = rng.random(400) < 0.3
+    size_missing = ~colour_missing & (rng.random(400) < 0.3)
+    colour[colour_missing], size[size_missing] = None, np.nan
+    y[colour_missing], y[size_missing] = 1, 2
+    X = pd.DataFrame({"colour": colour, "size": size})
+    return DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y), X
+
+
+def test_a_split_of_the_missing_values_reads_is_missing():
+    estimator, _ = missing_only_fit()
+    text = export_text(estimator)
+    for test in ("size is missing", "size is not missing", "colour is missing",
+                 "colour is not missing"):
+        assert test in text
+    dot = export_graphviz(estimator)
+    assert "size is not missing" in dot
+    rules = " ".join(str(rule) for rule in tree_rules(estimator))
+    assert "is missing" in rules
+    for written in (text, dot, rules):
+        assert "{}" not in written and "inf" not in written
+
+
+def test_rules_with_is_missing_tests_cover_exactly_their_leaves():
+    estimator, X = missing_only_fit()
+    codes = estimator._encoded(X)
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(codes), estimator.apply(X) == rule.leaf,
+                                      err_msg=str(rule))
+        # "is not missing" is said once per feature at most, and not beside
+        # another test of the same feature.
+        features = [condition.feature for condition in rule.conditions]
+        assert len(features) == len(set(features)), str(rule)

@@ -17,7 +17,8 @@ class Condition:
     ``x[feature] <= threshold`` or ``x[feature] > threshold`` on a numeric
     feature; ``x[feature] in categories`` or ``not in`` on a categorical one.
     Missing values pass when ``missing`` is true (so do categories not seen
-    in training, which the tree treats as missing).
+    in training, which the tree treats as missing). A split of the missing
+    values from all others prints as ``x is missing`` / ``x is not missing``.
 
     Attributes
     ----------
@@ -51,6 +52,22 @@ class Condition:
     def is_categorical(self):
         return self.codes is not None
 
+    @property
+    def missing_test(self):
+        """``'is missing'`` or ``'is not missing'`` when the test only asks
+        that (no value passes, or every value does), else None."""
+        if self.is_categorical:
+            no_value = self.operator == "in" and not self.codes
+            every_value = self.operator == "not in" and not self.codes
+        else:
+            no_value = self.operator == ">" and self.threshold == np.inf
+            every_value = self.operator == "<=" and self.threshold == np.inf
+        if no_value and self.missing:
+            return "is missing"
+        if every_value and not self.missing:
+            return "is not missing"
+        return None
+
     def holds(self, X):
         """Boolean mask of the rows of X (numbers, categories as codes, NaN
         for missing values) that pass the test."""
@@ -70,6 +87,8 @@ class Condition:
         return np.where(missing, self.missing, passes)
 
     def format(self, decimals=4):
+        if self.missing_test is not None:
+            return f"{self.name} {self.missing_test}"
         if self.is_categorical and len(self.categories) == 1:
             equals = "=" if self.operator == "in" else "!="
             text = f"{self.name} {equals} {self.categories[0]}"
@@ -344,9 +363,19 @@ def _merged(view, conditions):
         bounds[key] = replace((condition if tighter else kept),
                               missing=condition.missing and kept.missing,
                               show_missing=condition.show_missing or kept.show_missing)
-    return tuple(view.category_condition(key[0], kept[0], kept[1],
-                                         view.n_codes[key[0]], kept[2])
-                 if key[1] == "categories" else kept for key, kept in bounds.items())
+    merged = tuple(view.category_condition(key[0], kept[0], kept[1],
+                                           view.n_codes[key[0]], kept[2])
+                   if key[1] == "categories" else kept for key, kept in bounds.items())
+    # "x is not missing" beside other tests of x is said by those tests
+    # failing missing values.
+    present = {condition.feature for condition in merged
+               if condition.missing_test == "is not missing"}
+    tested = [condition.feature for condition in merged]
+    folded = {feature for feature in present if tested.count(feature) > 1}
+    return tuple(replace(condition, missing=False) if condition.feature in folded
+                 else condition for condition in merged
+                 if condition.feature not in folded
+                 or condition.missing_test != "is not missing")
 
 
 def _one_or_tuple(items):
