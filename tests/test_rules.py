@@ -359,3 +359,32 @@ def test_rules_with_is_missing_tests_cover_exactly_their_leaves():
         # another test of the same feature.
         features = [condition.feature for condition in rule.conditions]
         assert len(features) == len(set(features)), str(rule)
+
+
+@pytest.mark.parametrize("ensemble", ["forest", "extra_trees", "bagging", "adaboost"])
+def test_ensemble_members_print_the_names_and_labels_of_the_fit(ensemble):
+    from fasttree import AdaBoostClassifier, BaggingClassifier, ExtraTreesClassifier
+    estimator, X, y, weight = fitted(False, max_depth=2)
+    model = {"forest": RandomForestClassifier, "extra_trees": ExtraTreesClassifier,
+             "bagging": BaggingClassifier, "adaboost": AdaBoostClassifier}[ensemble](
+        n_estimators=3, random_state=0).fit(X, y, sample_weight=weight)
+    for member in model.estimators_:
+        text = export_text(member)
+        assert "x[" not in text and "age" in text
+        assert set(re.findall(r"class: (\w+)", text)) <= {"buy", "wait"}
+        for rule in tree_rules(member):
+            assert rule.prediction in ("buy", "wait")
+            assert {condition.name for condition in rule.conditions} <= set(X.columns)
+
+
+def test_adaboost_members_that_learnt_class_indices_still_vote_for_their_classes():
+    from fasttree import AdaBoostClassifier
+    _, X, y, weight = fitted(False)
+    model = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=4,
+                               random_state=0).fit(X, y)
+    expected = model.predict_proba(X)
+    # As an earlier fasttree fitted them: members learn 0 .. K-1.
+    del model._members_learn_labels
+    for member in model.estimators_:
+        member.classes_ = np.arange(len(model.classes_))
+    np.testing.assert_array_equal(model.predict_proba(X), expected)

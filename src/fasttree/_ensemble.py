@@ -207,6 +207,20 @@ def member_counts(base_seed, index, n_samples, n_draws, replace, probabilities=N
                        probabilities)
 
 
+def name_members(members, feature_names, member_features=None):
+    """Give fasttree members the names of the features they were fitted on
+    (``feature_names``, or per member its ``member_features`` of them), so
+    that they print like a tree fitted alone. Other estimators are left
+    as they are: scikit-learn's would then warn on the unnamed arrays the
+    ensemble passes them."""
+    if feature_names is None:
+        return
+    for index, member in enumerate(members):
+        if isinstance(member, BaseEstimator):
+            member.feature_names_in_ = (feature_names if member_features is None
+                                        else feature_names[member_features[index]])
+
+
 def map_members(function, indices, n_threads, progress=None):
     """``[function(index) for index in indices]``, on ``n_threads`` threads.
 

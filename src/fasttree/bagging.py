@@ -14,7 +14,7 @@ from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_n_estimators, check_template, describe_y,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
-                        resolve_n_draws, resolve_n_jobs)
+                        name_members, resolve_n_draws, resolve_n_jobs)
 from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
@@ -192,6 +192,7 @@ class BaseBagging(BaseEnsemble):
         self._n_samples = n_samples
         self._float32 = use_float32
         self._set_input_attributes(n_features, feature_names, encoding)
+        name_members(members, feature_names, features)
         self._set_target_attributes(targets)
         for attribute in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
             if hasattr(self, attribute):

@@ -11,7 +11,7 @@ from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
 from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
-                        check_verbose, member_matrix)
+                        check_verbose, member_matrix, name_members)
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
@@ -103,10 +103,11 @@ def fit_on_draws(member, X, y, weight, rng, ranked=None):
 class PresortedStumps:
     """Grows depth-1 trees on one training set, its features sorted once."""
 
-    def __init__(self, X, class_index, n_classes, template):
+    def __init__(self, X, class_index, classes, template):
         self.X = X
         self.class_index = class_index
-        self.n_classes = n_classes
+        self.classes = classes
+        self.n_classes = len(classes)
         self.template = template
         # The template's parameters, checked as its own fit checks them.
         self.min_samples_leaf = template._resolve_limits(*X.shape)["min_samples_leaf"]
@@ -195,7 +196,7 @@ class PresortedStumps:
         stump.n_features_in_ = self.X.shape[1]
         stump.n_outputs_ = 1
         stump.max_features_ = self.X.shape[1]
-        stump.classes_ = np.arange(self.n_classes)
+        stump.classes_ = self.classes
         stump.n_classes_ = self.n_classes
         return stump
 
@@ -356,7 +357,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         # The presorted stumps split numbers without missing values only.
         fast = (self.boosting == "reweight" and uses_fast_stump(estimator)
                 and encoding is None and not np.isnan(X).any())
-        stumps = PresortedStumps(X, class_index, n_classes, estimator) if fast else None
+        stumps = PresortedStumps(X, class_index, classes, estimator) if fast else None
+        # Members learn the labels themselves, so that they print and predict
+        # like the ensemble; the rounds count in class indices.
+        labels = classes[class_index]
         ranked = None if fast else shared_ranks(estimator, X)
 
         estimators, weights, errors = [], [], []
@@ -367,10 +371,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
             if fast:
                 member = stumps.fit(weight, fresh_member(estimator, member_rng))
             else:
-                member = self._fit_member(estimator, X, class_index, weight, rng, member_rng,
+                member = self._fit_member(estimator, X, labels, weight, rng, member_rng,
                                           ranked)
             predicted = (stumps.predict_classes(member) if fast
-                         else self._member_classes(member, X))
+                         else self._member_classes(member, X, classes))
             wrong = predicted != class_index
             error = float(np.sum(weight[wrong]))
             if error <= 0.0:
@@ -410,18 +414,33 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         self.estimator_errors_ = np.array(errors)
         self.classes_ = classes
         self.n_classes_ = n_classes
+        self._members_learn_labels = True
         self._set_input_attributes(X.shape[1], names, encoding)
+        name_members(self.estimators_, names)
         return self
 
-    def _fit_member(self, estimator, X, class_index, weight, rng, member_rng, ranked):
+    def _fit_member(self, estimator, X, labels, weight, rng, member_rng, ranked):
         member = fresh_member(estimator, member_rng)
         if self.boosting == "reweight":
-            return fit_member(member, X, class_index, weight, ranked)
-        return fit_on_draws(member, X, class_index, weight, rng, ranked)
+            return fit_member(member, X, labels, weight, ranked)
+        return fit_on_draws(member, X, labels, weight, rng, ranked)
 
-    def _member_classes(self, member, X):
-        """Class indices a member predicts (members learn on class indices)."""
-        return np.asarray(member.predict(X)).astype(np.intp)
+    def _member_classes(self, member, X, classes=None):
+        """Indices in ``classes`` (default ``classes_``) of the classes a
+        member predicts.
+
+        Members of ensembles fitted by an earlier fasttree learnt class
+        indices, not labels; their predictions are indices already.
+        """
+        predicted = np.asarray(member.predict(X))
+        if classes is None:
+            if not getattr(self, "_members_learn_labels", False):
+                return predicted.astype(np.intp)
+            classes = self.classes_
+        positions = np.minimum(np.searchsorted(classes, predicted), len(classes) - 1)
+        if not np.array_equal(classes[positions], predicted):
+            raise ValueError("a member predicted class labels that are not in classes_")
+        return positions
 
     def _staged_scores(self, X):
         X = self._checked_predict_input(X, self._member_matrix)
@@ -640,6 +659,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
         self._set_input_attributes(X.shape[1], names, encoding)
+        name_members(self.estimators_, names)
         return self
 
     def _predictions(self, X, n_estimators=None):

@@ -708,6 +708,8 @@ class BaseForest(BaseEnsemble):
         if hasattr(self, "is_categorical_"):
             estimator.is_categorical_ = self.is_categorical_
             estimator.categories_ = self.categories_
+        if hasattr(self, "feature_names_in_"):
+            estimator.feature_names_in_ = self.feature_names_in_
         self._set_member_attributes(estimator)
         return estimator
 
