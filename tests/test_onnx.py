@@ -110,8 +110,10 @@ def test_string_labels_come_out_as_strings():
 
 def test_adaboost_classifier_gives_its_probabilities_and_labels():
     # The graph's softmax of the weighted votes is predict_proba's softmax of
-    # the symmetric decision function, for two classes and for three.
-    for y in (Y_CLASS, Y_CLASS == 1):
+    # the symmetric decision function, for two classes and for three, and
+    # for labels that are not 0 .. K-1.
+    words = np.array(["ant", "bee", "cat"], dtype=object)
+    for y in (Y_CLASS, Y_CLASS == 1, words[Y_CLASS], 10 * Y_CLASS + 5):
         model = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X_CLASS, y)
         outputs = run_onnx(model, X_CLASS)
         np.testing.assert_allclose(outputs["probabilities"], model.predict_proba(X_CLASS),

@@ -179,9 +179,8 @@ def _adaboost_classifier(graph, model):
     votes = _Ensemble()
     for member, tree, weight in zip(model.estimators_, _boosted_trees(model),
                                     model.estimator_weights_):
-        # Members learn on class indices: their classes_ are indices.
-        voted = member.classes_[predicted_classes(tree.value[:, 0, :],
-                                                  getattr(member, "loss_matrix_", None))]
+        voted = model._class_indices(np.asarray(member.classes_))[predicted_classes(
+            tree.value[:, 0, :], getattr(member, "loss_matrix_", None))]
         votes.add(tree, None, voted.astype(np.int64), np.full(tree.node_count, float(weight)))
     scores = graph.tree_ensemble(votes, n_classes)
     total = float(np.sum(model.estimator_weights_))

@@ -427,18 +427,22 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
 
     def _member_classes(self, member, X, classes=None):
         """Indices in ``classes`` (default ``classes_``) of the classes a
-        member predicts.
+        member predicts."""
+        return self._class_indices(np.asarray(member.predict(X)), classes)
+
+    def _class_indices(self, labels, classes=None):
+        """Indices in ``classes`` (default ``classes_``) of labels that
+        members give.
 
         Members of ensembles fitted by an earlier fasttree learnt class
-        indices, not labels; their predictions are indices already.
+        indices, not labels: theirs are indices already.
         """
-        predicted = np.asarray(member.predict(X))
         if classes is None:
             if not getattr(self, "_members_learn_labels", False):
-                return predicted.astype(np.intp)
+                return labels.astype(np.intp)
             classes = self.classes_
-        positions = np.minimum(np.searchsorted(classes, predicted), len(classes) - 1)
-        if not np.array_equal(classes[positions], predicted):
+        positions = np.minimum(np.searchsorted(classes, labels), len(classes) - 1)
+        if not np.array_equal(classes[positions], labels):
             raise ValueError("a member predicted class labels that are not in classes_")
         return positions
 
