@@ -388,3 +388,26 @@ def test_adaboost_members_that_learnt_class_indices_still_vote_for_their_classes
     for member in model.estimators_:
         member.classes_ = np.arange(len(model.classes_))
     np.testing.assert_array_equal(model.predict_proba(X), expected)
+
+
+def overlapping_boxes(boxes, renderer):
+    extents = [box.get_bbox_patch().get_window_extent(renderer) for box in boxes]
+    return [(i, j) for i in range(len(extents)) for j in range(i + 1, len(extents))
+            if extents[i].overlaps(extents[j])]
+
+
+def test_plot_tree_at_its_default_font_size_draws_no_box_over_another(axes):
+    from fasttree import plot_tree
+    from fasttree.datasets import load_breast_cancer_wisconsin
+    X, y, names = load_breast_cancer_wisconsin()
+    estimator = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    boxes = plot_tree(estimator, feature_names=names, ax=axes)
+    renderer = axes.figure.canvas.get_renderer()
+    axes.figure.draw(renderer)
+    assert overlapping_boxes(boxes, renderer) == []
+    # A font size given is kept, overlapping or not.
+    axes.clear()
+    boxes = plot_tree(estimator, feature_names=names, ax=axes, fontsize=10)
+    axes.figure.draw(renderer)
+    assert {box.get_fontsize() for box in boxes} == {10}
+    assert overlapping_boxes(boxes, renderer) != []

@@ -566,7 +566,8 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
     ax : matplotlib Axes, default=None
         Drawn into the current axes when None.
     fontsize : float, default=None
-        matplotlib's default when None.
+        When None, matplotlib's default, made smaller until no two boxes
+        overlap (as far as the axes' size allows).
 
     Returns
     -------
@@ -623,4 +624,48 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
                             xycoords="axes fraction", textcoords="axes fraction",
                             arrowprops={"arrowstyle": "->", "color": "gray"}, zorder=0)
     ax.set_axis_off()
+    if fontsize is None:
+        _shrink_to_fit(ax, drawn, [depth for _, depth, _ in order])
     return drawn
+
+
+def _shrink_to_fit(ax, boxes, depths):
+    """Make the font of ``boxes`` (at levels ``depths``) smaller until no
+    box overlaps its neighbour on the same level or a box one level down."""
+    get_renderer = getattr(ax.figure.canvas, "get_renderer", None)
+    if get_renderer is None:  # a backend that cannot measure text
+        return
+    renderer = get_renderer()
+    for _ in range(20):
+        for box in boxes:
+            box.draw(renderer)  # lays out the frame around the text
+        extents = [box.get_bbox_patch().get_window_extent(renderer) for box in boxes]
+        scale = min(_room(extents, depths), 1.0)
+        if scale >= 1.0 or boxes[0].get_fontsize() * scale < 1.0:
+            return
+        for box in boxes:
+            box.set_fontsize(box.get_fontsize() * scale * 0.97)
+
+
+def _room(extents, depths):
+    """The smallest ratio of the room a box has to the room it takes:
+    below 1 where boxes overlap."""
+    scale = np.inf
+    levels = {}
+    for extent, depth in zip(extents, depths):
+        levels.setdefault(depth, []).append(extent)
+    for depth, row in levels.items():
+        row.sort(key=lambda extent: extent.x0)
+        for left, right in zip(row, row[1:]):
+            # Centres stay where they are: each of two boxes may take half
+            # of the distance between them.
+            distance = (right.x0 + right.x1 - left.x0 - left.x1) / 2.0
+            scale = min(scale, distance / max((left.width + right.width) / 2.0, 1e-9))
+        below = levels.get(depth + 1, [])
+        if row and below:
+            distance = (min(extent.y0 + extent.y1 for extent in row)
+                        - max(extent.y0 + extent.y1 for extent in below)) / 2.0
+            needed = (max(extent.height for extent in row)
+                      + max(extent.height for extent in below)) / 2.0
+            scale = min(scale, distance / max(needed, 1e-9))
+    return scale
