@@ -328,6 +328,25 @@ def test_files_that_are_not_model_files_are_refused(tmp_path):
         fasttree.load(tmp_path / "absent.ft")
 
 
+@pytest.mark.parametrize("content, says", [
+    (b"age,income,y\n31,2000,yes\n", "looks like a CSV file"),
+    (b"just some notes\n", "holds text"),
+    (b"", "the file is empty"),
+    (pickle.dumps([1, 2]), "it is a pickle"),
+    (b"\x93NUMPY\x01\x00", "numpy .npy array"),
+    (bytes(range(200, 256)), "not a zip archive"),
+])
+def test_a_file_that_is_not_a_model_says_what_it_seems_to_be(tmp_path, content, says):
+    path = tmp_path / "file"
+    path.write_bytes(content)
+    with pytest.raises(ModelFileError) as raised:
+        fasttree.load(path)
+    message = str(raised.value)
+    assert message.startswith("not a fasttree model file: ") and says in message
+    # numpy's advice about unpickling has no place here.
+    assert "allow_pickle" not in message
+
+
 def test_a_deeply_nested_header_is_refused_not_overflowing_the_stack():
     for depth in (100, 100000):
         value = '{"type":"list","items":[' * depth + "null" + "]}" * depth

@@ -45,6 +45,9 @@ import numpy as np
 FORMAT_NAME = "fasttree-model"
 FORMAT_VERSION = 1
 HEADER_ENTRY = "header"
+# A model file is a zip archive: it starts with a local file header (or, for
+# an archive of no entries, the end of its central directory).
+ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
 # Nesting deeper than this is refused on load (a hostile document could
 # otherwise exhaust the stack).
 MAX_DEPTH = 64
@@ -313,9 +316,31 @@ def dumps(model):
     return buffer.getvalue()
 
 
+def _what_it_is(data):
+    """What a file that is not a zip archive seems to hold, in words."""
+    if not data:
+        return "the file is empty"
+    if data.startswith(b"\x80"):
+        return ("it is a pickle (load it with pickle.load, and only if you trust where it "
+                "came from)")
+    if data.startswith(b"\x93NUMPY"):
+        return "it is a numpy .npy array"
+    try:
+        text = data[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        return "it is not a zip archive"
+    lines = text.splitlines()
+    if lines and "," in lines[0]:
+        return "it holds text that looks like a CSV file (data, not a model)"
+    return "it holds text, not a zip archive"
+
+
 def loads(data):
     """The model in the bytes of a model file, checked (``ModelFileError``
     names what is wrong with a file that is not a sound model file)."""
+    if not data.startswith(ZIP_SIGNATURES):
+        raise ModelFileError(f"not a fasttree model file: {_what_it_is(data)}; model files "
+                             "are written by fasttree.save or `python -m fasttree train`")
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             if not isinstance(archive, np.lib.npyio.NpzFile):
