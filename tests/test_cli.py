@@ -107,7 +107,7 @@ def test_show_prints_the_summary_rules_and_importances(tmp_path, capsys):
     assert status == 0
     assert out.startswith("DecisionTreeClassifier (5 features, classes ['died', 'survived'])")
     assert "max_depth=2" in out
-    assert "sex" in out and "class: " in out
+    assert "sex" in out and " then class = " in out
     assert "feature importances:" in out
 
 
@@ -152,7 +152,7 @@ def write(path, text):
     (lambda tmp: ["train", TITANIC, "--target", "survived", "--param", "max_depth=-2"],
      "max_depth"),
     (lambda tmp: ["predict", write(tmp / "bad.ft", "not a model"), TITANIC],
-     "not a readable fasttree model file"),
+     "fasttree model file"),
     (lambda tmp: ["show", tmp / "absent.ft"], "no such file"),
     (lambda tmp: ["evaluate", TITANIC, "--target", "survived", "--cv", 1], "--cv"),
     (lambda tmp: ["train", TITANIC, "--target", "age", "--task", "regression"],
@@ -215,3 +215,190 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path, capsys):
                            "--proba | head -n 2", shell=True, capture_output=True, text=True)
     assert piped.stdout.startswith("prediction,proba_") and len(piped.stdout.splitlines()) == 2
     assert piped.stderr == ""
+
+
+def numbers_file(path, target_cells, extra=None):
+    """A CSV of two numeric features and the target ``y`` of ``target_cells``
+    (one row each), with the columns of ``extra`` (name: cells) first."""
+    rng = np.random.default_rng(0)
+    extra = extra or {}
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow([*extra, "a", "b", "y"])
+        for row, cell in enumerate(target_cells):
+            writer.writerow([*(cells[row] for cells in extra.values()),
+                             *rng.normal(size=2).round(3), cell])
+    return path
+
+
+def test_a_numeric_target_with_a_few_text_cells_is_refused_naming_them(tmp_path, capsys):
+    cells = [f"{value:.2f}" for value in np.random.default_rng(1).normal(size=300) * 100]
+    cells[7] = "unknown"
+    path = numbers_file(tmp_path / "typo.csv", cells)
+    for task in ("auto", "regression"):
+        status, out, err = run(capsys, "train", path, "--target", "y", "--task", task,
+                               "--out", tmp_path / "model.ft")
+        assert status == 1 and out == "" and err.count("\n") == 1
+        # The column, the cell, its line in the file (the header is line 1).
+        assert "'y'" in err and "'unknown'" in err and "line 9" in err
+    _, _, auto_err = run(capsys, "evaluate", path, "--target", "y")
+    assert "'unknown'" in auto_err and "--task classification" in auto_err
+    assert not (tmp_path / "model.ft").exists()
+    # Labels that happen to be mostly numbers are fitted when the user says so.
+    status, out, _ = run(capsys, "train", path, "--target", "y", "--task", "classification",
+                         "--out", tmp_path / "model.ft")
+    assert status == 0 and "DecisionTreeClassifier" in out
+
+
+def test_a_few_text_labels_among_many_are_still_classes(tmp_path, capsys):
+    # Grades 1-5 and F: text cells are a sixth of the column, the classes few.
+    path = numbers_file(tmp_path / "grades.csv", ["1", "2", "3", "4", "5", "F"] * 20)
+    status, out, _ = run(capsys, "train", path, "--target", "y", "--out", tmp_path / "m.ft")
+    assert status == 0 and "DecisionTreeClassifier" in out
+    assert fasttree.load(tmp_path / "m.ft").classes_.tolist() == ["1", "2", "3", "4", "5", "F"]
+
+
+def test_a_target_of_a_class_per_row_is_refused_unless_asked_for(tmp_path, capsys):
+    path = numbers_file(tmp_path / "names.csv", [f"passenger {row}" for row in range(100)])
+    status, _, err = run(capsys, "train", path, "--target", "y", "--out", tmp_path / "m.ft")
+    assert status == 1 and err.count("\n") == 1
+    assert "'y'" in err and "100 classes in 100 rows" in err and "--task classification" in err
+    status, _, _ = run(capsys, "train", path, "--target", "y", "--task", "classification",
+                       "--out", tmp_path / "m.ft")
+    assert status == 0
+
+
+def test_show_rules_prints_a_trees_if_then_rules(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 2, "--out", model_path)
+    status, out, _ = run(capsys, "show", model_path, "--rules")
+    assert status == 0
+    rules = [line for line in out.splitlines() if line.startswith("if ")]
+    expected = [str(rule) for rule in fasttree.tree_rules(fasttree.load(model_path))]
+    assert rules == expected and len(rules) == 4
+    assert all(" then class = " in rule and "(support " in rule for rule in rules)
+    assert "|   " not in out
+
+
+def test_show_rules_prints_a_forest_members_rules_by_its_names(tmp_path, capsys):
+    model_path = tmp_path / "forest.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--model", "forest",
+        "--n-estimators", 3, "--max-depth", 2, "--random-state", 0, "--out", model_path)
+    forest = fasttree.load(model_path)
+    status, out, _ = run(capsys, "show", model_path, "--rules", "--tree", 2)
+    assert status == 0 and "rules of tree 2:" in out
+    rules = [line for line in out.splitlines() if line.startswith("if ")]
+    names = list(forest.feature_names_in_)
+    assert rules == [str(rule) for rule in fasttree.tree_rules(forest.estimators_[2], names)]
+    status, _, err = run(capsys, "show", model_path, "--rules", "--tree", 3)
+    assert status == 1 and "--tree" in err and "0 to 2" in err
+
+
+def test_show_prints_a_rule_lists_rules(tmp_path, capsys):
+    import pandas as pd
+
+    table = pd.read_csv(TITANIC).fillna({"age": -1})
+    X, y = table.drop(columns="survived"), table["survived"]
+    model = fasttree.RuleListClassifier(random_state=0).fit(X, y)
+    model_path = tmp_path / "rules.ft"
+    model.save(model_path)
+    status, out, _ = run(capsys, "show", model_path)
+    assert status == 0 and out.startswith("RuleListClassifier (5 features")
+    assert f"rules: {len(model.rules_)}, then the default class" in out
+    status, out, _ = run(capsys, "show", model_path, "--rules")
+    assert status == 0
+    assert out.rstrip("\n").endswith(str(model))
+    status, _, err = run(capsys, "show", model_path, "--importances")
+    assert status == 1 and "RuleListClassifier" in err and "importances" in err
+
+
+def test_a_csv_with_pandas_index_names_the_unnamed_column(tmp_path, capsys):
+    import pandas as pd
+
+    path = tmp_path / "indexed.csv"
+    pd.read_csv(TITANIC).to_csv(path)
+    status, _, err = run(capsys, "train", path, "--target", "survived")
+    assert status == 1 and err.count("\n") == 1
+    assert "column 1 of the header has no name" in err and "index=False" in err
+    repeated = write(tmp_path / "repeated.csv", "a,b,a,y\n1,2,3,4\n")
+    status, _, err = run(capsys, "train", repeated, "--target", "y")
+    assert status == 1 and "columns 1 and 3 both 'a'" in err
+
+
+def test_an_output_directory_that_does_not_exist_is_named_before_any_work(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 2, "--out", model_path)
+    for argv in (["train", TITANIC, "--target", "survived", "--out", tmp_path / "nodir" / "z.ft"],
+                 ["predict", model_path, TITANIC, "--out", tmp_path / "nodir" / "p.csv"]):
+        status, out, err = run(capsys, *argv)
+        assert status == 1 and out == "" and err.count("\n") == 1
+        assert f"the directory {tmp_path / 'nodir'} does not exist" in err
+        assert "no such file" not in err
+    status, _, err = run(capsys, "predict", model_path, TITANIC, "--out", tmp_path)
+    assert status == 1 and "is a directory" in err
+
+
+def test_dropped_columns_are_not_features_and_predict_reads_the_models_columns(tmp_path,
+                                                                             capsys):
+    n_rows = 120
+    rng = np.random.default_rng(0)
+    path = numbers_file(tmp_path / "people.csv", rng.integers(0, 2, n_rows).astype(str),
+                        extra={"customer": rng.permutation(n_rows) + 1,
+                               "leak": rng.normal(size=n_rows).round(3)})
+    model_path = tmp_path / "model.ft"
+    status, out, err = run(capsys, "train", path, "--target", "y", "--drop", "customer,leak",
+                           "--out", model_path)
+    assert status == 0 and err == "" and "120 rows x 2 features" in out
+    assert list(fasttree.load(model_path).feature_names_in_) == ["a", "b"]
+    # predict reads a and b by name, with or without the dropped columns there.
+    status, with_dropped, _ = run(capsys, "predict", model_path, path)
+    assert status == 0
+    slim = tmp_path / "slim.csv"
+    slim.write_text("\n".join(",".join(line.split(",")[2:4])
+                              for line in path.read_text().splitlines()) + "\n")
+    assert run(capsys, "predict", model_path, slim)[1] == with_dropped
+    # Repeated --drop options add up; evaluate drops the same way.
+    status, out, err = run(capsys, "evaluate", path, "--target", "y", "--drop", "customer",
+                           "--drop", "leak", "--cv", 3)
+    assert status == 0 and err == "" and "on 120 rows x 2 features" in out
+
+
+@pytest.mark.parametrize("drop, message", [
+    ("age,fare", "--drop names no column of the data: 'fare' (the columns are: pclass,"),
+    ("survived", "--drop names the target column 'survived'"),
+    ("pclass,sex,age,sibsp,parch", "--drop leaves no column besides the target"),
+])
+def test_a_bad_drop_is_one_clear_line(tmp_path, capsys, drop, message):
+    status, _, err = run(capsys, "train", TITANIC, "--target", "survived", "--drop", drop,
+                         "--out", tmp_path / "model.ft")
+    assert status == 1 and err.count("\n") == 1 and message in err
+
+
+def test_a_feature_that_looks_like_a_row_identifier_is_warned_about(tmp_path, capsys):
+    n_rows = 60
+    rng = np.random.default_rng(0)
+    path = numbers_file(tmp_path / "ids.csv", rng.integers(0, 2, n_rows).astype(str),
+                        extra={"row": rng.permutation(n_rows), "CustomerId": rng.integers(
+                            0, 5, n_rows), "name": [f"person {k}" for k in range(n_rows)]})
+    status, _, err = run(capsys, "train", path, "--target", "y", "--out", tmp_path / "m.ft")
+    assert status == 0
+    warnings = err.splitlines()
+    assert len(warnings) == 3 and all(line.startswith("fasttree: warning: the column ")
+                                      for line in warnings)
+    assert "'row' looks like a row identifier" in warnings[0] and "--drop row " in warnings[0]
+    assert "'CustomerId'" in warnings[1] and "by its name" in warnings[1]
+    assert "'name'" in warnings[2] and "a different text in every row" in warnings[2]
+    status, _, err = run(capsys, "evaluate", path, "--target", "y", "--cv", 2,
+                         "--drop", "row,CustomerId,name")
+    assert status == 0 and err == ""
+    # Ordinary features are not: numbers repeated, counts, names such as "paid".
+    status, _, err = run(capsys, "train", TITANIC, "--target", "survived",
+                         "--out", tmp_path / "m.ft")
+    assert status == 0 and err == ""
+    assert cli_module().row_identifier_reason("paid", np.arange(60.0) * 2) is None
+    assert cli_module().row_identifier_reason("valid", np.arange(60.0) + 1) is not None
+
+
+def cli_module():
+    from fasttree import _cli
+    return _cli

@@ -7,6 +7,8 @@ error and exit status 1; a wrong command line as argparse's usage and 2.
 
 import argparse
 import ast
+import os
+import re
 import sys
 import time
 
@@ -19,6 +21,9 @@ MODEL_KINDS = ("tree", "forest", "extra-trees", "bagging", "adaboost")
 # A numeric target of at most this many distinct whole numbers is taken as
 # class labels (task 'auto').
 MAX_AUTO_CLASSES = 50
+# A target column of numbers in which at most this share of the cells is text
+# is refused (unless --task classification): the text is most likely a typo.
+MAX_STRAY_TEXT = 0.1
 
 
 class CommandError(ValueError):
@@ -101,11 +106,15 @@ def target_of(table, name, task):
         missing = np.isnan(target)
     if missing.any():
         raise CommandError(f"the target column {name!r} has {int(missing.sum())} missing "
-                           "values; drop or fill those rows")
+                           f"value{'s' if missing.sum() > 1 else ''}; drop or fill those rows")
+    if target.dtype == object and task != "classification":
+        refuse_stray_text(table, name, task)
     if task == "auto":
         whole = target.dtype != object and np.array_equal(target, np.round(target))
         task = ("classification" if target.dtype == object or (
             whole and np.unique(target).shape[0] <= MAX_AUTO_CLASSES) else "regression")
+        if task == "classification":
+            refuse_a_class_per_row(target, name)
     if task == "classification":
         if target.dtype != object and np.array_equal(target, np.round(target)):
             target = target.astype(np.int64)
@@ -118,6 +127,47 @@ def target_of(table, name, task):
     return target, task, rest
 
 
+def is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def refuse_stray_text(table, name, task):
+    """CommandError for a target column of numbers with a few cells of text
+    (at most ``MAX_STRAY_TEXT`` of them): a typo or a mark of a missing value
+    far more often than a class label, and it would turn a regression into a
+    classification of every distinct number."""
+    target = table.column(name)
+    text_rows = [row for row, cell in enumerate(target) if not is_number(cell)]
+    if not text_rows or len(text_rows) > MAX_STRAY_TEXT * len(target):
+        return
+    shown = ", ".join(f"{target[row]!r} ({table.place(row)})" for row in text_rows[:3])
+    more = f" and {len(text_rows) - 3} more" if len(text_rows) > 3 else ""
+    advice = ("correct those cells or drop their rows" if task == "regression" else
+              "correct those cells or drop their rows, or pass --task classification if "
+              "the column holds class labels")
+    raise CommandError(f"the target column {name!r} holds numbers but {len(text_rows)} "
+                       f"cell{'s' if len(text_rows) > 1 else ''} of text: {shown}{more}; "
+                       f"{advice}")
+
+
+def refuse_a_class_per_row(target, name):
+    """CommandError for a target (taken as classes by ``--task auto``) in which
+    most rows have a class of their own: an identifier or a free-text column,
+    not something a classifier can learn."""
+    labels = target.astype(str) if target.dtype == object else target
+    classes, counts = np.unique(labels, return_counts=True)
+    alone = int(np.sum(counts == 1))
+    if alone > len(target) / 2:
+        raise CommandError(f"the target column {name!r} has {len(classes)} classes in "
+                           f"{len(target)} rows, {alone} of them a class of one row, which no "
+                           "classifier learns from; choose another target, or pass --task "
+                           "classification to fit it anyway")
+
+
 def fitted_on(estimator, table, target):
     """``estimator`` fitted on the table's columns, knowing their names."""
     estimator.fit(table.matrix(), target)
@@ -125,9 +175,76 @@ def fitted_on(estimator, table, target):
     return estimator
 
 
-def command_train(args):
+def check_output(path):
+    """CommandError, before any work, when ``--out`` cannot be written: its
+    directory does not exist, or it is a directory."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CommandError(f"cannot write --out {path}: the directory "
+                           f"{os.path.dirname(path) or directory} does not exist")
+    if os.path.isdir(path):
+        raise CommandError(f"cannot write --out {path}: it is a directory; give a file name")
+
+
+def dropped_names(args):
+    """The column names of every ``--drop``, split at commas."""
+    return [name.strip() for option in args.drop or () for name in option.split(",")
+            if name.strip()]
+
+
+def learning_data(args):
+    """The target, the task and the feature columns of ``args.data``, without
+    the ``--drop`` columns; a warning for each feature that looks like a row
+    identifier."""
     table = read_table(args.data)
-    target, task, features = target_of(table, args.target, args.task)
+    dropped = dropped_names(args)
+    for name in dropped:
+        if name == args.target:
+            raise CommandError(f"--drop names the target column {name!r}")
+        if name not in table.columns:
+            raise CommandError(f"--drop names no column of the data: {name!r} (the columns "
+                               f"are: {', '.join(table.names)})")
+    kept = table.select([name for name in table.names if name not in dropped])
+    if dropped and kept.names == [args.target]:
+        raise CommandError("--drop leaves no column besides the target")
+    target, task, features = target_of(kept, args.target, args.task)
+    for name in features.names:
+        reason = row_identifier_reason(name, features.column(name))
+        if reason:
+            print(f"fasttree: warning: the column {name!r} looks like a row identifier "
+                  f"({reason}), which a model only memorises; --drop {name} unless it "
+                  "means something", file=sys.stderr)
+    return target, task, features
+
+
+# Value-based identifier warnings need at least this many rows (a toy file's
+# few rows are often numbered by chance).
+MIN_ROWS_FOR_IDENTIFIERS = 10
+IDENTIFIER_NAME = re.compile(r"(?i:^(id|index|row|rowid|row_id)$|[_\s.-]id$)|[a-z](Id|ID)$")
+
+
+def row_identifier_reason(name, column):
+    """Why a feature column looks like a row identifier, or None: a name such
+    as ``id`` or ``customer_id``; the numbers 0 to n-1 or 1 to n, each once;
+    a text in every row of its own."""
+    if IDENTIFIER_NAME.search(name):
+        return "by its name"
+    if len(column) < MIN_ROWS_FOR_IDENTIFIERS:
+        return None
+    if column.dtype == object:
+        if all(value is not None for value in column) and len(set(column)) == len(column):
+            return "a different text in every row"
+        return None
+    numbers = np.sort(column)
+    for first in (0, 1):
+        if np.array_equal(numbers, np.arange(first, first + len(column))):
+            return f"the numbers {first} to {first + len(column) - 1}, each once"
+    return None
+
+
+def command_train(args):
+    check_output(args.out)
+    target, task, features = learning_data(args)
     estimator = build_estimator(args, task)
     start = time.perf_counter()
     fitted_on(estimator, features, target)
@@ -135,7 +252,7 @@ def command_train(args):
     estimator.save(args.out)
     score = estimator.score(features.matrix(), target)
     what = "accuracy" if task == "classification" else "R^2"
-    print(f"trained {type(estimator).__name__} on {table.n_rows} rows x "
+    print(f"trained {type(estimator).__name__} on {features.n_rows} rows x "
           f"{len(features.names)} features in {seconds:.2f} s; training {what} {score:.4f}")
     print(f"saved to {args.out}")
     return 0
@@ -150,6 +267,8 @@ def model_rows(model, table):
 
 
 def command_predict(args):
+    if args.out is not None:
+        check_output(args.out)
     model = load(args.model_file)
     rows = model_rows(model, read_table(args.data))
     predicted = model.predict(rows)
@@ -176,18 +295,17 @@ def fold_indices(n_rows, n_folds, seed):
 
 
 def command_evaluate(args):
-    table = read_table(args.data)
-    target, task, features = target_of(table, args.target, args.task)
-    if not 2 <= args.cv <= table.n_rows:
-        raise CommandError(f"--cv must be between 2 and the number of rows ({table.n_rows})")
+    target, task, features = learning_data(args)
+    if not 2 <= args.cv <= features.n_rows:
+        raise CommandError(f"--cv must be between 2 and the number of rows ({features.n_rows})")
     matrix = features.matrix()
-    predicted = np.empty(table.n_rows, dtype=target.dtype)
-    for fold in fold_indices(table.n_rows, args.cv, args.random_state or 0):
-        train = np.setdiff1d(np.arange(table.n_rows), fold)
+    predicted = np.empty(features.n_rows, dtype=target.dtype)
+    for fold in fold_indices(features.n_rows, args.cv, args.random_state or 0):
+        train = np.setdiff1d(np.arange(features.n_rows), fold)
         estimator = build_estimator(args, task).fit(matrix[train], target[train])
         predicted[fold] = estimator.predict(matrix[fold])
     name = type(build_estimator(args, task)).__name__
-    print(f"{name}, {args.cv}-fold cross-validation on {table.n_rows} rows x "
+    print(f"{name}, {args.cv}-fold cross-validation on {features.n_rows} rows x "
           f"{len(features.names)} features")
     if task == "regression":
         residual = target - predicted
@@ -212,7 +330,6 @@ def command_evaluate(args):
 
 
 def command_show(args):
-    from .rules import export_text
     model = load(args.model_file)
     names = getattr(model, "feature_names_in_", None)
     names = None if names is None else [str(name) for name in names]
@@ -220,32 +337,56 @@ def command_show(args):
           + (f", classes {list(np.asarray(model.classes_).tolist())})"
              if isinstance(getattr(model, "classes_", None), np.ndarray) else ")"))
     members = getattr(model, "estimators_", None)
-    if members is not None:
+    rule_list = getattr(model, "rules_", None)
+    if members is not None and rule_list is None:
         print(f"trees: {len(members)}")
     elif hasattr(model, "tree_"):
         print(f"depth {model.get_depth()}, {model.get_n_leaves()} leaves")
+    if rule_list is not None:
+        print(f"rules: {len(rule_list)}, then the default class {model.default_class_}")
     changed = {name: value for name, value in model.get_params(deep=False).items()
                if value != type(model)().get_params(deep=False)[name]}
     print("parameters: " + (", ".join(f"{name}={value!r}" for name, value in changed.items())
                             or "the defaults"))
     if args.importances:
+        if not hasattr(model, "feature_importances_"):
+            raise CommandError(f"a {type(model).__name__} has no feature importances")
         importances = np.asarray(model.feature_importances_)
         print("feature importances:")
         for index in np.argsort(-importances, kind="stable"):
             label = names[index] if names else f"feature {index}"
             print(f"  {label:<30} {importances[index]:.4f}")
-    if args.rules:
-        tree, tree_names = model, names
-        if members is not None:
-            if not 0 <= args.tree < len(members):
-                raise CommandError(f"--tree must be below {len(members)}")
-            tree = members[args.tree]
-            subsets = getattr(model, "estimators_features_", None)
-            if names is not None and subsets is not None:
-                tree_names = [names[index] for index in subsets[args.tree]]
-            print(f"rules of tree {args.tree}:")
-        print(export_text(tree, feature_names=tree_names))
+    if rule_list is not None:
+        if args.tree is not None:
+            raise CommandError(f"--tree is for ensembles; a {type(model).__name__} is one "
+                               "list of rules")
+        if args.rules:
+            print("rules, the first that holds decides:")
+            print(model)
+    elif args.rules:
+        print_tree_rules(model, names, members, args.tree)
+    elif args.tree is not None:
+        raise CommandError("--tree picks the member whose --rules to print; add --rules")
     return 0
+
+
+def print_tree_rules(model, names, members, member):
+    """Print the if-then rules of a tree, or of the ensemble's ``member``."""
+    from .rules import tree_rules
+    tree, tree_names = model, names
+    if members is not None:
+        member = 0 if member is None else member
+        if not 0 <= member < len(members):
+            raise CommandError(f"--tree must be from 0 to {len(members) - 1}")
+        tree = members[member]
+        subsets = getattr(model, "estimators_features_", None)
+        if names is not None and subsets is not None:
+            tree_names = [names[index] for index in subsets[member]]
+        print(f"rules of tree {member}:")
+    elif member is not None:
+        raise CommandError(f"--tree is for ensembles; a {type(model).__name__} is one tree")
+    for rule in tree_rules(tree, feature_names=tree_names):
+        print(rule)
 
 
 def add_model_options(parser):
@@ -254,7 +395,9 @@ def add_model_options(parser):
     parser.add_argument("--task", choices=("auto", "classification", "regression"),
                         default="auto",
                         help="auto: classification for a text target or one of at most "
-                             f"{MAX_AUTO_CLASSES} whole numbers, else regression")
+                             f"{MAX_AUTO_CLASSES} whole numbers, else regression; it refuses "
+                             "a target of numbers with a few text cells, and one in which "
+                             "most rows are a class of their own (default: auto)")
     parser.add_argument("--max-depth", type=int, metavar="N")
     parser.add_argument("--n-estimators", type=int, metavar="N",
                         help="members of a forest, bagging or AdaBoost")
@@ -267,6 +410,10 @@ def add_model_options(parser):
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="report ensembles' members done, time elapsed and left on "
                              "standard error (default: when it is a terminal)")
+    parser.add_argument("--drop", action="append", metavar="COLUMN[,COLUMN...]",
+                        help="columns that are not features, such as an identifier "
+                             "(repeatable); a saved model reads only the columns it was "
+                             "trained on")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="any other parameter of the estimator (repeatable), as a "
                              "Python literal: --param ccp_alpha=0.01 --param "
@@ -309,9 +456,12 @@ def parser_of():
                                description="A saved model's kind, size and parameters; "
                                            "its rules and feature importances on request.")
     show.add_argument("model_file", metavar="MODEL")
-    show.add_argument("--rules", action="store_true", help="print the tree as if-then rules")
-    show.add_argument("--tree", type=int, default=0, metavar="N",
-                      help="which member's rules, for ensembles (default: 0)")
+    show.add_argument("--rules", action="store_true",
+                      help="print the if-then rules, one per leaf of the tree (or a rule "
+                           "list's rules in order)")
+    show.add_argument("--tree", type=int, metavar="N",
+                      help="with --rules, which member of a forest, bagging or AdaBoost "
+                           "(from 0; default: 0)")
     show.add_argument("--importances", action="store_true",
                       help="print the feature importances")
     commands.add_parser("demo", help="fit a tree on the bundled data (the default)")

@@ -29,9 +29,15 @@ class Table:
         (str values, None missing).
     """
 
-    def __init__(self, names, columns):
+    def __init__(self, names, columns, lines=None):
         self.names = list(names)
         self.columns = columns
+        self.lines = lines
+
+    def place(self, row):
+        """Where row ``row`` (from 0) is in the file: its line in a CSV file
+        (the header is line 1), else its row number from 1."""
+        return f"line {self.lines[row]}" if self.lines is not None else f"row {row + 1}"
 
     @property
     def n_rows(self):
@@ -46,7 +52,7 @@ class Table:
     def without(self, name):
         """The table without the column ``name``."""
         names = [other for other in self.names if other != name]
-        return Table(names, {other: self.columns[other] for other in names})
+        return Table(names, {other: self.columns[other] for other in names}, self.lines)
 
     def select(self, names):
         """The columns ``names`` in that order, or TableError naming those missing."""
@@ -54,7 +60,7 @@ class Table:
         if missing:
             raise TableError(f"the data lacks the column(s) {', '.join(map(repr, missing))} "
                              "the model was trained on")
-        return Table(names, {name: self.columns[name] for name in names})
+        return Table(names, {name: self.columns[name] for name in names}, self.lines)
 
     def matrix(self):
         """The columns side by side: float64 when all are numeric, else an
@@ -90,19 +96,20 @@ def _read_csv(path):
                 dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
             except csv.Error:
                 dialect = csv.excel
-            rows = list(csv.reader(file, dialect))
+            reader = csv.reader(file, dialect)
+            # Each record with the line it ends on; blank lines are skipped.
+            records = [(reader.line_num, row) for row in reader if row]
     except UnicodeDecodeError:
         raise TableError(f"{path} is not a UTF-8 text (CSV) file") from None
     except csv.Error as error:
         raise TableError(f"{path} is not a valid CSV file ({error})") from None
-    rows = [row for row in rows if row]
-    if not rows:
+    if not records:
         raise TableError(f"{path} is empty")
-    header = [name.strip() for name in rows[0]]
-    if len(set(header)) != len(header) or any(not name for name in header):
-        raise TableError(f"{path}: the first line must name every column once")
-    body = rows[1:]
-    for line, row in enumerate(body, start=2):
+    header = [name.strip() for name in records[0][1]]
+    _check_header(path, header)
+    body = [row for _, row in records[1:]]
+    lines = [line for line, _ in records[1:]]
+    for line, row in zip(lines, body):
         if len(row) != len(header):
             raise TableError(f"{path}, line {line}: {len(row)} fields, the header has "
                              f"{len(header)}")
@@ -111,7 +118,23 @@ def _read_csv(path):
     columns = {}
     for position, name in enumerate(header):
         columns[name] = _typed_column([row[position].strip() for row in body])
-    return Table(header, columns)
+    return Table(header, columns, lines)
+
+
+def _check_header(path, header):
+    """TableError for a header with an empty or a repeated column name."""
+    for position, name in enumerate(header, start=1):
+        if not name and position == 1:
+            raise TableError(f"{path}: column 1 of the header has no name, probably a row "
+                             "index written by pandas' to_csv; write the file with "
+                             "to_csv(path, index=False), or give the column a name")
+        if not name:
+            raise TableError(f"{path}: column {position} of the header has no name; give "
+                             "every column a name")
+        first = header.index(name) + 1
+        if first != position:
+            raise TableError(f"{path}: the header names columns {first} and {position} "
+                             f"both {name!r}; every column needs a name of its own")
 
 
 def _typed_column(cells):
