@@ -157,6 +157,8 @@ def write(path, text):
     (lambda tmp: ["evaluate", TITANIC, "--target", "survived", "--cv", 1], "--cv"),
     (lambda tmp: ["train", TITANIC, "--target", "age", "--task", "regression"],
      "missing values"),
+    (lambda tmp: ["train", write(tmp / "gap.csv", "a,y\n1,x\n2,\n3,z\n"), "--target", "y"],
+     "the target column 'y' has 1 missing value; drop or fill"),
 ])
 def test_mistakes_are_one_line_and_a_non_zero_exit(tmp_path, capsys, make_argv, message):
     status, _, err = run(capsys, *make_argv(tmp_path))
@@ -276,6 +278,9 @@ def test_show_rules_prints_a_trees_if_then_rules(tmp_path, capsys):
     rules = [line for line in out.splitlines() if line.startswith("if ")]
     expected = [str(rule) for rule in fasttree.tree_rules(fasttree.load(model_path))]
     assert rules == expected and len(rules) == 4
+    # The rule docs/command-line.md quotes.
+    assert ("if sex = female and pclass != 3rd then class = survived  (support 250, "
+            "accuracy 0.932)") in rules
     assert all(" then class = " in rule and "(support " in rule for rule in rules)
     assert "|   " not in out
 
@@ -290,8 +295,14 @@ def test_show_rules_prints_a_forest_members_rules_by_its_names(tmp_path, capsys)
     rules = [line for line in out.splitlines() if line.startswith("if ")]
     names = list(forest.feature_names_in_)
     assert rules == [str(rule) for rule in fasttree.tree_rules(forest.estimators_[2], names)]
-    status, _, err = run(capsys, "show", model_path, "--rules", "--tree", 3)
-    assert status == 1 and "--tree" in err and "0 to 2" in err
+    status, out, err = run(capsys, "show", model_path, "--rules", "--tree", 3)
+    assert status == 1 and out == "" and "--tree must be from 0 to 2" in err
+    status, out, err = run(capsys, "show", model_path, "--tree", 1)
+    assert status == 1 and out == "" and "add --rules" in err
+    tree_path = tmp_path / "tree.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--out", tree_path)
+    status, out, err = run(capsys, "show", tree_path, "--rules", "--tree", 1)
+    assert status == 1 and out == "" and "--tree is for ensembles" in err
 
 
 def test_show_prints_a_rule_lists_rules(tmp_path, capsys):
@@ -308,8 +319,9 @@ def test_show_prints_a_rule_lists_rules(tmp_path, capsys):
     status, out, _ = run(capsys, "show", model_path, "--rules")
     assert status == 0
     assert out.rstrip("\n").endswith(str(model))
-    status, _, err = run(capsys, "show", model_path, "--importances")
-    assert status == 1 and "RuleListClassifier" in err and "importances" in err
+    status, out, err = run(capsys, "show", model_path, "--importances")
+    assert status == 1 and out == ""
+    assert "a RuleListClassifier has no feature importances" in err
 
 
 def test_a_csv_with_pandas_index_names_the_unnamed_column(tmp_path, capsys):

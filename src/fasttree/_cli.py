@@ -331,43 +331,53 @@ def command_evaluate(args):
 
 def command_show(args):
     model = load(args.model_file)
+    members = getattr(model, "estimators_", None)
+    rule_list = getattr(model, "rules_", None)
+    check_show_options(args, model, members if rule_list is None else None)
     names = getattr(model, "feature_names_in_", None)
     names = None if names is None else [str(name) for name in names]
     print(f"{type(model).__name__} ({model.n_features_in_} features"
           + (f", classes {list(np.asarray(model.classes_).tolist())})"
              if isinstance(getattr(model, "classes_", None), np.ndarray) else ")"))
-    members = getattr(model, "estimators_", None)
-    rule_list = getattr(model, "rules_", None)
-    if members is not None and rule_list is None:
+    if rule_list is not None:
+        print(f"rules: {len(rule_list)}, then the default class {model.default_class_}")
+    elif members is not None:
         print(f"trees: {len(members)}")
     elif hasattr(model, "tree_"):
         print(f"depth {model.get_depth()}, {model.get_n_leaves()} leaves")
-    if rule_list is not None:
-        print(f"rules: {len(rule_list)}, then the default class {model.default_class_}")
     changed = {name: value for name, value in model.get_params(deep=False).items()
                if value != type(model)().get_params(deep=False)[name]}
     print("parameters: " + (", ".join(f"{name}={value!r}" for name, value in changed.items())
                             or "the defaults"))
     if args.importances:
-        if not hasattr(model, "feature_importances_"):
-            raise CommandError(f"a {type(model).__name__} has no feature importances")
         importances = np.asarray(model.feature_importances_)
         print("feature importances:")
         for index in np.argsort(-importances, kind="stable"):
             label = names[index] if names else f"feature {index}"
             print(f"  {label:<30} {importances[index]:.4f}")
-    if rule_list is not None:
-        if args.tree is not None:
-            raise CommandError(f"--tree is for ensembles; a {type(model).__name__} is one "
-                               "list of rules")
-        if args.rules:
-            print("rules, the first that holds decides:")
-            print(model)
+    if args.rules and rule_list is not None:
+        print("rules, the first that holds decides:")
+        print(model)
     elif args.rules:
-        print_tree_rules(model, names, members, args.tree)
-    elif args.tree is not None:
-        raise CommandError("--tree picks the member whose --rules to print; add --rules")
+        print_tree_rules(model, names, members, 0 if args.tree is None else args.tree)
     return 0
+
+
+def check_show_options(args, model, members):
+    """CommandError, before anything is printed, for an option of ``show``
+    that does not apply to ``model`` (whose ensemble ``members`` or None)."""
+    kind = type(model).__name__
+    if args.tree is not None:
+        if members is None:
+            raise CommandError(f"--tree is for ensembles; a {kind} is "
+                               + ("one list of rules" if hasattr(model, "rules_")
+                                  else "one model"))
+        if not args.rules:
+            raise CommandError("--tree picks the member whose rules to print; add --rules")
+        if not 0 <= args.tree < len(members):
+            raise CommandError(f"--tree must be from 0 to {len(members) - 1}")
+    if args.importances and not hasattr(model, "feature_importances_"):
+        raise CommandError(f"a {kind} has no feature importances")
 
 
 def print_tree_rules(model, names, members, member):
@@ -375,16 +385,11 @@ def print_tree_rules(model, names, members, member):
     from .rules import tree_rules
     tree, tree_names = model, names
     if members is not None:
-        member = 0 if member is None else member
-        if not 0 <= member < len(members):
-            raise CommandError(f"--tree must be from 0 to {len(members) - 1}")
         tree = members[member]
         subsets = getattr(model, "estimators_features_", None)
         if names is not None and subsets is not None:
             tree_names = [names[index] for index in subsets[member]]
         print(f"rules of tree {member}:")
-    elif member is not None:
-        raise CommandError(f"--tree is for ensembles; a {type(model).__name__} is one tree")
     for rule in tree_rules(tree, feature_names=tree_names):
         print(rule)
 
