@@ -9,6 +9,7 @@ import argparse
 import ast
 import os
 import re
+import shlex
 import sys
 import time
 
@@ -128,6 +129,7 @@ def target_of(table, name, task):
 
 
 def is_number(text):
+    """Whether a cell's text reads as a number."""
     try:
         float(text)
     except ValueError:
@@ -137,9 +139,9 @@ def is_number(text):
 
 def refuse_stray_text(table, name, task):
     """CommandError for a target column of numbers with a few cells of text
-    (at most ``MAX_STRAY_TEXT`` of them): a typo or a mark of a missing value
-    far more often than a class label, and it would turn a regression into a
-    classification of every distinct number."""
+    (at most the share ``MAX_STRAY_TEXT`` of its cells): a typo or a mark of a
+    missing value far more often than a class label, and it would turn a
+    regression into a classification of every distinct number."""
     target = table.column(name)
     text_rows = [row for row, cell in enumerate(target) if not is_number(cell)]
     if not text_rows or len(text_rows) > MAX_STRAY_TEXT * len(target):
@@ -212,8 +214,8 @@ def learning_data(args):
         reason = row_identifier_reason(name, features.column(name))
         if reason:
             print(f"fasttree: warning: the column {name!r} looks like a row identifier "
-                  f"({reason}), which a model only memorises; --drop {name} unless it "
-                  "means something", file=sys.stderr)
+                  f"({reason}), which a model only memorises; --drop {shlex.quote(name)} "
+                  "unless it means something", file=sys.stderr)
     return target, task, features
 
 
