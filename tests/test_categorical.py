@@ -270,7 +270,8 @@ def test_bad_categorical_features_are_refused_with_a_clear_message(categorical_f
 
 def test_a_string_column_not_marked_categorical_is_refused():
     X = np.array([["a", 1.0], ["b", 2.0]], dtype=object)
-    with pytest.raises(ValueError, match="cannot be converted to float.*categorical_features"):
+    with pytest.raises(ValueError, match=r"feature 0 holds values that are not numbers; "
+                                         r"mark it categorical \(categorical_features\)"):
         DecisionTreeClassifier(categorical_features=None).fit(X, [0, 1])
 
 

@@ -1,6 +1,7 @@
 """Categorical columns as codes (``fasttree._categories``)."""
 
 import csv
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -191,3 +192,39 @@ def test_a_model_of_a_mixed_column_predicts_unseen_categories_as_missing(as_fram
     missing = model.predict(pd.DataFrame({"c": pd.Series([None], dtype=object)}))
     assert predicted[0] == missing[0] == predicted[3]
     np.testing.assert_array_equal(predicted[1:3], [1, 0])
+
+
+@pytest.mark.parametrize("given", [[0, 1, 0, 1], [0.0, np.nan, 1.0, 1.0]])
+def test_codes_given_for_text_categories_at_predict_are_refused(given):
+    from fasttree import DecisionTreeClassifier
+    X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "colour": ["red", "blue", "red", "blue"]})
+    model = DecisionTreeClassifier().fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"column 'colour' was fitted on categories of text "
+                                         r"\('blue', 'red'\) but holds numbers here"):
+        model.predict(X.assign(colour=given))
+    # Unseen categories of the right kind still go the missing values' way.
+    np.testing.assert_array_equal(model.predict(X.assign(colour=["green"] * 4)),
+                                  model.predict(X.assign(colour=[None] * 4)))
+
+
+def test_text_given_for_number_categories_at_predict_is_refused():
+    from fasttree import DecisionTreeClassifier
+    X = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
+    model = DecisionTreeClassifier(categorical_features=[1]).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"feature 1 was fitted on categories of numbers "
+                                         r"\(0.0, 1.0\) but holds text here \(such as 'a'\)"):
+        model.predict(np.array([[1.0, "a"], [2.0, "b"]], dtype=object))
+
+
+def test_numbers_written_as_text_warn_that_they_are_taken_as_categories():
+    from fasttree import DecisionTreeClassifier
+    X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "grade": ["1.0", "10.0", "2.0", "1.0"]})
+    with pytest.warns(UserWarning, match=r"column 'grade' holds numbers written as text "
+                                         r"\('1.0', '10.0', '2.0'\), so it is taken as "
+                                         "categorical"):
+        DecisionTreeClassifier().fit(X, [0, 1, 0, 1])
+    # Named categorical on purpose, or not all numbers: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DecisionTreeClassifier(categorical_features=["grade"]).fit(X, [0, 1, 0, 1])
+        DecisionTreeClassifier().fit(X.assign(grade=["1", "A", "2", "1"]), [0, 1, 0, 1])

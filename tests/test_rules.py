@@ -384,7 +384,7 @@ def test_adaboost_members_that_learnt_class_indices_still_vote_for_their_classes
                                random_state=0).fit(X, y)
     expected = model.predict_proba(X)
     # As an earlier fasttree fitted them: members learn 0 .. K-1.
-    del model._members_learn_labels
+    del model._members_labelled
     for member in model.estimators_:
         member.classes_ = np.arange(len(model.classes_))
     np.testing.assert_array_equal(model.predict_proba(X), expected)
@@ -411,3 +411,23 @@ def test_plot_tree_at_its_default_font_size_draws_no_box_over_another(axes):
     axes.figure.draw(renderer)
     assert {box.get_fontsize() for box in boxes} == {10}
     assert overlapping_boxes(boxes, renderer) != []
+
+
+def test_export_text_max_depth_cuts_subtrees_into_one_line_each():
+    estimator, _, _, _ = fitted(False, max_depth=5)
+    full = export_text(estimator)
+    cut = export_text(estimator, max_depth=1)
+    assert max(line.count("|   ") for line in cut.splitlines()) == 2
+    # The lines above the cut are the full text's, in order: its tests of
+    # levels 0 and 1 and the leaves right under them.
+    kept = [line for line in cut.splitlines() if "..." not in line]
+    assert kept == [line for line in full.splitlines() if line.count("|   ") <= 1
+                    or (line.count("|   ") == 2 and "class:" in line)]
+    tree = estimator.tree_
+    cuts = re.findall(r"\.\.\. \(a subtree of depth (\d+), (\d+) leaves\)", cut)
+    assert cuts and sum(int(leaves) for _, leaves in cuts) + sum(
+        "class:" in line for line in kept) == estimator.get_n_leaves()
+    assert max(int(depth) for depth, _ in cuts) == tree.max_depth - 2
+    assert export_text(estimator, max_depth=tree.max_depth) == full
+    with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
+        export_text(estimator, max_depth=-1)

@@ -1,5 +1,7 @@
 """Invalid input and invalid parameters stop with an error that names the problem."""
 
+import linecache
+
 import numpy as np
 import pytest
 
@@ -532,3 +534,90 @@ def test_sparse_rows_slice_and_densify_as_the_matrix_does():
     np.testing.assert_array_equal(rows[5:2].toarray(), X[5:2])
     with pytest.raises(IndexError):
         rows[::2]
+
+
+PUBLIC_ESTIMATORS = [getattr(fasttree, name) for name in fasttree.__all__
+                     if hasattr(getattr(fasttree, name), "get_params")]
+
+
+@pytest.mark.parametrize("estimator_class", PUBLIC_ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_an_unknown_keyword_names_the_class_called_and_a_close_parameter(estimator_class):
+    with pytest.raises(TypeError, match=rf"^{estimator_class.__name__}\(\) got an unexpected "
+                                        r"keyword argument 'colour_of_leaves'$"):
+        estimator_class(colour_of_leaves=3)
+    with pytest.raises(TypeError, match=rf"^{estimator_class.__name__}\(\) .* 'random_stat'; "
+                                        r"did you mean 'random_state'\?"):
+        estimator_class(random_stat=0)
+
+
+def date_frames():
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    frame = pd.DataFrame({"size": np.arange(6.0), "when": pd.date_range("2020-01-01", periods=6),
+                          "colour": list("abcabc")})
+    return {"pandas": frame, "pandas dates only": frame[["when"]],
+            "pandas durations": frame.assign(when=frame["when"] - frame["when"].min()),
+            "polars": pl.from_pandas(frame), "pyarrow": pa.Table.from_pandas(frame)}
+
+
+@pytest.mark.parametrize("kind", ["pandas", "pandas dates only", "pandas durations", "polars",
+                                  "pyarrow"])
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier,
+                                             fasttree.RandomForestClassifier])
+def test_a_date_column_is_refused_by_name_with_what_to_do(kind, estimator_class):
+    # A datetime64 column alone used to be read as nanoseconds, silently.
+    X = date_frames()[kind]
+    with pytest.raises(ValueError, match="column 'when' holds dates or times, not numbers: "
+                                         "convert it to numbers first"):
+        estimator_class(n_estimators=2).fit(X, [0, 1] * 3) if estimator_class is not \
+            DecisionTreeClassifier else estimator_class().fit(X, [0, 1] * 3)
+    fitted = DecisionTreeClassifier().fit(np.zeros((6, X.shape[1])), [0, 1] * 3)
+    with pytest.raises(ValueError, match="holds dates or times"):
+        fitted.predict(np.asarray(date_frames()["pandas"]["when"])[:, None].repeat(
+            X.shape[1], axis=1))
+
+
+def test_a_column_of_text_among_numbers_is_named():
+    import pandas as pd
+    X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "note": [1.0, "n/a", 2.0, 3.0]},
+                     dtype=object)
+    with pytest.raises(ValueError, match="column 'note' holds values that are not numbers; "
+                                         "mark it categorical"):
+        DecisionTreeClassifier(categorical_features=None).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="column 'note' holds values that are not numbers"):
+        DecisionTreeClassifier(categorical_features=[]).fit(X.assign(kind=list("abab")),
+                                                            [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("make_warning", [
+    lambda X, y: fasttree.RandomForestClassifier(n_estimators=2, oob_score=True,
+                                                 random_state=0).fit(X, y),
+    lambda X, y: fasttree.BaggingClassifier(n_estimators=2, oob_score=True,
+                                            random_state=0).fit(X, y),
+    lambda X, y: DecisionTreeRegressor(criterion="friedman_mse").fit(X, y),
+    lambda X, y: DecisionTreeClassifier().fit(X, y[:, None]),
+], ids=["oob", "bagging oob", "friedman_mse", "column y"])
+def test_warnings_point_at_the_users_line(make_warning):
+    X, y = small_data()
+    with pytest.warns(Warning) as record:
+        make_warning(X, y)
+    # The line of the user's call itself, not one above or below it in the stack.
+    assert [warning.filename for warning in record] == [__file__] * len(record)
+    assert all(".fit(" in linecache.getline(warning.filename, warning.lineno)
+               for warning in record)
+
+
+@pytest.mark.parametrize("y", [[1, "a"] * 15, [[1, "a"], ["b", "c"]] * 15],
+                         ids=["one output", "two outputs"])
+def test_labels_mixing_strings_and_numbers_warn_that_all_are_strings(y):
+    # scikit-learn takes such a list as strings too (its own tests fit
+    # ["foo", 1]); the warning says so once.
+    X, _ = small_data()
+    for estimator in (DecisionTreeClassifier(), fasttree.RandomForestClassifier(n_estimators=2)):
+        with pytest.warns(fasttree.DataConversionWarning,
+                          match="y mixes strings and numbers as class labels .* so 1 is the "
+                                "class '1'"):
+            estimator.fit(X, y)
+        assert "1" in (estimator.classes_ if not isinstance(estimator.classes_, list)
+                       else estimator.classes_[0])

@@ -1,5 +1,6 @@
 """scikit-learn's estimator conventions, without importing scikit-learn."""
 
+import difflib
 import functools
 import inspect
 import math
@@ -16,6 +17,19 @@ class BaseEstimator:
 
     # The attribute that exists once the estimator is fitted.
     _fitted_attribute = None
+
+    def __new__(cls, *args, **kwargs):
+        # Python's own error would name the base class whose __init__ a
+        # class inherits (ForestClassifier, not RandomForestClassifier).
+        known = cls._parameter_names()
+        unknown = [name for name in kwargs if name not in known]
+        if unknown and not any(parameter.kind == parameter.VAR_KEYWORD for parameter in
+                               inspect.signature(cls.__init__).parameters.values()):
+            close = difflib.get_close_matches(unknown[0], known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument "
+                            f"{unknown[0]!r}{hint}")
+        return super().__new__(cls)
 
     def save(self, path):
         """Write the estimator to ``path`` as a fasttree model file.

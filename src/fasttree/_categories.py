@@ -13,7 +13,8 @@ import sys
 import numpy as np
 
 from ._frames import as_frame
-from ._validation import checked_sparse, is_sparse
+from ._validation import (checked_sparse, column_label, holds_dates, is_sparse,
+                          not_numbers_error, warn_user)
 
 # The largest code float32 holds exactly (2**24): more levels than this in
 # one column are refused.
@@ -245,6 +246,33 @@ def encode_column(values, levels):
                      for value in values.tolist()], dtype=np.float64)
 
 
+def _check_same_kind(values, levels, codes, label):
+    """Raise when none of a column's values is among its levels because they
+    are numbers where the levels are text, or text where they are numbers
+    (codes passed for the categories, say): every row would otherwise go
+    the unseen categories' way, silently."""
+    if len(levels) == 0 or not np.isnan(codes).all():
+        return
+    given = values[~_missing_mask(values)] if values.dtype.kind == "O" else values
+    if given.dtype.kind == "f":
+        given = given[~np.isnan(given)]
+    if given.shape[0] == 0:
+        return
+    level_kinds = {isinstance(level, str) for level in levels}
+    given_kinds = ({True} if given.dtype.kind in "US" else {False} if given.dtype.kind != "O"
+                   else {isinstance(value, str) for value in given[:1000].tolist()})
+    if level_kinds & given_kinds:
+        return
+    shown = [repr(level) for level in np.asarray(levels, dtype=object)[:3].tolist()]
+    if len(levels) > 3:
+        shown.append("...")
+    raise ValueError(f"{label} was fitted on categories of "
+                     f"{'text' if True in level_kinds else 'numbers'} ({', '.join(shown)}) "
+                     f"but holds {'text' if True in given_kinds else 'numbers'} here (such "
+                     f"as {given[:1].tolist()[0]!r}): pass the categories themselves, as in "
+                     "fit, not their codes")
+
+
 def _hashable(value):
     # 1, 1.0 and True hash alike in Python; keep numbers and strings apart
     # by pairing each value with its kind.
@@ -289,6 +317,7 @@ def encode_categories(X, mask, levels=None):
     if mask.shape[0] != n_features:
         raise ValueError(f"X has {n_features} features; expected {mask.shape[0]}")
     codes = np.empty((n_samples, n_features), dtype=np.float64)
+    names = None if isinstance(source, np.ndarray) else [str(name) for name, _, _ in source]
     for position, index in enumerate(categorical):
         values = _column(source, index)
         if learn:
@@ -299,8 +328,13 @@ def encode_categories(X, mask, levels=None):
                 continue
             levels.append(column_levels(values))
         codes[:, index] = encode_column(values, levels[position])
+        if not learn:
+            _check_same_kind(values, levels[position], codes[:, index],
+                             column_label(index, names))
     for index in np.flatnonzero(~mask):
         values = _column(source, index, numeric=True)
+        if holds_dates(values):
+            raise not_numbers_error(values, column_label(index, names))
         try:
             if values.dtype.kind == "O":
                 numbers_only = np.where(_missing_mask(values), np.nan, values)
@@ -308,8 +342,7 @@ def encode_categories(X, mask, levels=None):
             else:
                 codes[:, index] = values.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"feature {index} holds values that are not numbers; mark it "
-                             "categorical (categorical_features)") from None
+            raise not_numbers_error(values, column_label(index, names)) from None
     return codes, levels
 
 
@@ -367,7 +400,32 @@ def fit_categories(X, categorical_features, feature_names=None):
     if is_sparse(X):
         table = _as_table(X)
     codes, levels = encode_categories(table, mask)
+    if isinstance(categorical_features, str):  # 'from_dtype': the dtype chose
+        _warn_numbers_as_text(mask, levels, feature_names)
     return codes, CategoryEncoding(mask, levels)
+
+
+def _warn_numbers_as_text(mask, levels, feature_names):
+    """Warn about the columns taken as categorical for their dtype whose
+    categories are all numbers written as text: their order would be
+    text's ('10' before '2'), and numbers read as such split on it."""
+    for index, column_levels in zip(np.flatnonzero(mask), levels):
+        if len(column_levels) < 2 or not all(
+                isinstance(level, str) and _is_number_text(level) for level in column_levels):
+            continue
+        shown = [repr(level) for level in list(column_levels)[:3]]
+        shown += ["..."] if len(column_levels) > 3 else []
+        warn_user(f"{column_label(index, feature_names)} holds numbers written as text "
+                  f"({', '.join(shown)}), so it is taken as categorical, its categories in text "
+                  "order; convert it to numbers (pandas.to_numeric) to split on their "
+                  "order, or name it in categorical_features to keep it categorical")
+
+
+def _is_number_text(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def level_array(levels):

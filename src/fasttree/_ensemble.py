@@ -5,7 +5,6 @@ checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
 import numbers
 import sys
 import threading
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -14,7 +13,7 @@ import numpy as np
 from ._base import BaseEstimator
 from ._threads import available_cores, run_together
 from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
-                          invalid_parameter, is_int_at_least, is_sparse)
+                          invalid_parameter, is_int_at_least, is_sparse, warn_user)
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
@@ -152,10 +151,10 @@ def resolve_n_draws(max_samples, n_samples, replace, weight_total=None):
         if count < max(10, n_samples ** (1 / 3)):
             what = (f"the number of samples is {total}" if weight_total is None
                     else f"the total sum of sample weights is {total}")
-            warnings.warn(f"Using the fractional value max_samples={value} when {what} "
+            warn_user(f"Using the fractional value max_samples={value} when {what} "
                           f"results in a low number ({count}) of bootstrap samples. We "
                           "recommend passing `max_samples` as an integer instead.",
-                          UserWarning, stacklevel=4)
+                          UserWarning)
     else:
         count = value
     if count > n_samples and not replace:
@@ -300,11 +299,10 @@ class OutOfBagSums:
                              "estimators for an out-of-bag estimate")
         if not has_oob.all():
             # scikit-learn's sentence first: scripts match on it.
-            warnings.warn("Some inputs do not have OOB scores. This probably means too few "
-                          "estimators were used to compute any reliable oob estimates "
-                          f"({np.count_nonzero(~has_oob)} rows were drawn by every member, so "
-                          "the out-of-bag estimates leave them out).", UserWarning,
-                          stacklevel=4)
+            warn_user("Some inputs do not have OOB scores. This probably means too few "
+                      "estimators were used to compute any reliable oob estimates "
+                      f"({np.count_nonzero(~has_oob)} rows were drawn by every member, so "
+                      "the out-of-bag estimates leave them out).")
         return has_oob
 
 
@@ -405,8 +403,8 @@ class BaseEnsemble(BaseEstimator):
                              "estimators already fitted with warm_start=True")
         if self.n_estimators == n_fitted:
             # scikit-learn's words, which scripts match on.
-            warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
-                          "new trees.", UserWarning, stacklevel=3)
+            warn_user("Warm-start fitting without increasing n_estimators does not fit "
+                          "new trees.", UserWarning)
         return True
 
     def _check_warm_targets(self, same, fitted_y, given_y):

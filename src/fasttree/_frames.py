@@ -44,6 +44,10 @@ def _polars_column(series):
             else series.to_numpy().astype(np.float64)
     if str(dtype) == "Boolean" and not series.null_count():
         return series.to_numpy().astype(bool)
+    if dtype.is_temporal():
+        # Dates and durations as numpy datetime64 / timedelta64, which the
+        # checks recognise (times of day come as objects).
+        return series.to_numpy()
     return np.array(series.to_list(), dtype=object)
 
 
@@ -55,6 +59,8 @@ def _arrow_column(column):
                         dtype=np.float64)
     if import_type == "bool" and None not in values:
         return np.array(values, dtype=bool)
+    if import_type.startswith(("date", "timestamp", "duration")):
+        return column.to_numpy()
     return np.array(values, dtype=object)
 
 

@@ -7,11 +7,10 @@ functions that take it return one entry per output.
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
-from ._validation import SparseTargetError, data_conversion_warning
+from ._validation import SparseTargetError, data_conversion_warning, warn_user
 
 
 def as_targets(y, n_samples, estimator):
@@ -42,8 +41,8 @@ def as_1d(y, n_samples, estimator):
         y = y.to_numpy()
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
-                      "read as y.ravel()", data_conversion_warning(), stacklevel=4)
+        warn_user("A column-vector y was passed when a 1d array was expected; it is "
+                      "read as y.ravel()", data_conversion_warning())
         y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"{estimator}: y must be 1-D (one target per sample); got shape "
@@ -62,6 +61,7 @@ def encode_outputs(y, n_samples, estimator):
     classes : ndarray, or list of ndarray (one per output)
     class_index : ndarray of int32, shape (n_samples,) or (n_samples, n_outputs)
     """
+    check_label_types(y, estimator)
     y = as_targets(y, n_samples, estimator)
     if y.ndim == 1:
         return encode_labels(y, n_samples, estimator)
@@ -70,8 +70,28 @@ def encode_outputs(y, n_samples, estimator):
     return [classes for classes, _ in encoded], class_index
 
 
+def check_label_types(y, estimator):
+    """Warn when a list of labels mixes strings and numbers: numpy makes
+    them all strings (1 becomes the class '1'), as scikit-learn takes them;
+    arrays keep their dtype and are left as they are."""
+    if y is None or hasattr(y, "dtype") or hasattr(y, "to_numpy"):
+        return
+    try:
+        labels = np.asarray(y, dtype=object).ravel().tolist()
+    except ValueError:  # ragged: as_targets names the problem
+        return
+    texts = [label for label in labels if isinstance(label, str)]
+    if texts and len(texts) < len(labels):
+        number = next(label for label in labels if not isinstance(label, str))
+        warn_user(f"{estimator}: y mixes strings and numbers as class labels (such as "
+                  f"{texts[0]!r} and {number!r}); all are taken as strings, so {number!r} "
+                  f"is the class {str(number)!r}. Make them all strings or all numbers to "
+                  "say which you mean", data_conversion_warning())
+
+
 def encode_labels(y, n_samples, estimator):
     """Sorted distinct labels and every sample's index into them (int32)."""
+    check_label_types(y, estimator)
     y = as_1d(y, n_samples, estimator)
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"{estimator}: y contains NaN; every sample needs a class label")

@@ -2,7 +2,9 @@
 
 import math
 import numbers
+import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -61,6 +63,17 @@ def _bridged(fasttree_class, name, module="sklearn.exceptions"):
     return _BRIDGES[key]
 
 
+def warn_user(message, category=UserWarning):
+    """``warnings.warn`` pointing at the caller's line that called into
+    fasttree, however deep inside fasttree the warning is raised."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2  # level 2: the function that called warn_user
+    while frame is not None and os.path.dirname(
+            os.path.abspath(frame.f_code.co_filename)).startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def not_fitted_error(message):
     """A :class:`NotFittedError` with ``message``, which is also scikit-learn's
     ``NotFittedError`` when ``sklearn.exceptions`` has been imported."""
@@ -94,6 +107,50 @@ def feature_names_of(X):
     return None
 
 
+def not_numbers_error(values, label, prefix=""):
+    """The ValueError for a column (called ``label``) whose ``values`` are
+    not numbers: dates and times get their own advice."""
+    if holds_dates(values):
+        return ValueError(
+            f"{prefix}{label} holds dates or times, not numbers: convert it to numbers "
+            "first (for example days since a start date, or year, month and weekday "
+            "columns), or mark it categorical (categorical_features) if each value is a "
+            "category")
+    return ValueError(f"{prefix}{label} holds values that are not numbers; mark it "
+                      "categorical (categorical_features) if they are categories")
+
+
+def holds_dates(values):
+    """Whether a column holds dates, times or durations: numpy datetime64 or
+    timedelta64, or Python date, time and timedelta objects."""
+    import datetime
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind in ("M", "m"):
+        return True
+    if kind != "O":
+        return False
+    present = [value for value in np.ravel(values)[:1000] if value is not None
+               and not (isinstance(value, float) and math.isnan(value))]
+    return bool(present) and isinstance(present[0], (datetime.date, datetime.time,
+                                                     datetime.timedelta, np.datetime64,
+                                                     np.timedelta64))
+
+
+def column_label(index, names=None):
+    """How messages name feature ``index``: by its column name when X has them."""
+    return f"column {names[index]!r}" if names is not None else f"feature {index}"
+
+
+def _check_numeric_columns(array, names, prefix):
+    """Raise the error of the first column of a 2-D array that is not numbers."""
+    for index in range(array.shape[1]):
+        try:
+            array[:, index].astype(np.float64)
+        except (ValueError, TypeError):
+            raise not_numbers_error(array[:, index], column_label(index, names),
+                                    prefix) from None
+
+
 def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float=False,
                    allow_nan=False):
     """Convert X to a finite float32 C-contiguous 2-D array, or raise.
@@ -124,7 +181,14 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     """
     prefix = f"{estimator}: " if estimator else ""
     X = as_frame(X)
+    names = None
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
+        names = [str(column) for column in X.columns]
+        for index in range(len(names)):
+            # datetime64 would convert to numbers silently (nanoseconds).
+            if getattr(X.dtypes.iloc[index], "kind", None) in ("M", "m"):
+                raise not_numbers_error(X.iloc[:, index].to_numpy(),
+                                        column_label(index, names), prefix)
         X = X.to_numpy()
     if is_sparse(X):
         X = dense_from_sparse(X, name=name, estimator=estimator)
@@ -132,10 +196,14 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
         array = np.asarray(X)
     except (ValueError, TypeError) as error:
         raise ValueError(f"{prefix}{name} cannot be read as an array: {error}") from None
-    if array.dtype.kind in "OUSV" or array.dtype.kind == "M" or array.dtype.kind == "m":
+    if array.dtype.kind in "Mm":
+        raise not_numbers_error(array, name, prefix)
+    if array.dtype.kind in "OUSV":
         try:
             array = array.astype(np.float64)
         except (ValueError, TypeError):
+            if array.ndim == 2:
+                _check_numeric_columns(array, names, prefix)
             raise ValueError(
                 f"{prefix}{name} must hold numbers; it holds values of dtype "
                 f"{array.dtype} that cannot be converted to float (estimators take "

@@ -4,13 +4,13 @@ random subset of the features, their predictions averaged or voted."""
 import copy
 import math
 import inspect
-import warnings
 from functools import partial
 
 import numpy as np
 
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
+from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_n_estimators, check_template, describe_y,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
@@ -18,7 +18,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
 from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
-                          feature_names_of)
+                          feature_names_of, warn_user)
 from ._routing import metadata_router, routed_member_params, rows_of
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -107,14 +107,16 @@ class BaseBagging(BaseEnsemble):
 
     # ------------------------------------------------------------ fitting
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members, each on its own rows and features.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels (classifier) or real targets (regressor).
+        {member_fit_X}
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (classifier) or real targets (regressor, which
+            takes several outputs).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights. Each member draws its rows with probabilities
             proportional to them (a row of weight 2 is drawn as often as two
@@ -153,9 +155,8 @@ class BaseBagging(BaseEnsemble):
             user_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
             probabilities = user_weight / user_weight.sum()
             if not self.bootstrap:
-                warnings.warn(f"When fitting {name} with sample_weight it is recommended to "
-                              f"use bootstrap=True, got {self.bootstrap}.", UserWarning,
-                              stacklevel=2)
+                warn_user(f"When fitting {name} with sample_weight it is recommended to "
+                              f"use bootstrap=True, got {self.bootstrap}.", UserWarning)
         n_draws, n_chosen = self._check_parameters(
             n_samples, n_features, None if sample_weight is None else float(user_weight.sum()))
         n_threads = resolve_n_jobs(self.n_jobs)
@@ -339,6 +340,7 @@ class BaseBagging(BaseEnsemble):
         return mean / mean_sum if mean_sum > 0 else mean
 
 
+@shared_docs
 class BaggingClassifier(ClassifierMixin, BaseBagging):
     """Bagging of classifiers: bootstrap aggregation, subagging, random subspaces.
 
@@ -353,62 +355,26 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         The estimator to bag; None means ``DecisionTreeClassifier()``. A
         fasttree or scikit-learn classifier; one whose ``fit`` lacks
         ``sample_weight`` is fit on the drawn rows repeated as often as drawn.
-        Parameters named ``random_state`` (also nested ones) are set per
-        member from ``random_state``.
-    n_estimators : int, default=10
-        Number of members.
-    max_samples : int, float or None, default=None
-        Rows drawn per member: None is n_samples, a float that fraction of
-        n_samples (rounded; of the total sample weight, rounded down, when
-        fitted with ``sample_weight``), an int that many; more than
-        n_samples only with ``bootstrap=True``.
-    max_features : int or float, default=1.0
-        Features drawn per member: a float is that fraction of n_features
-        (rounded down, at least 1), an int that many.
-    bootstrap : bool, default=True
-        Draw rows with replacement; False draws without (subagging when
-        ``max_samples < 1``).
-    bootstrap_features : bool, default=False
-        Draw features with replacement.
-    oob_score : bool, default=False
-        Estimate the accuracy on the rows each member left out (needs
-        ``bootstrap=True`` or ``max_samples`` below all rows).
-    warm_start : bool, default=False
-        Keep the fitted members and add members up to ``n_estimators``; the
-        result equals one fit with the final ``n_estimators``.
-    n_jobs : int or None, default=None
-        Threads used to fit and to predict: None = 1, -1 = all cores.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        The same value gives the same ensemble whatever ``n_jobs`` is.
-    verbose : int, default=0
-        Report progress on standard error while fitting: members done of the
-        total, seconds elapsed and an estimate of those left; 1 at most
-        twice a second (rewritten in place on a terminal), 2 or more after
-        every member.
+    {bagging}
     voting : {'soft', 'hard'}, default='soft'
         'soft' predicts the class of highest mean probability; 'hard' the
         class most members predict (ties go to the first class in
         ``classes_``). Soft voting falls back to hard voting when the members
         have no ``predict_proba``.
+    {member_categorical_features}
 
     Attributes
     ----------
-    estimator_ : estimator
-        The estimator the members were cloned from.
-    estimators_ : list of estimators
-    estimators_features_ : list of ndarray of int
-        The original feature indices each member sees, in its column order.
-    estimators_samples_ : list of ndarray of int
-        The training rows each member drew, with repeats.
-    classes_ : ndarray
-    n_classes_, n_features_in_, feature_names_in_
-    feature_importances_ : ndarray of shape (n_features,)
-        Only when every member has ``feature_importances_``.
-    oob_score_ : float
+    {fitted_bagging}
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
-        Mean class probabilities (vote shares for members without
-        ``predict_proba``) over the members that left each row out; NaN for
-        rows every member drew.
+        With ``oob_score``: the mean class probabilities (vote shares for
+        members without ``predict_proba``) of the members that left each
+        row out; NaN for rows every member drew.
+    classes_ : ndarray
+        The class labels, sorted.
+    n_classes_ : int
+        Number of classes.
+    {fitted_inputs}
     """
 
     _default_estimator = DecisionTreeClassifier
@@ -622,6 +588,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+@shared_docs
 class BaggingRegressor(RegressorMixin, BaseBagging):
     """Bagging of regressors: bootstrap aggregation, subagging, random subspaces.
 
@@ -632,23 +599,23 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
     Parameters
     ----------
     estimator : regressor or None, default=None
-        The estimator to bag; None means ``DecisionTreeRegressor()``.
+        The estimator to bag; None means ``DecisionTreeRegressor()``. A
+        fasttree or scikit-learn regressor; one whose ``fit`` lacks
+        ``sample_weight`` is fit on the drawn rows repeated as often as drawn.
+    {bagging}
     aggregation : {'mean', 'median'}, default='mean'
-        How the members' predictions are combined; 'median' is robust bagging.
-    n_estimators, max_samples, max_features, bootstrap, bootstrap_features,
-    oob_score, warm_start, n_jobs, random_state, verbose
-        As for :class:`BaggingClassifier`.
+        How the members' predictions combine; 'median' is robust bagging.
+    {member_categorical_features}
 
     Attributes
     ----------
-    estimator_, estimators_, estimators_features_, estimators_samples_
-    n_features_in_, feature_names_in_, feature_importances_
-        As for :class:`BaggingClassifier`.
-    oob_score_ : float
-        R^2 of the out-of-bag predictions.
-    oob_prediction_ : ndarray of shape (n_samples,)
-        Mean prediction (whatever ``aggregation``) of the members that left
-        each row out; NaN for rows every member drew.
+    {fitted_bagging}
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        With ``oob_score``: the mean prediction (whatever ``aggregation``) of
+        the members that left each row out; NaN for rows every member drew.
+    n_outputs_ : int
+        Number of outputs (columns of y).
+    {fitted_inputs}
     """
 
     _default_estimator = DecisionTreeRegressor

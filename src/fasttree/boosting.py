@@ -3,13 +3,13 @@
 import inspect
 import math
 import numbers
-import warnings
 
 import numpy as np
 
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
+from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
                         check_verbose, member_matrix, name_members)
 from ._features import rank_features
@@ -18,7 +18,8 @@ from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
 from ._tree import NODE_DTYPE
 from ._progress import progress_of
-from ._validation import check_random_state, check_sample_weight, feature_names_of
+from ._validation import (check_random_state, check_sample_weight, feature_names_of,
+                          warn_user)
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -255,6 +256,7 @@ class BaseBoosting(BaseEnsemble):
         return importances / total if total > 0 else importances
 
 
+@shared_docs
 class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     """AdaBoost with SAMME, the multi-class rule that is the textbook's for two classes.
 
@@ -289,21 +291,21 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         Seeds the resampling (for an int, the draws are
         ``numpy.random.default_rng(random_state).choice(N, N, p=weights)``, one
         per round) and, separately, the estimators' own randomness.
-    verbose : int, default=0
-        Report progress on standard error while fitting: rounds done of
-        ``n_estimators``, seconds elapsed and an estimate of those left; 1 at
-        most twice a second (rewritten in place on a terminal), 2 or more
-        after every round.
+    {member_categorical_features}
+        Stumps on categorical data or data with missing values are grown by
+        the tree builder, not the presorted sweep.
+    {boosting_verbose}
 
     Attributes
     ----------
-    estimators_ : list of classifiers
-    estimator_weights_ : ndarray of float64
+    {fitted_boosting}
     estimator_errors_ : ndarray of float64
+        Each kept member's weighted training error e.
     classes_ : ndarray
-    n_classes_, n_features_in_ : int
-    feature_importances_ : ndarray of shape (n_features,)
-        The estimators' importances, averaged with the estimator weights.
+        The class labels, sorted.
+    n_classes_ : int
+        Number of classes.
+    {fitted_inputs}
     """
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
@@ -332,12 +334,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                              "(its fit takes none); use boosting='resample'")
         return estimator
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Boost.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        {member_fit_X}
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Initial weights (normalised); None gives 1/N each.
@@ -358,9 +361,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         fast = (self.boosting == "reweight" and uses_fast_stump(estimator)
                 and encoding is None and not np.isnan(X).any())
         stumps = PresortedStumps(X, class_index, classes, estimator) if fast else None
-        # Members learn the labels themselves, so that they print and predict
-        # like the ensemble; the rounds count in class indices.
-        labels = classes[class_index]
         ranked = None if fast else shared_ranks(estimator, X)
 
         estimators, weights, errors = [], [], []
@@ -371,8 +371,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
             if fast:
                 member = stumps.fit(weight, fresh_member(estimator, member_rng))
             else:
-                member = self._fit_member(estimator, X, labels, weight, rng, member_rng,
-                                          ranked)
+                member = self._fit_member(estimator, X, class_index, classes, weight, rng,
+                                          member_rng, ranked)
             predicted = (stumps.predict_classes(member) if fast
                          else self._member_classes(member, X, classes))
             wrong = predicted != class_index
@@ -400,9 +400,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
             total = weight.sum()
             if not np.isfinite(total):
                 # scikit-learn's words: the weights cannot carry on.
-                warnings.warn(f"Sample weights have reached infinite values, at iteration "
+                warn_user(f"Sample weights have reached infinite values, at iteration "
                               f"{len(estimators)}, causing overflow. Iterations stopped. Try "
-                              "lowering the learning rate.", UserWarning, stacklevel=2)
+                              "lowering the learning rate.", UserWarning)
                 break
             weight /= total
 
@@ -414,37 +414,43 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         self.estimator_errors_ = np.array(errors)
         self.classes_ = classes
         self.n_classes_ = n_classes
-        self._members_learn_labels = True
+        self._members_labelled = True
         self._set_input_attributes(X.shape[1], names, encoding)
         name_members(self.estimators_, names)
         return self
 
-    def _fit_member(self, estimator, X, labels, weight, rng, member_rng, ranked):
+    def _fit_member(self, estimator, X, class_index, classes, weight, rng, member_rng,
+                    ranked):
+        """A member fitted on the class indices; a fasttree tree then takes the
+        labels as its ``classes_``, so that it prints and predicts like the
+        ensemble (learning the labels themselves would cost every round a
+        sort of them)."""
         member = fresh_member(estimator, member_rng)
         if self.boosting == "reweight":
-            return fit_member(member, X, labels, weight, ranked)
-        return fit_on_draws(member, X, labels, weight, rng, ranked)
+            member = fit_member(member, X, class_index, weight, ranked)
+        else:
+            member = fit_on_draws(member, X, class_index, weight, rng, ranked)
+        if isinstance(member, DecisionTreeClassifier):
+            member.classes_ = classes[member.classes_]
+        return member
 
     def _member_classes(self, member, X, classes=None):
         """Indices in ``classes`` (default ``classes_``) of the classes a
         member predicts."""
-        return self._class_indices(np.asarray(member.predict(X)), classes)
+        if not isinstance(member, DecisionTreeClassifier):
+            return np.asarray(member.predict(X)).astype(np.intp)
+        return self._class_indices(np.asarray(member.classes_), classes)[
+            member._predict_class_index(X)]
 
-    def _class_indices(self, labels, classes=None):
-        """Indices in ``classes`` (default ``classes_``) of labels that
-        members give.
-
-        Members of ensembles fitted by an earlier fasttree learnt class
-        indices, not labels: theirs are indices already.
-        """
+    def _class_indices(self, member_classes, classes=None):
+        """Indices in ``classes`` (default ``classes_``) of a fasttree
+        member's ``classes_``: its labels, or for a member fitted by an
+        earlier fasttree the indices themselves."""
         if classes is None:
-            if not getattr(self, "_members_learn_labels", False):
-                return labels.astype(np.intp)
+            if not getattr(self, "_members_labelled", False):
+                return member_classes.astype(np.intp)
             classes = self.classes_
-        positions = np.minimum(np.searchsorted(classes, labels), len(classes) - 1)
-        if not np.array_equal(classes[positions], labels):
-            raise ValueError("a member predicted class labels that are not in classes_")
-        return positions
+        return np.searchsorted(classes, member_classes)
 
     def _staged_scores(self, X):
         X = self._checked_predict_input(X, self._member_matrix)
@@ -524,6 +530,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         return exponentials / exponentials.sum(axis=1, keepdims=True)
 
 
+@shared_docs
 class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     """AdaBoost.R2 (Drucker, 1997): boosting for regression by resampling.
 
@@ -542,27 +549,29 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     Parameters
     ----------
     estimator : regressor or None, default=None
-        None means ``DecisionTreeRegressor(max_depth=3)``.
+        Any regressor (fasttree's or scikit-learn's); None means
+        ``DecisionTreeRegressor(max_depth=3)``.
     n_estimators : int, default=50
+        Most rounds.
     learning_rate : float, default=1.0
+        Scales every estimator weight and the exponent of the row weights'
+        update.
     loss : {'linear', 'square', 'exponential'}, default='linear'
+        How a row's absolute error over the largest one becomes its loss
+        L_i: as it is, squared, or ``1 - exp(-x)``.
     random_state : None, int, numpy Generator or RandomState, default=None
-        For an int, the draws are ``numpy.random.default_rng(random_state)
-        .choice(N, N, p=weights)``, one per round.
-    verbose : int, default=0
-        Report progress on standard error while fitting: rounds done of
-        ``n_estimators``, seconds elapsed and an estimate of those left; 1 at
-        most twice a second (rewritten in place on a terminal), 2 or more
-        after every round.
+        Seeds the resampling (for an int, the draws are
+        ``numpy.random.default_rng(random_state).choice(N, N, p=weights)``,
+        one per round) and, separately, the estimators' own randomness.
+    {member_categorical_features}
+    {boosting_verbose}
 
     Attributes
     ----------
-    estimators_ : list of regressors
-    estimator_weights_ : ndarray of float64
+    {fitted_boosting}
     estimator_errors_ : ndarray of float64
-        The weighted mean loss Lbar of each kept estimator.
-    n_features_in_ : int
-    feature_importances_ : ndarray of shape (n_features,)
+        The weighted mean loss Lbar of each kept member.
+    {fitted_inputs}
     """
 
     _losses = {
@@ -585,12 +594,13 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         """The estimator the members are copies of (unchecked)."""
         return DecisionTreeRegressor(max_depth=3) if self.estimator is None else self.estimator
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Boost.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        {member_fit_X}
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Initial weights (normalised); None gives 1/N each.

@@ -11,6 +11,7 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion import CostSensitiveGini
+from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_n_estimators, describe_y,
                         check_verbose, map_members, member_counts, member_seeds,
@@ -208,14 +209,14 @@ class BaseForest(BaseEnsemble):
                                weight_total=None if draw_weight is None
                                else float(np.sum(draw_weight)))
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Grow the forest.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Numbers; converted once to float32.
-        y : array-like of shape (n_samples,)
+        {fit_X}
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (classifier) or real targets (regressor).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights. As in scikit-learn 1.9, a bootstrap draws
@@ -1013,84 +1014,46 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return self.classes_[predicted_classes(scores, getattr(self, "loss_matrix_", None))]
 
 
+@shared_docs
 class RandomForestClassifier(ForestClassifier):
     """A random forest of classification trees.
 
     Each tree grows on a bootstrap sample of the rows (kept as per-row draw
     counts, which act as sample weights) and draws a fresh random subset of
     ``max_features`` features at every node. Trees are built on ``n_jobs``
-    threads, each build running without the GIL.
+    threads, each build running without the GIL. The trees take categorical
+    features and missing values as :class:`fasttree.DecisionTreeClassifier`
+    does.
 
     Parameters
     ----------
-    n_estimators : int, default=100
-    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, ccp_alpha
-        As for :class:`fasttree.DecisionTreeClassifier`; ``ccp_alpha`` prunes
-        every tree after it is grown.
-    max_features : int, float, {'sqrt', 'log2'} or None, default='sqrt'
-        Features drawn at every node; 'sqrt' (the random-forest default for
-        classification) means ``int(sqrt(n_features))``.
-    bootstrap : bool, default=True
-        Grow each tree on a bootstrap sample; False grows every tree on all rows.
-    max_samples : int, float or None, default=None
-        Draws per bootstrap sample: None = n_samples, a float = that fraction
-        of n_samples (the ``c * n`` of the literature), an int = that many;
-        more than n_samples (a float above 1) is allowed.
-    oob_score : bool or callable, default=False
-        Estimate the accuracy on the out-of-bag rows (``oob_score_``,
-        ``oob_decision_function_``); a callable ``score(y_true, y_pred)`` is
-        used instead of the accuracy (given class indices, as scikit-learn
-        gives them).
-    n_jobs : int or None, default=None
-        Threads used to grow and to predict: None = 1, -1 = all cores.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        The same value gives the same forest whatever ``n_jobs`` is.
-    verbose : int, default=0
-        Report progress on standard error while fitting: trees done of the
-        total, seconds elapsed and an estimate of those left; 1 at most
-        twice a second (rewritten in place on a terminal), 2 or more after
-        every tree.
-    warm_start : bool, default=False
-        Keep the fitted trees and add trees up to ``n_estimators``.
-    class_weight : dict, 'balanced', 'balanced_subsample' or None, default=None
-        'balanced_subsample' computes the balanced weights on each tree's
-        bootstrap sample.
-    voting : {'soft', 'hard'}, default='soft'
-        'soft' averages the trees' class probabilities; 'hard' takes the
-        majority vote of the trees (ties go to the first class in ``classes_``).
-    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
-        As for :class:`fasttree.DecisionTreeClassifier`: every tree grows with
-        the cost-sensitive Gini; soft voting predicts the class of least
-        expected cost under the mean probabilities, hard voting counts each
-        tree's least-cost class, and the out-of-bag score and permutation
-        importance score those predictions.
-    oob_batch_size : int or None, default=None
-        Grow until the out-of-bag error stabilises: add trees in batches of
-        this size, measuring the OOB error (1 - accuracy) after each, and stop
-        once the best error of the last ``oob_patience`` batches improves on
-        the best before them by less than ``oob_tol``, or at ``n_estimators``
-        trees. The curve is kept in ``oob_curve_``. Needs bootstrap=True.
-    oob_tol : float, default=1e-3
-    oob_patience : int, default=3
-    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
-        Monotonic constraints of every tree (see
-        :class:`fasttree.DecisionTreeClassifier`); the forest's mean keeps them.
+    {forest_size}
+    {classification_criterion}
+    {tree_limits}
+    {max_features}
+        'sqrt' is the random-forest default for classification.
+    {growth_limits}
+    {ccp_alpha}
+    {forest_draws}
+    {forest_class_weight}
+    {forest_voting}
+    {forest_oob_growth}
+    {forest_loss_matrix}
+    {categorical_features}
+    {categorical_split}
+    {missing}
+    {monotonic_cst}
+        The forest's mean probability keeps the trees' constraints.
 
     Attributes
     ----------
-    estimators_ : list of DecisionTreeClassifier
-        The trees, stored compactly (see :meth:`fasttree.tree.Tree.compacted`).
-    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_
-    feature_importances_ : ndarray of shape (n_features,)
-    oob_score_ : float
+    {fitted_forest}
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
-        NaN for rows that every tree drew.
-    oob_curve_ : ndarray of shape (n_points, 2)
-        With ``oob_score`` or ``oob_batch_size``: numbers of trees and the
-        OOB error with that many (after each batch; without batches, every
-        ``ceil(n_estimators / 50)`` trees and at the last).
+        With ``oob_score``: the mean class probabilities of the trees that
+        left each row out; NaN for rows that every tree drew.
+    {fitted_classes}
+    {fitted_loss_matrix}
+    {fitted_inputs}
     """
 
 
@@ -1237,39 +1200,44 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return means[:, 0] if n_outputs == 1 else means
 
 
+@shared_docs
 class RandomForestRegressor(ForestRegressor):
     """A random forest of regression trees.
 
+    Each tree grows on a bootstrap sample of the rows and draws a fresh
+    random subset of ``max_features`` features at every node; the forest
+    predicts the mean (or median) of the trees' predictions. The trees take
+    categorical features and missing values as
+    :class:`fasttree.DecisionTreeRegressor` does.
+
     Parameters
     ----------
-    n_estimators : int, default=100
-    criterion : {'squared_error', 'poisson', 'friedman_mse'}, default='squared_error'
-        As for :class:`fasttree.DecisionTreeRegressor`.
-    max_features : int, float, {'sqrt', 'log2'} or None, default=1.0
-        1.0 (all features at every node) follows scikit-learn's default for
-        regression; 1/3 of the features is the textbook choice.
-    aggregation : {'mean', 'median'}, default='mean'
-        How the trees' predictions are combined; 'median' is robust bagging
-        ("bragging").
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_leaf_nodes, min_impurity_decrease, ccp_alpha, bootstrap, max_samples, oob_score,
-    n_jobs, random_state, verbose, warm_start, oob_batch_size, oob_tol, oob_patience
-        As for :class:`RandomForestClassifier`; the out-of-bag error of a
-        regressor is 1 - R^2.
+    {forest_size}
+    {regression_criterion}
+    {tree_limits}
+    {max_features}
+        1.0 (every feature at every node) is scikit-learn's default for
+        regression; a third of the features is the textbook's.
+    {growth_limits}
+    {ccp_alpha}
+    {forest_draws}
+    {forest_aggregation}
+    {forest_oob_growth}
+    {categorical_features}
+    {monotonic_cst}
+        The forest's mean keeps the trees' constraints.
 
     Attributes
     ----------
-    estimators_ : list of DecisionTreeRegressor
-    feature_importances_, n_features_in_, feature_names_in_, max_features_
-    oob_score_ : float
-        R^2 of the out-of-bag predictions.
-    oob_prediction_ : ndarray of shape (n_samples,)
-        NaN for rows that every tree drew.
-    oob_curve_ : ndarray of shape (n_points, 2)
-        As for the classifier, with the OOB error 1 - R^2.
+    {fitted_forest}
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        With ``oob_score``: the mean prediction of the trees that left each
+        row out; NaN for rows that every tree drew.
+    {fitted_inputs}
     """
 
 
+@shared_docs
 class ExtraTreesClassifier(ForestClassifier):
     """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for
     classification.
@@ -1278,25 +1246,37 @@ class ExtraTreesClassifier(ForestClassifier):
     features drawn at a node, one threshold uniformly between the node's
     least and largest value, and keep the best of those splits
     (``splitter='random'``); by default every tree grows on all the rows.
-    Missing values of a feature go to a side drawn at random.
+    Missing values of a feature go to a side drawn at random. Categorical
+    features keep their exact subset search; multiway (C4.5) trees draw no
+    thresholds, so ``categorical_split='multiway'`` is refused.
 
     Parameters
     ----------
-    bootstrap : bool, default=False
-        Grow each tree on a bootstrap sample (True) or on all rows.
-    n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
-    min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
-    ccp_alpha, max_samples, oob_score, n_jobs, random_state, verbose, warm_start,
-    class_weight, voting, oob_batch_size, oob_tol, oob_patience, loss_matrix,
-    categorical_features, categorical_split, missing
-        As for :class:`RandomForestClassifier`. Categorical features keep their
-        exact subset search; multiway (C4.5) trees draw no thresholds, so
-        ``categorical_split='multiway'`` is refused.
+    {forest_size}
+    {classification_criterion}
+    {tree_limits}
+    {max_features}
+    {growth_limits}
+    {ccp_alpha}
+    {forest_draws}
+    {forest_class_weight}
+    {forest_voting}
+    {forest_oob_growth}
+    {forest_loss_matrix}
+    {categorical_features}
+    {categorical_split}
+    {missing}
+    {monotonic_cst}
 
     Attributes
     ----------
-    As for :class:`RandomForestClassifier`; its members are
-    :class:`fasttree.ExtraTreeClassifier` trees.
+    {fitted_forest}
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        With ``oob_score``: the mean class probabilities of the trees that
+        left each row out; NaN for rows that every tree drew.
+    {fitted_classes}
+    {fitted_loss_matrix}
+    {fitted_inputs}
     """
 
     _tree_class = ExtraTreeClassifier
@@ -1312,18 +1292,32 @@ class ExtraTreesClassifier(ForestClassifier):
         super().__init__(**parameters_of(locals()))
 
 
+@shared_docs
 class ExtraTreesRegressor(ForestRegressor):
     """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for
     regression: see :class:`ExtraTreesClassifier`.
 
     Parameters
     ----------
-    bootstrap : bool, default=False
-    n_estimators, criterion, max_depth, min_samples_split, min_samples_leaf,
-    min_weight_fraction_leaf, max_features, max_leaf_nodes, min_impurity_decrease,
-    ccp_alpha, max_samples, oob_score, n_jobs, random_state, verbose, warm_start,
-    aggregation, oob_batch_size, oob_tol, oob_patience, categorical_features
-        As for :class:`RandomForestRegressor`.
+    {forest_size}
+    {regression_criterion}
+    {tree_limits}
+    {max_features}
+    {growth_limits}
+    {ccp_alpha}
+    {forest_draws}
+    {forest_aggregation}
+    {forest_oob_growth}
+    {categorical_features}
+    {monotonic_cst}
+
+    Attributes
+    ----------
+    {fitted_forest}
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        With ``oob_score``: the mean prediction of the trees that left each
+        row out; NaN for rows that every tree drew.
+    {fitted_inputs}
     """
 
     _tree_class = ExtraTreeRegressor

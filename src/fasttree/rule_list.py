@@ -8,6 +8,7 @@ import numpy as np
 
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin
+from ._docstrings import shared_docs
 from ._targets import encode_labels
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
                           feature_names_of)
@@ -98,6 +99,7 @@ def check_rule_tree(estimator):
                      "fasttree.DecisionTreeClassifier with the same parameters)")
 
 
+@shared_docs
 class RuleListClassifier(ClassifierMixin, BaseEstimator):
     """An ordered list of if-then rules: the first rule a row satisfies gives
     its class, else a default class.
@@ -120,6 +122,9 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         Share of every class's rows held out to prune the rules.
     random_state : None, int, numpy Generator or RandomState, default=None
         Seed of the hold-out split (and of the tree, if it has none).
+    {categorical_features}
+        The tree the rules come from is told which features are
+        categorical.
 
     Attributes
     ----------
@@ -128,9 +133,12 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         and ``accuracy`` describe the held-out rows it covers (Laplace
         accuracy); ``leaf`` is the tree leaf it came from.
     default_class_ : object
+        The class of a row that no rule covers.
     estimator_ : DecisionTreeClassifier
         The tree the rules were read from.
-    classes_, n_features_in_, feature_names_in_
+    classes_ : ndarray
+        The class labels, sorted.
+    {fitted_inputs}
     """
 
     _fitted_attribute = "rules_"
@@ -142,12 +150,13 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.categorical_features = categorical_features
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Grow the tree, read its rules and prune them.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        {fit_X}
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 

@@ -430,7 +430,7 @@ def tree_rules(estimator, feature_names=None):
 
 
 def export_text(estimator, feature_names=None, class_names=None, decimals=4,
-                show_statistics=True):
+                show_statistics=True, max_depth=None):
     """The tree as indented text, one line per branch and per leaf.
 
     Parameters
@@ -447,12 +447,16 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
     show_statistics : bool, default=True
         Add each leaf's training samples, weight and class share (or mean
         squared error) when the tree keeps them.
+    max_depth : int or None, default=None
+        Deepest level written (the root's tests are level 0); each subtree
+        cut below it is one line giving its depth and number of leaves.
 
     Returns
     -------
     str
     """
     view = _TreeView(estimator, feature_names, class_names)
+    _check_max_depth(max_depth)
     lines = []
 
     # A stack rather than recursion: trees can be deeper than Python's limit.
@@ -464,6 +468,10 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
             lines.append(node)
             continue
         indent = "|   " * depth
+        if max_depth is not None and depth > max_depth and not view.is_leaf(node):
+            subtree_depth, leaves = _subtree_size(view, node)
+            lines.append(f"{indent}... (a subtree of depth {subtree_depth}, {leaves} leaves)")
+            continue
         if view.is_leaf(node):
             line = f"{indent}{view.outcome(node, decimals)}"
             statistics = view.statistics(node, decimals) if show_statistics else []
@@ -474,6 +482,25 @@ def export_text(estimator, feature_names=None, class_names=None, decimals=4,
             stack.append(("node", child, depth + 1))
             stack.append(("line", f"{indent}{condition.format(decimals)}", depth))
     return "\n".join(lines) + "\n"
+
+
+def _check_max_depth(max_depth):
+    if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
+                                  or isinstance(max_depth, bool) or max_depth < 0):
+        raise ValueError(f"max_depth must be None or an int >= 0; got {max_depth!r}")
+
+
+def _subtree_size(view, node):
+    """The depth of the subtree under ``node`` and its number of leaves."""
+    subtree_depth, leaves = 0, 0
+    pending = [(node, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if view.is_leaf(node):
+            subtree_depth, leaves = max(subtree_depth, depth), leaves + 1
+        else:
+            pending.extend((child, depth + 1) for child, _ in view.branches(node))
+    return subtree_depth, leaves
 
 
 def _node_label(view, node, decimals):
@@ -580,9 +607,7 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
         raise ImportError("plot_tree draws with matplotlib; install it with "
                           "pip install 'fasttree[plot]'") from None
     view = _TreeView(estimator, feature_names, class_names)
-    if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
-                                  or isinstance(max_depth, bool) or max_depth < 0):
-        raise ValueError(f"max_depth must be None or an int >= 0; got {max_depth!r}")
+    _check_max_depth(max_depth)
     if ax is None:
         ax = plt.gca()
     # Depth-first placement: (node, depth, is_cut) in drawing order, leaves

@@ -3,7 +3,6 @@
 import copy
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -20,11 +19,12 @@ from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        encode_outputs, impurity_exponent, target_extent_exponent,
                        target_scale_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
+from ._docstrings import shared_docs
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_not_empty,
                           check_random_state, check_sample_weight, check_weight_total,
                           csr_for_walk, densified, feature_names_of, invalid_parameter,
-                          is_int_at_least, is_sparse, sparse_for_fit)
+                          is_int_at_least, is_sparse, sparse_for_fit, warn_user)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -192,9 +192,9 @@ def criterion_named(criterion):
     if kind.__module__.startswith("sklearn.tree._criterion") and kind.__name__ in SKLEARN_CRITERIA:
         return SKLEARN_CRITERIA[kind.__name__]
     if isinstance(criterion, str) and criterion == "friedman_mse":
-        warnings.warn("criterion='friedman_mse' grows the same trees as 'squared_error', "
+        warn_user("criterion='friedman_mse' grows the same trees as 'squared_error', "
                       "which it now stands for; scikit-learn deprecates the name, so write "
-                      "criterion='squared_error'", FutureWarning, stacklevel=3)
+                      "criterion='squared_error'", FutureWarning)
         return "squared_error"
     return criterion
 
@@ -709,71 +709,38 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.compute_feature_importances()
 
 
+@shared_docs
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     """A CART classification tree grown with an exact sorted-threshold search.
 
+    Numeric features split on a threshold, categorical ones on a set of
+    categories (or, with ``categorical_split='multiway'``, into one child
+    per category, as ID3 and C4.5 do); rows missing a value follow the
+    ``missing`` rule.
+
     Parameters
     ----------
-    criterion : {'gini', 'entropy', 'log_loss', 'misclassification'}, default='gini'
-        Impurity measure: Gini impurity, Shannon entropy in bits (the split
-        maximises information gain; 'log_loss' is scikit-learn's name for it)
-        or the misclassification rate 1 - max p.
-        Misclassification only sees splits that change a child's majority
-        class; elsewhere all thresholds tie and the lowest wins, so grown
-        without ``max_depth`` or ``min_impurity_decrease`` its trees get deep.
-    max_depth : int or None, default=None
-        Maximum depth; None grows until leaves are pure or too small.
-    min_samples_split : int or float, default=2
-        Fewest samples a node needs to be split (a float is a fraction of n).
-    min_samples_leaf : int or float, default=1
-        Fewest samples each child must keep (a float is a fraction of n).
-    min_weight_fraction_leaf : float, default=0.0
-        Least share of the total sample weight each child must keep.
-    max_features : int, float, {'sqrt', 'log2'} or None, default=None
-        Features evaluated at each node, drawn afresh at every node.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        Seed of the feature draws.
-    max_leaf_nodes : int or None, default=None
-        Grow best-first (largest improvement first) up to this many leaves.
-    min_impurity_decrease : float, default=0.0
-        A node is split only if the weighted impurity decrease
-        ``N_t / N * (impurity - N_tL / N_t * left - N_tR / N_t * right)``
-        reaches this value.
-    class_weight : dict, 'balanced' or None, default=None
-        Weights multiplying the sample weights of each class; 'balanced' uses
-        ``n_samples / (n_classes * count(class))``.
-    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
-        ``loss_matrix[i, j]``: the cost of predicting class j (in ``classes_``
-        order) when the truth is class i; zero diagonal. With
-        ``criterion='gini'`` the tree grows with the cost-sensitive Gini
-        impurity sum over i != j of L[i, j] p_i p_j, and ``predict`` gives the
-        class of least expected cost at the leaf (``predict_proba`` still
-        gives the class fractions).
-    ccp_alpha : float, default=0.0
-        Complexity parameter of minimal cost-complexity pruning: once grown,
-        the tree is pruned back (weakest link first) while a collapse adds
-        at most ``ccp_alpha`` risk per leaf removed. 0 keeps the whole tree.
+    {classification_criterion}
+    {splitter}
+    {tree_limits}
+    {max_features}
+    {tree_random_state}
+    {growth_limits}
+    {tree_class_weight}
+    {ccp_alpha}
         See :meth:`cost_complexity_pruning_path`.
-    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
-        A monotonic constraint per feature: 1 increasing, -1 decreasing, 0
-        none. Splits on a constrained feature must order their children's
-        values as asked, and every node's value is kept within bounds its
-        ancestors' constrained splits set, as in scikit-learn: the
-        probability of the second class rises (1) or falls (-1) with the
-        feature. Two classes and one output only; categorical features
-        take 0.
+    {tree_loss_matrix}
+    {categorical_features}
+    {categorical_split}
+    {missing}
+    {monotonic_cst}
 
     Attributes
     ----------
-    classes_ : ndarray
-        The class labels, sorted.
-    n_classes_ : int
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X was a DataFrame with string column names.
-    max_features_ : int
-    tree_ : Tree
-        The fitted node arrays.
+    {fitted_classes}
+    {fitted_tree}
+    {fitted_loss_matrix}
+    {fitted_inputs}
     """
 
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
@@ -804,14 +771,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.missing = missing
         self.monotonic_cst = monotonic_cst
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Numbers; converted once to float32.
-        y : array-like of shape (n_samples,)
+        {fit_X}
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels of any hashable, sortable type.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; weight 2 counts like a duplicated row.
@@ -946,11 +913,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.tree_.n_outputs > 1:
             return labels_of_outputs(self.classes_,
                                      self.tree_.split_outputs(self.tree_.predict_values(X)))
+        return self.classes_[self._class_index_of(X)]
+
+    def _predict_class_index(self, X):
+        """Per row, the position in ``classes_`` of the class ``predict``
+        gives (one output)."""
+        return self._class_index_of(self._validate_X_for_predict(X))
+
+    def _class_index_of(self, X):
+        """``_predict_class_index`` of a checked X."""
         loss = getattr(self, "loss_matrix_", None)
         if loss is not None:
             # The class of least expected cost under the leaf's class fractions.
-            return self.classes_[predicted_classes(self.tree_.predict_values(X), loss)]
-        return self.classes_[self.tree_.predict_class_index(X)]
+            return predicted_classes(self.tree_.predict_values(X), loss)
+        return self.tree_.predict_class_index(X)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class fractions of each sample's leaf.
@@ -972,34 +948,30 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return self.tree_.predict_values(X)
 
 
+@shared_docs
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree grown with an exact sorted-threshold search.
 
+    Numeric features split on a threshold, categorical ones on a set of
+    categories; rows missing a value go to the child learnt for them.
+
     Parameters
     ----------
-    criterion : {'squared_error', 'absolute_error', 'poisson', 'friedman_mse'}, \
-default='squared_error'
-        'squared_error': each split minimises the children's weighted
-        variance. 'absolute_error': the children's weighted absolute
-        deviations from their weighted medians, and leaves predict the
-        weighted median (robust to outliers; numeric features only).
-        'poisson': the children's half Poisson deviance, for counts
-        and rates (y >= 0 with a positive sum; a split that leaves a child
-        no positive target is never taken, so every leaf predicts more than
-        0). 'friedman_mse' grows the same trees as 'squared_error'; it becomes
-        'squared_error', with a FutureWarning, as in scikit-learn 1.9.
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    max_features, random_state, max_leaf_nodes, min_impurity_decrease, ccp_alpha,
-    categorical_features, monotonic_cst
-        As for :class:`DecisionTreeClassifier`; ``monotonic_cst`` constrains
-        the predicted value (one output only).
+    {regression_criterion}
+    {splitter}
+    {tree_limits}
+    {max_features}
+    {tree_random_state}
+    {growth_limits}
+    {ccp_alpha}
+        See :meth:`cost_complexity_pruning_path`.
+    {categorical_features}
+    {monotonic_cst}
 
     Attributes
     ----------
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-    max_features_ : int
-    tree_ : Tree
+    {fitted_tree}
+    {fitted_inputs}
     """
 
     _criteria = REGRESSION_CRITERIA
@@ -1023,14 +995,14 @@ default='squared_error'
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst
 
+    @shared_docs
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Numbers (NaN for missing values) and categorical columns.
-        y : array-like of shape (n_samples,)
+        {fit_X}
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Finite real targets.
         sample_weight : array-like of shape (n_samples,), default=None
 
@@ -1096,15 +1068,36 @@ default='squared_error'
         return self.tree_.predict_mean(X)
 
 
+@shared_docs
 class ExtraTreeClassifier(DecisionTreeClassifier):
-    """An extremely randomized classification tree: ``DecisionTreeClassifier``
-    with ``splitter='random'`` (one uniform threshold per drawn feature) and
-    ``max_features='sqrt'`` by default. Meant as a member of an ensemble
-    (see :class:`fasttree.ExtraTreesClassifier`); alone it overfits.
+    """An extremely randomized classification tree: a
+    :class:`DecisionTreeClassifier` that draws one threshold per feature
+    tried (``splitter='random'``) among ``max_features='sqrt'`` features by
+    default. Meant as a member of an ensemble (see
+    :class:`fasttree.ExtraTreesClassifier`); alone it overfits.
 
     Parameters
     ----------
-    As for :class:`DecisionTreeClassifier`, with other defaults.
+    {classification_criterion}
+    {splitter}
+    {tree_limits}
+    {max_features}
+    {tree_random_state}
+    {growth_limits}
+    {tree_class_weight}
+    {ccp_alpha}
+    {tree_loss_matrix}
+    {categorical_features}
+    {categorical_split}
+    {missing}
+    {monotonic_cst}
+
+    Attributes
+    ----------
+    {fitted_classes}
+    {fitted_tree}
+    {fitted_loss_matrix}
+    {fitted_inputs}
     """
 
     def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
@@ -1116,13 +1109,29 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         super().__init__(**parameters_of(locals()))
 
 
+@shared_docs
 class ExtraTreeRegressor(DecisionTreeRegressor):
-    """An extremely randomized regression tree: ``DecisionTreeRegressor`` with
-    ``splitter='random'`` by default (see :class:`ExtraTreeClassifier`).
+    """An extremely randomized regression tree: a
+    :class:`DecisionTreeRegressor` that draws one threshold per feature
+    tried (``splitter='random'``) by default. Meant as a member of an
+    ensemble (see :class:`fasttree.ExtraTreesRegressor`); alone it overfits.
 
     Parameters
     ----------
-    As for :class:`DecisionTreeRegressor`, with other defaults.
+    {regression_criterion}
+    {splitter}
+    {tree_limits}
+    {max_features}
+    {tree_random_state}
+    {growth_limits}
+    {ccp_alpha}
+    {categorical_features}
+    {monotonic_cst}
+
+    Attributes
+    ----------
+    {fitted_tree}
+    {fitted_inputs}
     """
 
     def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
