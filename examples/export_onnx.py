@@ -1,7 +1,13 @@
 """Export a forest to ONNX and run it with onnxruntime
-(pip install "fasttree[onnx]").
+(pip install "fasttree[onnx]"): the graph predicts the forest's labels, and its
+probabilities to float32 precision.
 
 Run: python examples/export_onnx.py
+
+Prints:
+
+    labels agree on 100.0% of the rows
+    probabilities agree to 1e-6: True (largest difference ...)
 """
 
 import numpy as np
@@ -19,5 +25,6 @@ session = onnxruntime.InferenceSession(graph.SerializeToString(),
 labels, probabilities = session.run(None, {"X": fasttree.onnx_rows(forest, X)})
 
 print(f"labels agree on {np.mean(labels == forest.predict(X)):.1%} of the rows")
-print(f"largest probability difference: "
-      f"{np.abs(probabilities - forest.predict_proba(X)).max():.1e}")
+difference = np.abs(probabilities - forest.predict_proba(X)).max()
+print(f"probabilities agree to 1e-6: {difference <= 1e-6} (largest difference "
+      f"{difference:.1e})")
