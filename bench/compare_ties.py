@@ -43,6 +43,27 @@ def with_noise(X, seed=0):
     return X + np.random.default_rng(seed).uniform(0.0, 0.5, size=X.shape)
 
 
+# The table's columns: name, width, and how a value is written. Every column after the
+# first is right-aligned and wider than anything it holds, so no two cells touch.
+COLUMNS = [("data", 40, ""), ("tree ft", 10, ".3f"), ("sk", 10, ".3f"), ("ratio", 8, ".2f"),
+           ("forest ft", 12, ".2f"), ("sk", 10, ".2f"), ("ratio", 8, ".2f")]
+
+
+def table_header():
+    """The table's first line: each column's name, aligned as its values are."""
+    return "".join(f"{name:<{width}}" if not spec else f"{name:>{width}}"
+                   for name, width, spec in COLUMNS)
+
+
+def table_row(label, tree, forest):
+    """A line of the table: the data's label, then the (fasttree, scikit-learn) seconds
+    of the tree and of the forest, each pair followed by its ratio."""
+    values = [label, tree[0], tree[1], tree[0] / tree[1], forest[0], forest[1],
+              forest[0] / forest[1]]
+    return "".join(f"{value:<{width}}" if not spec else f"{value:>{width}{spec}}"
+                   for value, (_, width, spec) in zip(values, COLUMNS))
+
+
 def compare(label, X, y, repeats, n_estimators):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
@@ -54,8 +75,7 @@ def compare(label, X, y, repeats, n_estimators):
                                                 random_state=0).fit(X, y),
         lambda: RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
                                        random_state=0).fit(X, y), repeats)
-    print(f"{label:<40}{tree[0]:>9.3f}{tree[1]:>9.3f}{tree[0] / tree[1]:>7.2f}"
-          f"{forest[0]:>9.2f}{forest[1]:>9.2f}{forest[0] / forest[1]:>7.2f}", flush=True)
+    print(table_row(label, tree, forest), flush=True)
     return {"data": label.strip(), "tree": tree[0] / tree[1], "forest": forest[0] / forest[1]}
 
 
@@ -79,8 +99,7 @@ def main(argv=None):
     print(f"{args.n_samples} x 16, fasttree {fasttree.__version__}, scikit-learn "
           f"{sklearn.__version__}; median of {args.repeats}; forest: "
           f"{args.n_estimators} trees, 1 thread")
-    print(f"{'data':<40}{'tree ft':>9}{'sk':>9}{'ratio':>7}{'forest ft':>9}{'sk':>9}"
-          f"{'ratio':>7}")
+    print(table_header())
     rows = []
     grid = [(26, 16)] if args.quick else [(c, k) for c in args.classes for k in args.levels]
     for n_classes, levels in grid:

@@ -4,15 +4,16 @@ Usage (from the repository root, with the test extras installed)::
 
     python bench/report.py                      # about 40 minutes on 2 cores
     python bench/report.py --out results.md     # somewhere else
-    python bench/report.py --quick              # tiny sizes: checks that it runs
+    python bench/report.py --quick --out /tmp/check.md   # tiny sizes: checks that it runs
 
-Writes ``docs/performance.md``: what machine, which versions, then one table
+Writes ``docs/performance.md`` (or the ``--out`` file): what machine, which versions, then one table
 per comparison script of ``bench/`` (each script can also be run alone, and
 its docstring says exactly what it measures). Every time is a median of
 runs in which fasttree and scikit-learn take turns in one process; the
 tables give ratios, fasttree / scikit-learn, so below 1 means fasttree is
 faster. ``--quick`` runs the same code on data too small to time anything,
-to check the report end to end.
+to check the report end to end; it needs ``--out``, so that its meaningless
+times never replace the page.
 """
 
 import argparse
@@ -312,10 +313,17 @@ def report(quick):
 def main(argv=None):
     """Run every comparison and write the tables to ``--out``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.md")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the page to write (default: docs/performance.md)")
     parser.add_argument("--quick", action="store_true",
-                        help="tiny data sizes, to check the whole report in a minute")
+                        help="tiny data sizes, to check the whole report in a minute "
+                             "(needs --out)")
     args = parser.parse_args(argv)
+    if args.out is None:
+        if args.quick:
+            parser.error("--quick needs --out: its times mean nothing, and without --out "
+                         "they would replace docs/performance.md")
+        args.out = ROOT / "docs" / "performance.md"
     page = report(args.quick)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
