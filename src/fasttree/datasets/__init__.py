@@ -39,8 +39,8 @@ _CLASS_NAMES = {"2": "benign", "4": "malignant"}
 def load_breast_cancer_wisconsin():
     """Load the Breast Cancer Wisconsin (Original) data set.
 
-    Rows with a missing ``bare_nuclei`` value (16 of 699) are dropped,
-    because fasttree does not support missing values yet; 683 rows remain.
+    Rows with a missing ``bare_nuclei`` value (16 of 699) are dropped, as
+    in the data set's usual benchmark form; 683 rows remain.
     The ``sample_code_number`` column identifies rows (some IDs repeat) and
     is not returned as a feature.
 
