@@ -67,9 +67,13 @@ def warn_user(message, category=UserWarning):
     """``warnings.warn`` pointing at the caller's line that called into
     fasttree, however deep inside fasttree the warning is raised."""
     package = os.path.dirname(os.path.abspath(__file__))
+
+    def inside(frame):
+        directory = os.path.dirname(os.path.abspath(frame.f_code.co_filename))
+        return directory == package or directory.startswith(package + os.sep)
+
     frame, level = sys._getframe(1), 2  # level 2: the function that called warn_user
-    while frame is not None and os.path.dirname(
-            os.path.abspath(frame.f_code.co_filename)).startswith(package):
+    while frame is not None and inside(frame):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
