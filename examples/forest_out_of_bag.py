@@ -8,7 +8,7 @@ Prints:
     out-of-bag accuracy: 0.971
     test accuracy:       0.980
     most important features (mean decrease in impurity):
-      uniformity_cell_size         0.284
+      uniformity_cell_size         0.285
       bare_nuclei                  0.189
       uniformity_cell_shape        0.188
 """

@@ -34,7 +34,7 @@ WEIGHT_EQUIVALENCE = ["check_sample_weight_equivalence_on_dense_data",
 EXPECTED_FAILURES = {
     **{name: dict.fromkeys(WEIGHT_EQUIVALENCE, RANDOM_ROW_DRAWS.format(name=name))
        for name in ("RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier",
-                    "BaggingRegressor", "AdaBoostClassifier", "AdaBoostRegressor")},
+                    "BaggingRegressor", "AdaBoostRegressor")},
     # The rule list holds out a random third of the rows to prune its rules.
     "RuleListClassifier": dict.fromkeys(
         WEIGHT_EQUIVALENCE, RANDOM_ROW_DRAWS.format(name="RuleListClassifier")

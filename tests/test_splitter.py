@@ -615,3 +615,29 @@ def test_subset_sweeps_of_many_categories_and_classes_are_not_quadratic_in_class
         assert found[key] == plain[key]
     assert plain["subset_stats_moved"] > 50 * budget
     assert plain["subset_proxies"] == candidates
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("seed", range(12))
+def test_scaled_weights_and_repeated_rows_grow_the_same_tree(criterion, seed):
+    # Splits of equal worth tie whatever order their sums were added in:
+    # scaling every weight, or repeating a row instead of weighing it 2,
+    # changes only the last bits of their proxies, never the split chosen.
+    from fasttree import DecisionTreeClassifier, DecisionTreeRegressor
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(60, 6)).astype(np.float32)  # tied values, tied splits
+    weight = rng.integers(1, 3, 60)
+    if criterion in ("gini", "entropy"):
+        y = rng.integers(0, 3, 60)
+        make = lambda: DecisionTreeClassifier(criterion=criterion, random_state=0)  # noqa: E731
+    else:
+        y = rng.integers(1, 4, 60).astype(float)
+        make = lambda: DecisionTreeRegressor(criterion=criterion, random_state=0)  # noqa: E731
+    reference = make().fit(X, y, sample_weight=weight.astype(float)).tree_
+    rows = np.repeat(np.arange(60), weight)
+    fits = [make().fit(X[rows], y[rows]).tree_] + [
+        make().fit(X, y, sample_weight=weight * factor).tree_ for factor in (0.1, 3.7, 1e-3)]
+    for tree in fits:
+        np.testing.assert_array_equal(tree.feature, reference.feature)
+        np.testing.assert_array_equal(tree.threshold, reference.threshold)
+        np.testing.assert_array_equal(tree.children_left, reference.children_left)

@@ -7,7 +7,7 @@ from libc.math cimport INFINITY, log
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
 
-from ._utils cimport intp_t, midpoint
+from ._utils cimport beats_best, cancelling_scale, intp_t, midpoint
 
 
 cdef inline double weight_log_weight(double weight) noexcept nogil:
@@ -33,8 +33,9 @@ def best_stump(const uint32_t[:, ::1] order not None,
                intp_t min_samples_leaf, bint entropy, intp_t first_feature=0):
     """The root split a depth-1 tree would choose, from presorted features.
 
-    Rows of zero weight take no part, as in a tree's fit. Ties go to the
-    lowest feature, then the lowest threshold, as in the tree's splitter.
+    Rows of zero weight take no part, as in a tree's fit. Ties (up to
+    rounding, ``_utils.beats_best``) go to the lowest feature, then the
+    lowest threshold, as in the tree's splitter.
 
     Parameters
     ----------
@@ -55,8 +56,9 @@ def best_stump(const uint32_t[:, ::1] order not None,
 
     Returns
     -------
-    (feature, threshold, threshold_rank, proxy) or None when no split is
-    possible; ``proxy`` orders the splits of the node (larger is better).
+    (feature, threshold, threshold_rank, proxy, scale) or None when no split
+    is possible; ``proxy`` orders the splits of the node (larger is better),
+    ``scale`` measures its rounding (``_utils.split_beats`` compares two).
     """
     cdef intp_t n_features = order.shape[0]
     cdef intp_t n_samples = order.shape[1]
@@ -68,7 +70,7 @@ def best_stump(const uint32_t[:, ::1] order not None,
     cdef int32_t label
     cdef double weight_total = 0.0, weight_left, sample_weight, proxy
     cdef double squares_total = 0.0, squares_left, squares_right, right
-    cdef double best_proxy = -INFINITY
+    cdef double best_proxy = -INFINITY, scale = 0.0
     if total == NULL or left == NULL:
         free(total)
         free(left)
@@ -82,6 +84,8 @@ def best_stump(const uint32_t[:, ::1] order not None,
                 n_present += 1
         for k in range(n_classes):
             squares_total += total[k] * total[k]
+        if entropy:
+            scale = cancelling_scale(weight_total, weight_total)
         for feature in range(n_features):
             for k in range(n_classes):
                 left[k] = 0.0
@@ -104,7 +108,7 @@ def best_stump(const uint32_t[:, ::1] order not None,
                     else:
                         proxy = (squares_left / weight_left
                                  + squares_right / (weight_total - weight_left))
-                    if proxy > best_proxy:
+                    if beats_best(proxy, feature, best_proxy, best_feature, scale):
                         best_proxy = proxy
                         best_feature = feature
                         best_left_rank = previous_rank
@@ -126,4 +130,4 @@ def best_stump(const uint32_t[:, ::1] order not None,
     return (best_feature,
             np.float32(midpoint(values[value_offsets[best_feature] + best_left_rank],
                                 values[value_offsets[best_feature] + best_right_rank])),
-            best_left_rank, best_proxy)
+            best_left_rank, best_proxy, scale)

@@ -147,6 +147,11 @@ cdef class Criterion:
     cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil
     # A quantity that orders the splits of one node as their improvement does.
     cdef double proxy_improvement(self) noexcept nogil
+    # The current node's magnitude of the terms proxy_improvement adds where
+    # they may cancel (entropy's w log w, Poisson's S log(S / w)), beside
+    # which its rounding is measured (_utils.beats_best); 0 where the proxy
+    # sums terms of one sign, so that its own magnitude measures it.
+    cdef double proxy_scale(self) noexcept nogil
     # Impurity of the current node.
     cdef double node_impurity(self) noexcept nogil
     # Writes the node's prediction (class fractions or mean) into out.

@@ -12,7 +12,7 @@ from libc.string cimport memcpy, memset
 
 from libc.stdint cimport int64_t
 
-from ._utils cimport item_position, item_rank, pack_item, sort_items
+from ._utils cimport cancelling_scale, item_position, item_rank, pack_item, sort_items
 
 cdef extern from "_vector.h":
     intp_t ft_left_sums(const float* values, float threshold, int missing,
@@ -113,6 +113,9 @@ cdef class Criterion:
         pass
 
     cdef double proxy_improvement(self) noexcept nogil:
+        return 0.0
+
+    cdef double proxy_scale(self) noexcept nogil:
         return 0.0
 
     cdef double node_impurity(self) noexcept nogil:
@@ -954,6 +957,9 @@ cdef class Entropy(ClassificationCriterion):
         return (proxy - self.weight_log(self.weighted_n_left)
                 - self.weight_log(self.weighted_n_node - self.weighted_n_left))
 
+    cdef double proxy_scale(self) noexcept nogil:
+        return cancelling_scale(self.weighted_n_node, self.weighted_n_node)
+
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         ClassificationCriterion.restore_node(self, start, end, state)
         self.node_logs_ready = False
@@ -1353,6 +1359,9 @@ cdef class Poisson(SquaredError):
         return (self.sum_left * log(self.sum_left / self.weighted_n_left)
                 + sum_right * log(sum_right / (self.weighted_n_node - self.weighted_n_left)))
 
+    cdef double proxy_scale(self) noexcept nogil:
+        return cancelling_scale(self.sum_total, self.weighted_n_node)
+
 
 cdef class MultiOutput(Criterion):
     """Several outputs at once; the impurity is the mean over the outputs.
@@ -1730,6 +1739,17 @@ cdef class MultiOutput(Criterion):
             proxy += (left * log(left / self.weighted_n_left)
                       + right * log(right / weighted_n_right))
         return proxy
+
+    cdef double proxy_scale(self) noexcept nogil:
+        cdef intp_t column
+        cdef double scale = 0.0
+        if self.impurity_kind == IMPURITY_ENTROPY:
+            return self.n_outputs * cancelling_scale(self.weighted_n_node,
+                                                     self.weighted_n_node)
+        if self.impurity_kind == IMPURITY_POISSON:
+            for column in range(self.n_values):
+                scale += cancelling_scale(self.sum_total[column], self.weighted_n_node)
+        return scale
 
     cdef double node_impurity(self) noexcept nogil:
         cdef intp_t k, column

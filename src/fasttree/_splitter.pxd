@@ -48,6 +48,7 @@ cdef struct SplitRecord:
 # The best candidate of a node's sweeps so far.
 cdef struct BestCandidate:
     double proxy_improvement  # the criterion's proxy, -inf before any candidate
+    double proxy_scale        # the criterion's proxy_scale at the node (beats_best)
     intp_t feature            # -1 before any candidate
     uint32_t left_rank        # largest rank that goes left
     uint32_t right_rank       # smallest rank of the node that goes right

@@ -16,8 +16,8 @@ cdef extern from *:
 cdef extern from "_vector.h":
     void ft_extremes(const float* values, intp_t n, float* least, float* largest) noexcept nogil
 
-from ._utils cimport (NARROW_RANKS, item_position, item_rank, midpoint, pack_item, rng_below,
-                     rng_next, sort_items)
+from ._utils cimport (NARROW_RANKS, beats_best, item_position, item_rank, midpoint,
+                     pack_item, rng_below, rng_next, sort_items)
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -393,6 +393,7 @@ cdef class Splitter:
         cdef RandomDraw draw, pair_draw
 
         best.proxy_improvement = -INFINITY
+        best.proxy_scale = self.criterion.proxy_scale()
         best.feature = -1
         best.is_subset = False
         record.feature = -1
@@ -885,17 +886,17 @@ cdef class Splitter:
 
     cdef int offer_subset(self, BestCandidate* best, intp_t n_left, intp_t n_node,
                           intp_t feature) noexcept nogil:
-        # A bound below the best, or equal to it for a feature the best's
-        # does not precede, cannot win (offer's rule). offer's STOP tests go
-        # first, so that the sweep stops where it would.
+        # A candidate whose bound would not beat the best (offer's rule)
+        # cannot win. offer's STOP tests go first, so that the sweep stops
+        # where it would.
         cdef double bound
         if (self.subset_shortcuts and self.criterion.bounds_proxy
                 and n_node - n_left >= self.min_samples_leaf
                 and (self.criterion.weighted_n_node - self.criterion.weighted_n_left
                      >= self.min_weight_leaf)):
             bound = self.criterion.proxy_bound()
-            if bound < best.proxy_improvement or (bound == best.proxy_improvement
-                                                  and feature >= best.feature):
+            if not beats_best(bound, feature, best.proxy_improvement, best.feature,
+                              best.proxy_scale):
                 return SKIP
         self.n_proxies += 1
         return self.offer(best, n_left, n_node, feature, 0)
@@ -1342,10 +1343,10 @@ cdef class Splitter:
                     and (value_left - value_right) * self.monotonic_cst[feature] <= 0.0):
                 return SKIP
         proxy = self.criterion.proxy_improvement()
-        # Ties go to the lowest feature index, then the lowest threshold,
-        # whatever order the features were drawn in.
-        if proxy > best.proxy_improvement or (
-                proxy == best.proxy_improvement and feature < best.feature):
+        # Ties, up to rounding, go to the lowest feature index, then to the
+        # candidate met first, whatever order the features were drawn in.
+        if beats_best(proxy, feature, best.proxy_improvement, best.feature,
+                      best.proxy_scale):
             best.proxy_improvement = proxy
             best.feature = feature
             best.left_rank = left_rank

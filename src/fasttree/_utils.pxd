@@ -1,6 +1,7 @@
 # Small helpers shared by the kernels: a random number generator that needs no
 # GIL, and the one sort routine every splitter uses.
 
+from libc.math cimport INFINITY, fabs, log
 from libc.stdint cimport uint32_t, uint64_t
 
 ctypedef Py_ssize_t intp_t
@@ -50,6 +51,31 @@ cdef inline intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil:
 # holds the sorted items: either items or scratch.
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil
+
+# Two splits whose proxies differ by less than 2**-40 (about 1e-12) of the
+# best one's magnitude (plus the criterion's proxy_scale) tie. The same split
+# scored in another order (rows summed in another order, a weight of 2 for
+# a repeated row, weights scaled by a constant) differs in its last bits,
+# and an exact comparison would let that rounding choose between splits
+# of equal worth. Ties go to the lowest feature, then to the candidate the
+# feature's sweep met first, whatever order the features are drawn in.
+cdef inline bint beats_best(double proxy, intp_t feature, double best_proxy,
+                            intp_t best_feature, double scale) noexcept nogil:
+    """Whether a candidate split (its proxy, its feature) replaces the best
+    so far: better by more than rounding, or a tie on a lower feature."""
+    cdef double margin
+    if best_proxy == -INFINITY:
+        return proxy > best_proxy
+    margin = (fabs(best_proxy) + scale) * 9.094947017729282e-13  # 2**-40
+    return proxy > best_proxy + margin or (proxy >= best_proxy - margin
+                                           and feature < best_feature)
+
+# The magnitude of terms t log(t / w) (and w log w) summed to a total t over
+# a weight w: the scale of an entropy's or a Poisson deviance's proxy.
+cdef inline double cancelling_scale(double total, double weight) noexcept nogil:
+    if not total > 0.0 or not weight > 0.0:
+        return 0.0
+    return total * (1.0 + fabs(log(total / weight)) + fabs(log(weight)))
 
 # Threshold between two consecutive distinct float32 values low < high. The
 # exact midpoint can round up onto high; falling back to low keeps

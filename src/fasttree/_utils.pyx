@@ -493,3 +493,11 @@ def select_sparse_rows(const int64_t[::1] indptr not None, const int32_t[::1] in
             offset_view[i + 1] = position
     new_indptr[:] = offsets
     return new_indptr, new_index, new_data
+
+
+def split_beats(double proxy, intp_t feature, double best_proxy, intp_t best_feature,
+                double scale):
+    """``beats_best`` for Python callers: whether a split of proxy ``proxy``
+    on ``feature`` replaces the best so far (ties within rounding go to the
+    lower feature)."""
+    return beats_best(proxy, feature, best_proxy, best_feature, scale)

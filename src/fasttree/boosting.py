@@ -16,6 +16,7 @@ from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
+from ._utils import split_beats
 from ._tree import NODE_DTYPE
 from ._progress import progress_of
 from ._validation import (check_random_state, check_sample_weight, feature_names_of,
@@ -155,11 +156,13 @@ class PresortedStumps:
                               self.n_classes, self.min_samples_leaf,
                               self.template.criterion in ENTROPY_NAMES, start)
 
-        found = [split for split in map_blocks(search, self.blocks) if split is not None]
-        if not found:
-            return None
-        # The largest proxy; on ties the lowest feature, as the tree's splitter.
-        return min(found, key=lambda split: (-split[3], split[0]))[:3]
+        best = None
+        # Blocks in feature order, compared as the kernel compares features.
+        for split in map_blocks(search, self.blocks):
+            if split is not None and (best is None or split_beats(
+                    split[3], split[0], best[3], best[0], split[4])):
+                best = split
+        return None if best is None else best[:3]
 
     def _impurity(self, class_weights):
         """Gini or entropy (bits) of class weights, by the template's criterion."""

@@ -7,8 +7,9 @@ value among the feature's levels (0, 1, ...), and NaN wherever a value is
 missing (as ``fasttree._categories.encode_categories`` writes it).
 
 Candidates, per feature, in the order they are tried (a candidate replaces
-the best so far only if its improvement is strictly greater, so ties go to
-the earlier feature, then to the earlier candidate):
+the best so far only if its improvement is greater by more than rounding,
+``split.improves_on``, so ties go to the earlier feature, then to the
+earlier candidate):
 
 * a numeric feature: the thresholds between consecutive distinct known
   values, ascending (``x <= threshold`` goes left);
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .criteria import _as_weights, impurity
-from .split import REGRESSION_CRITERIA, midpoint
+from .split import REGRESSION_CRITERIA, improves_on, midpoint
 
 __all__ = ["MixedNode", "MixedSplit", "MixedTree", "best_mixed_split", "build_mixed_tree"]
 
@@ -207,7 +208,8 @@ def best_mixed_split(X, y, sample_weight=None, *, categorical, criterion, n_clas
                                * impurity(criterion, y[goes_left], weights[goes_left])
                                - weight_right / node_weight
                                * impurity(criterion, y[~goes_left], weights[~goes_left]))
-                if best is not None and not improvement > best.improvement:
+                if best is not None and not improves_on(improvement, best.improvement,
+                                                         node_impurity):
                     continue
                 direction = (weight_left > weight_right if missing_left is None
                              else missing_left)

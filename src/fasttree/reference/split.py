@@ -8,8 +8,8 @@ statistics that could drift.
 Tie-breaking, which the compiled splitter must reproduce: features are tried
 in the order given (increasing index by default), thresholds in increasing
 order, and a candidate replaces the best so far only if its improvement is
-strictly greater.  So among equal improvements the first feature wins, then
-the lowest threshold.
+greater by more than rounding (:func:`improves_on`).  So among improvements
+equal up to rounding the first feature wins, then the lowest threshold.
 """
 
 from dataclasses import dataclass
@@ -18,10 +18,15 @@ import numpy as np
 
 from .criteria import _as_weights, impurity, output_mean_impurity
 
-__all__ = ["Split", "best_split", "midpoint"]
+__all__ = ["Split", "best_split", "improves_on", "midpoint"]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification")
 REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
+# Improvements closer than this share of the node's impurity (and of the
+# best improvement) are equal up to rounding: the same split scored in
+# another order differs in its last bits (the compiled splitter's rule,
+# fasttree._utils.beats_best, measured on its proxies).
+TIE_TOLERANCE = 2.0 ** -40
 # A Poisson child whose target sum is at most this would predict 0, which the
 # deviance cannot score: such splits are not candidates.
 POISSON_MIN_SUM = float(np.finfo(np.float64).eps)
@@ -194,7 +199,7 @@ def best_split(
                 - (weight_left / node_weight) * impurity_left
                 - (weight_right / node_weight) * impurity_right
             )
-            if best is None or improvement > best.improvement:
+            if best is None or improves_on(improvement, best.improvement, node_impurity):
                 best = Split(
                     feature=feature,
                     threshold=threshold,
@@ -205,3 +210,10 @@ def best_split(
                     n_right=n_right,
                 )
     return best
+
+
+def improves_on(improvement, best_improvement, node_impurity):
+    """Whether an improvement beats the best so far by more than rounding
+    (``TIE_TOLERANCE`` of the node's impurity and the best's magnitude)."""
+    margin = TIE_TOLERANCE * (abs(node_impurity) + abs(best_improvement))
+    return improvement > best_improvement + margin
