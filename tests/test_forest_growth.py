@@ -70,18 +70,56 @@ def test_permutation_importance_refuses_bad_input():
         unbagged.oob_permutation_importance(X, y)
 
 
-def test_batched_growth_stops_once_the_oob_error_is_stable():
+def first_stable_batch(errors, patience, tol):
+    """The number of batches after which the documented rule stops the growth:
+    the first k > patience at which the best error of the last ``patience``
+    of the first k batches beats the best before them by less than ``tol``
+    (never at a NaN error); None if no k does."""
+    for k in range(patience + 1, len(errors) + 1):
+        before, last = errors[:k - patience], errors[k - patience:k]
+        if not np.isnan(last[-1]) and min(before) - min(last) < tol:
+            return k
+    return None
+
+
+# (batch size, patience, tol): each stops well after its first chance
+# (patience + 1 batches) and before n_estimators. (2, 2, 0.005) stops on a
+# tie (0.3425 twice), a difference of 0 being below tol; (2, 2, 0.0) goes on
+# past a tie at 10 batches, a difference of 0 not being below tol = 0.
+STOPPING_RULES = [(5, 2, 0.01), (4, 3, 0.0), (2, 2, 0.005), (2, 2, 0.0)]
+
+
+@pytest.mark.parametrize("batch_size, patience, tol", STOPPING_RULES)
+def test_batched_growth_stops_once_the_oob_error_is_stable(batch_size, patience, tol):
     X, y = classification_data(n_samples=800, seed=3)
-    forest = RandomForestClassifier(n_estimators=500, oob_batch_size=5, oob_patience=2,
-                                    oob_tol=0.01, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=500, oob_batch_size=batch_size,
+                                    oob_patience=patience, oob_tol=tol,
+                                    random_state=0).fit(X, y)
     n_trees = len(forest.estimators_)
-    assert n_trees < 500
     curve = forest.oob_curve_
-    assert curve.shape == (n_trees // 5, 2)
-    np.testing.assert_array_equal(curve[:, 0], 5 * np.arange(1, n_trees // 5 + 1))
+    n_batches = curve.shape[0]
+    assert curve.shape == (n_batches, 2)
+    np.testing.assert_array_equal(curve[:, 0], batch_size * np.arange(1, n_batches + 1))
+    assert n_trees == batch_size * n_batches < 500
+    # The growth stops at the first batch the rule calls stable, not later.
     errors = curve[:, 1]
-    assert min(errors[:-2]) - min(errors[-2:]) < 0.01
+    stop = first_stable_batch(errors, patience, tol)
+    assert stop == n_batches, (stop, n_batches, errors)
+    assert stop > patience + 2
     assert rounding_equal(forest.oob_score_, 1.0 - errors[-1])
+    # The curve is the out-of-bag error of the forest of its first trees.
+    for n_first, error in curve[-2:]:
+        plain = RandomForestClassifier(n_estimators=int(n_first), oob_score=True,
+                                       random_state=0).fit(X, y)
+        assert rounding_equal(error, 1.0 - plain.oob_score_)
+
+
+def test_first_stable_batch_follows_the_documented_rule():
+    assert first_stable_batch([0.5, 0.4, 0.3, 0.3], patience=1, tol=0.01) == 4
+    assert first_stable_batch([0.5, 0.4, 0.3, 0.3], patience=2, tol=0.01) is None
+    assert first_stable_batch([0.5, 0.4, 0.45], patience=1, tol=0.0) == 3
+    assert first_stable_batch([0.5, 0.4, np.nan, 0.6], patience=1, tol=0.0) == 4
+    assert first_stable_batch([0.5, 0.495], patience=1, tol=0.01) == 2
 
 
 def test_batched_growth_equals_a_forest_of_the_same_size():
