@@ -183,6 +183,20 @@ def test_the_presorted_stumps_check_their_parameters_as_the_tree_does(min_sample
         AdaBoostClassifier(stump, n_estimators=3).fit(X, y)
 
 
+@pytest.mark.parametrize("small_side", ["left", "right"])
+def test_presorted_stumps_split_off_exactly_min_samples_leaf_rows(small_side):
+    # The only perfect split leaves exactly min_samples_leaf rows on one side:
+    # the presorted stump sweep takes it, as a fitted tree does.
+    X = np.arange(20, dtype=np.float64)[:, None]
+    y = (X[:, 0] < 3 if small_side == "left" else X[:, 0] >= 17).astype(int)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=3)
+    boosted = AdaBoostClassifier(stump, n_estimators=2).fit(X, y)
+    tree = DecisionTreeClassifier(max_depth=1, min_samples_leaf=3).fit(X, y)
+    assert tree.tree_.threshold[0] == (2.5 if small_side == "left" else 16.5)
+    assert boosted.estimators_[0].tree_.threshold[0] == tree.tree_.threshold[0]
+    np.testing.assert_array_equal(boosted.predict(X), y)
+
+
 def test_presorted_stumps_of_a_huge_min_samples_leaf_are_single_leaves():
     X, y = corner_problem(50, 10, 0)
     stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=2**63)

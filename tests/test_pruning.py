@@ -169,6 +169,25 @@ def test_pruned_trees_match_scikit_learn_along_the_path(regression):
             assert_rounding_close(ours.predict_proba(X), theirs.predict_proba(X))
 
 
+@pytest.mark.parametrize("regression", [False, True])
+def test_an_alpha_equal_to_a_step_of_the_path_prunes_that_step(regression):
+    # scikit-learn's rule: a subtree whose effective alpha is at most ccp_alpha
+    # is pruned, so an alpha equal to a step of the path gives that step's tree.
+    X, y, weight = continuous_data(regression, seed=2)
+    path = sklearn_pair(regression, random_state=0)[0].cost_complexity_pruning_path(
+        X, y, sample_weight=weight)
+    alphas = np.unique(path.ccp_alphas[path.ccp_alphas > 0.0])
+    assert len(alphas) >= 4
+    for ccp_alpha in alphas[::3]:
+        tree = sklearn_pair(regression, random_state=0, ccp_alpha=ccp_alpha)[0].fit(
+            X, y, sample_weight=weight).tree_
+        leaves = tree.children_left == -1
+        risk = np.sum(tree.impurity[leaves] * tree.weighted_n_node_samples[leaves]
+                      ) / tree.weighted_n_node_samples[0]
+        step = np.searchsorted(path.ccp_alphas, ccp_alpha, side="right") - 1
+        assert_rounding_close(risk, path.impurities[step])
+
+
 def test_a_large_alpha_leaves_the_root_alone_predicting_the_weighted_majority():
     X, y, weight = continuous_data(False)
     tree = DecisionTreeClassifier(ccp_alpha=10.0).fit(X, y, sample_weight=weight)

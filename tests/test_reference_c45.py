@@ -140,3 +140,22 @@ def test_bad_settings_are_refused():
         build_c45_tree(X, y, categorical=[True] * 4, n_classes=2, criterion="gini")
     with pytest.raises(ValueError, match="missing must be"):
         build_c45_tree(X, y, categorical=[True] * 4, n_classes=2, missing="drop")
+
+
+def test_candidates_take_the_first_of_two_thresholds_of_equal_gain():
+    # Classes 0, 1, 1, 0 in value order: the thresholds 0.5 and 2.5 split off
+    # one row of class 0 each, with the same gain to the last bit; C4.5 takes
+    # the first (as fasttree.reference.c45 does).
+    from fasttree import DecisionTreeClassifier
+    from fasttree._features import rank_features
+    from fasttree._multiway import CandidateSearch
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
+    y = np.array([0, 1, 1, 0], dtype=np.int32)
+    search = CandidateSearch(rank_features(X), np.array([0], dtype=np.intp), y, 2, False)
+    (candidate,) = search.candidates(np.zeros(1, dtype=np.int8), np.arange(4, dtype=np.intp),
+                                     np.ones(4), np.array([0], dtype=np.intp))
+    assert candidate[1] == np.float32(0.5)
+    tree = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                  max_depth=1).fit(X, y)
+    assert tree.tree_.threshold[0] == np.float32(0.5)

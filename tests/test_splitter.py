@@ -641,3 +641,23 @@ def test_scaled_weights_and_repeated_rows_grow_the_same_tree(criterion, seed):
         np.testing.assert_array_equal(tree.feature, reference.feature)
         np.testing.assert_array_equal(tree.threshold, reference.threshold)
         np.testing.assert_array_equal(tree.children_left, reference.children_left)
+
+
+@pytest.mark.parametrize("criterion", ["misclassification", "gini", "entropy"])
+def test_a_categorical_tie_goes_to_the_lower_feature_whichever_is_drawn_first(criterion):
+    # Two copies of one column whose categories {0, 1} and {2, 3} hold the
+    # two classes: both split perfectly, and feature 0 wins the tie in
+    # whatever order a seed draws the features. With misclassification the
+    # subset sweep's bound on feature 0's perfect split equals the best proxy
+    # found on feature 1 exactly: a bound equal to the best must not skip a
+    # candidate of a lower feature.
+    from fasttree import DecisionTreeClassifier
+
+    codes = np.repeat([0.0, 1.0, 2.0, 3.0], [3, 2, 4, 4])
+    y = np.repeat([0, 0, 1, 1], [3, 2, 4, 4])
+    X = np.column_stack([codes, codes])
+    for seed in range(8):
+        tree = DecisionTreeClassifier(categorical_features=[0, 1], criterion=criterion,
+                                      random_state=seed).fit(X, y).tree_
+        assert tree.feature[0] == 0, seed
+        assert set(tree.left_categories(0).tolist()) in ({0, 1}, {2, 3})
