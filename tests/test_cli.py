@@ -85,19 +85,85 @@ def test_a_numeric_target_of_many_values_is_a_regression(tmp_path, capsys):
     assert any(line.startswith("MAE") for line in out.splitlines())
 
 
+def titanic_features_and_labels():
+    """The titanic file's features and labels as the library takes them."""
+    table = rows_of(TITANIC)
+    X = np.array([[row["pclass"], row["sex"], float(row["age"]) if row["age"] else np.nan,
+                   float(row["sibsp"]), float(row["parch"])] for row in table], dtype=object)
+    y = np.array([row["survived"] for row in table], dtype=object)
+    return X, y
+
+
+def shuffled_folds(n_rows, n_folds, seed):
+    """The folds of ``evaluate`` (``fasttree._cli.fold_indices``), made here:
+    the rows shuffled by numpy's default_rng(seed) (seed: --random-state,
+    else 0), cut into n_folds runs of consecutive positions, the first ones
+    a row longer."""
+    order = np.random.default_rng(seed).permutation(n_rows)
+    sizes = [n_rows // n_folds + (k < n_rows % n_folds) for k in range(n_folds)]
+    return [order[sum(sizes[:k]):sum(sizes[:k + 1])] for k in range(n_folds)]
+
+
 def test_evaluate_reports_accuracy_balanced_accuracy_and_the_confusion_matrix(capsys):
     status, out, _ = run(capsys, "evaluate", TITANIC, "--target", "survived", "--cv", 3,
-                         "--max-depth", 4)
+                         "--max-depth", 4, "--random-state", 0)
     assert status == 0
     lines = out.splitlines()
-    accuracy = float(next(line for line in lines if line.startswith("accuracy")).split()[1])
-    assert 0.7 < accuracy < 0.9
-    assert any(line.startswith("balanced accuracy") for line in lines)
-    # The confusion matrix counts every row once.
+    # The same cross-validation done here: each fold predicted by a tree
+    # fitted on the other folds' rows only.
+    X, y = titanic_features_and_labels()
+    predicted = np.empty(len(y), dtype=object)
+    folds = shuffled_folds(len(y), 3, 0)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(len(y)))
+    for fold in folds:
+        train = np.ones(len(y), dtype=bool)
+        train[fold] = False
+        tree = fasttree.DecisionTreeClassifier(max_depth=4, random_state=0)
+        predicted[fold] = tree.fit(X[train], y[train]).predict(X[fold])
+    labels = ["died", "survived"]
+    expected = [[int(np.sum((y == truth) & (predicted == guess))) for guess in labels]
+                for truth in labels]
+    accuracy = np.mean(predicted == y)
+    recall = [expected[k][k] / sum(expected[k]) for k in range(2)]
+    assert f"accuracy: {accuracy:.4f}" in lines
+    assert f"balanced accuracy: {np.mean(recall):.4f}" in lines
+    # Fitted on all rows, the trees would score higher on them.
+    in_sample = fasttree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    assert in_sample.score(X, y) > accuracy + 0.01
+    # The confusion matrix cell by cell: rows the true class, columns the
+    # predicted one, as its title says.
     header = lines.index("confusion matrix (rows: true class, columns: predicted):")
-    counts = [int(value) for line in lines[header + 2:header + 4]
-              for value in line.split()[1:]]
-    assert sum(counts) == len(rows_of(TITANIC))
+    assert lines[header + 1].split() == labels
+    table = [line.split() for line in lines[header + 2:]]
+    assert [row[0] for row in table] == labels
+    assert [[int(count) for count in row[1:]] for row in table] == expected
+    assert expected[0][1] != expected[1][0]  # a transposed matrix would differ
+    assert sum(map(sum, expected)) == len(y)
+
+
+def test_evaluate_scores_a_regressor_on_the_rows_each_fold_left_out(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + rng.normal(size=150) * 0.3
+    path = tmp_path / "numbers.csv"
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["a", "b", "c", "y"])
+        writer.writerows(np.c_[X, y].tolist())
+    status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 4,
+                         "--min-samples-leaf", 3, "--random-state", 3)
+    assert status == 0
+    predicted = np.empty(150)
+    for fold in shuffled_folds(150, 4, 3):
+        train = np.setdiff1d(np.arange(150), fold)
+        tree = fasttree.DecisionTreeRegressor(min_samples_leaf=3, random_state=3)
+        predicted[fold] = tree.fit(X[train], y[train]).predict(X[fold])
+    r2 = 1.0 - np.sum((y - predicted) ** 2) / np.sum((y - y.mean()) ** 2)
+    lines = out.splitlines()
+    assert f"R^2: {r2:.4f}" in lines
+    assert f"MAE: {np.mean(np.abs(y - predicted)):.4f}" in lines
+    in_sample = fasttree.DecisionTreeRegressor(min_samples_leaf=3, random_state=3).fit(X, y)
+    assert in_sample.score(X, y) > r2 + 0.05
 
 
 def test_show_prints_the_summary_rules_and_importances(tmp_path, capsys):
