@@ -8,15 +8,17 @@ from fasttree.reference.mixed import MixedSplit
 from tolerances import assert_rounding_close, data_scale
 
 
-def assert_same_tree(estimator, oracle, X, y, weights, criterion):
+def assert_same_tree(estimator, oracle, X, y, weights, criterion, tied_nodes=None):
     """Walk both trees from the root; every pair of nodes must hold the same
     weight and value and make the same split, except where two different
     splits tie up to rounding (pure children both ways, in small nodes): the
     oracle's improvement of the estimator's split must then equal its best,
     and the subtrees below are not compared. A leaf where the oracle splits
     is a tie too if the oracle's split improves nothing up to rounding.
-    Returns the number of ties."""
+    Returns the number of ties; the estimator's tied nodes are appended to
+    the list ``tied_nodes`` if one is given."""
     tree = estimator.tree_
+    tied_nodes = [] if tied_nodes is None else tied_nodes
     regression = oracle.n_classes is None
     ties = 0
     pending = [(0, 0, np.arange(X.shape[0]))]
@@ -39,6 +41,7 @@ def assert_same_tree(estimator, oracle, X, y, weights, criterion):
             assert_rounding_close(node.split.improvement, 0.0,
                                   scale=data_scale(y) ** 2 if regression else 1.0)
             ties += 1
+            tied_nodes.append(node_id)
             continue
         goes_left = node.split.goes_left(X[rows, node.split.feature])
         if not same_split(tree, node_id, node.split):
@@ -46,10 +49,29 @@ def assert_same_tree(estimator, oracle, X, y, weights, criterion):
             assert_rounding_close(improvement(criterion, y[rows], weights[rows], ours),
                                   node.split.improvement)
             ties += 1
+            tied_nodes.append(node_id)
             continue
         pending.append((tree.children_left[node_id], node.left, rows[goes_left]))
         pending.append((tree.children_right[node_id], node.right, rows[~goes_left]))
     return ties
+
+
+def rows_clear_of(estimator, tied_nodes, X):
+    """Whether each row of X reaches only leaves outside the subtrees of the
+    estimator's ``tied_nodes`` (where its tree and the oracle's part ways):
+    such a row takes matched splits only, so the two trees must predict it
+    alike. A row that spreads over several branches (a missing value in a
+    ``fractional`` tree) must keep clear along all of them."""
+    tree = estimator.tree_
+    below, pending = set(), list(tied_nodes)
+    while pending:
+        node = pending.pop()
+        below.add(int(node))
+        pending.extend(tree.children(node).tolist())
+    rows, leaves, _ = tree.leaf_mixture(estimator._validate_X_for_predict(X))
+    clear = np.ones(X.shape[0], dtype=bool)
+    clear[rows[np.isin(leaves, sorted(below))]] = False
+    return clear
 
 
 def same_split(tree, node_id, split):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, _splitter
 from fasttree.reference.mixed import build_mixed_tree
-from mixed_trees import assert_same_tree
+from mixed_trees import assert_same_tree, rows_clear_of
 from tolerances import assert_rounding_close, data_scale
 
 
@@ -48,14 +48,19 @@ def test_trees_with_categorical_features_are_the_oracles(seed, n_categories, n_c
     oracle = build_mixed_tree(X, y, weights, categorical=[True, True, False],
                               criterion=criterion, n_classes=n_classes,
                               min_samples_leaf=min_samples_leaf)
-    ties = assert_same_tree(estimator, oracle, X, y, weights, criterion)
-    if ties:
-        return
-    assert estimator.tree_.node_count == oracle.node_count
+    tied_nodes = []
+    if not assert_same_tree(estimator, oracle, X, y, weights, criterion, tied_nodes):
+        assert estimator.tree_.node_count == oracle.node_count
     assert estimator.tree_.is_categorical.any() or n_categories == 2
+    # Fresh rows below a tie (two splits into pure children, in a node of a
+    # few rows) may take different paths; every other row must be predicted
+    # alike, and they are most rows.
     fresh, _, _ = mixed_data(seed + 1, 200, n_categories + 2, n_classes, 0.1)  # unseen codes
-    got = estimator.predict(fresh) if n_classes is None else estimator.predict_proba(fresh)
-    expected = oracle.predict_value(_unseen_as_missing(fresh, X))
+    clear = rows_clear_of(estimator, tied_nodes, fresh)
+    assert clear.mean() >= 0.5
+    got = (estimator.predict(fresh[clear]) if n_classes is None
+           else estimator.predict_proba(fresh[clear]))
+    expected = oracle.predict_value(_unseen_as_missing(fresh, X)[clear])
     assert_rounding_close(got, expected, scale=data_scale(y) if n_classes is None else 1.0)
 
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from fasttree import DecisionTreeClassifier, export_text, tree_rules
 from fasttree.reference import id3_tree
 from fasttree.reference.c45 import build_c45_tree, c45_split_scores
+from mixed_trees import rows_clear_of
 from tolerances import assert_rounding_close
 
 DATA = Path(__file__).parent / "data"
@@ -129,10 +130,13 @@ def ours_child_of(estimator, node, column):
     return np.where(np.isnan(column), -1, (column > tree.threshold[node]).astype(int)), 2
 
 
-def assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
-    """Walk both trees; returns the number of ties met."""
+def assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing,
+                         tied_nodes=None):
+    """Walk both trees; returns the number of ties met, and appends the
+    estimator's tied nodes to the list ``tied_nodes`` if one is given."""
     tree = estimator.tree_
     ties = 0
+    tied_nodes = [] if tied_nodes is None else tied_nodes
     pending = [(0, 0, np.arange(X.shape[0]), weights)]
     while pending:
         node_id, oracle_id, rows, row_weights = pending.pop()
@@ -169,6 +173,7 @@ def assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
                                  node.missing_child if (theirs_of < 0).any() else None)
             assert_rounding_close(ours, theirs)
             ties += 1
+            tied_nodes.append(node_id)
             continue
         if missing == "fractional":
             assert_rounding_close(tree.branch_fractions(node_id), node.missing_fractions)
@@ -187,13 +192,19 @@ def test_multiway_trees_are_the_oracles(seed, share_missing, criterion, missing)
     X, y = random_data(seed, 120, share_missing)
     weights = np.random.default_rng(seed).uniform(0.5, 2.0, size=y.size)
     estimator, oracle = fitted_pair(X, y, weights, criterion, missing)
-    if assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing):
-        return
-    assert estimator.tree_.node_count == oracle.node_count
+    tied_nodes = []
+    if not assert_same_c45_tree(estimator, oracle, X, y, weights, criterion, missing,
+                                tied_nodes):
+        assert estimator.tree_.node_count == oracle.node_count
+    # Where the trees part at a tie (a node of a few rows that two features
+    # both split into pure children), fresh rows below it may take different
+    # paths; every other row must be predicted alike, and they are most rows.
     fresh, _ = random_data(seed + 1, 200, 0.2)
     fresh[:5, 0] = 7.0  # a code fit never saw: it goes with the missing values
-    expected = oracle.predict_proba(np.where(fresh == 7.0, np.nan, fresh))
-    assert_rounding_close(estimator.predict_proba(fresh), expected)
+    clear = rows_clear_of(estimator, tied_nodes, fresh)
+    assert clear.mean() >= 0.5
+    expected = oracle.predict_proba(np.where(fresh == 7.0, np.nan, fresh)[clear])
+    assert_rounding_close(estimator.predict_proba(fresh[clear]), expected)
 
 
 def many_class_data(seed, n_samples, share_missing):
