@@ -446,6 +446,93 @@ def test_predictions_are_the_classes_of_least_expected_cost():
         costed.prune_pessimistic()
 
 
+def structure_with_leaves_at(tree, collapsed):
+    """children_left, children_right, feature and threshold (inner nodes; -2
+    at leaves) of ``tree_`` with the nodes in ``collapsed`` made leaves and
+    the nodes renumbered in pre-order, left subtree first."""
+    left, right, feature, threshold = [], [], [], []
+
+    def copy(node):
+        new_id = len(left)
+        for values in (left, right, feature, threshold):
+            values.append(-1)
+        if tree.children_left[node] == -1 or node in collapsed:
+            feature[new_id], threshold[new_id] = -2, -2.0
+            return new_id
+        feature[new_id] = int(tree.feature[node])
+        threshold[new_id] = float(tree.threshold[node])
+        left[new_id] = copy(tree.children_left[node])
+        right[new_id] = copy(tree.children_right[node])
+        return new_id
+
+    copy(0)
+    return left, right, feature, threshold
+
+
+def reduced_error_pruned_nodes(tree, X_train, y_train, X_val, y_val, loss):
+    """The nodes reduced-error pruning with a loss matrix collapses, in pure
+    Python (y: class indices, unit weights). A node predicts the class of
+    least expected cost over its training rows (sum_i count_i * loss[i, j],
+    the first on ties); a validation row of class i predicted j costs
+    loss[i, j]. Bottom-up, a node becomes a leaf when its validation rows
+    cost no more with its prediction than with its subtree's, as pruned
+    below (docstring of prune_reduced_error)."""
+    n_classes = loss.shape[0]
+    collapsed = set()
+
+    def visit(node, train_rows, val_rows):
+        counts = [sum(1 for row in train_rows if y_train[row] == k) for k in range(n_classes)]
+        costs = [sum(counts[i] * loss[i, j] for i in range(n_classes))
+                 for j in range(n_classes)]
+        # No tie between the cheapest classes: the kernel's fractions could
+        # round one either way.
+        assert sorted(costs)[0] < sorted(costs)[1] or not train_rows
+        predicted = costs.index(min(costs))
+        own = sum(loss[y_val[row], predicted] for row in val_rows)
+        if tree.children_left[node] == -1:
+            return own
+        feature, threshold = tree.feature[node], tree.threshold[node]
+        below = (visit(tree.children_left[node],
+                       [row for row in train_rows if X_train[row, feature] <= threshold],
+                       [row for row in val_rows if X_val[row, feature] <= threshold])
+                 + visit(tree.children_right[node],
+                         [row for row in train_rows if X_train[row, feature] > threshold],
+                         [row for row in val_rows if X_val[row, feature] > threshold]))
+        if own <= below:
+            collapsed.add(node)
+            return own
+        return below
+
+    visit(0, range(len(y_train)), range(len(y_val)))
+    return collapsed
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reduced_error_pruning_prices_held_out_rows_with_the_loss_matrix(seed):
+    X, y = classification_data(900, 4, n_classes=3, seed=seed)
+    X = X.astype(np.float32)
+    # Not symmetric: whole costs, so that every sum is exact and ties of the
+    # held-out loss between a node and its subtree are true ties; primes,
+    # so that no node has two classes of least expected cost.
+    loss = np.array([[0.0, 11.0, 61.0], [47.0, 0.0, 13.0], [29.0, 83.0, 0.0]])
+    X_train, y_train, X_val, y_val = X[:450], y[:450], X[450:], y[450:]
+    grown = DecisionTreeClassifier(min_samples_leaf=3, loss_matrix=loss,
+                                   random_state=0).fit(X_train, y_train)
+    pruned = grown.prune_reduced_error(X_val, y_val)
+    collapsed = reduced_error_pruned_nodes(grown.tree_, X_train, y_train, X_val, y_val, loss)
+    left, right, feature, threshold = structure_with_leaves_at(grown.tree_, collapsed)
+    assert 1 < len(left) < grown.tree_.node_count
+    assert pruned.tree_.node_count == len(left)
+    np.testing.assert_array_equal(pruned.tree_.children_left, left)
+    np.testing.assert_array_equal(pruned.tree_.children_right, right)
+    inner = np.array(left) != -1
+    np.testing.assert_array_equal(pruned.tree_.feature[inner], np.array(feature)[inner])
+    np.testing.assert_array_equal(pruned.tree_.threshold[inner], np.array(threshold)[inner])
+    # Pruned on them, the tree costs no more on the held-out rows.
+    assert (loss[y_val, pruned.predict(X_val)].sum()
+            <= loss[y_val, grown.predict(X_val)].sum())
+
+
 @pytest.mark.parametrize("loss_matrix, message", [
     (np.ones((2, 2)), "zero diagonal"),
     ([[0.0, -1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], "finite costs >= 0"),
