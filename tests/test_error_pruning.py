@@ -83,6 +83,85 @@ def test_pessimistic_pruning_matches_the_oracle(seed, confidence):
     assert_same_structure(pruned.tree_, expected)
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), confidence=st.sampled_from([0.05, 0.25, 0.6]))
+def test_pessimistic_pruning_counts_a_rows_weight_as_that_many_rows(seed, confidence):
+    rng = np.random.default_rng(seed)
+    X, y = classification_data(rng, 60)
+    weight = rng.integers(1, 5, size=60)
+    grown = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=weight.astype(float))
+    pruned = grown.prune_pessimistic(confidence)
+    # The oracle counts rows (N and E whole numbers): a row of weight w is
+    # w rows to it.
+    repeated = np.repeat(np.arange(60), weight)
+    expected = pessimistic_prune(as_reference(grown.tree_), X[repeated], y[repeated],
+                                 confidence)
+    assert_same_structure(pruned.tree_, expected)
+
+
+def pessimistically_pruned_nodes(tree, X, y, weight, confidence):
+    """The nodes C4.5's pessimistic pruning collapses, for fractional weights:
+    N the weight of a node's training rows, E the part outside its heaviest
+    class, its estimate as a leaf N * U_CF(E, N) with U_CF the (1 - CF)
+    quantile of Beta(E + 1, N - E) (scipy), a subtree's the sum over its
+    leaves; a node becomes a leaf when its estimate is at most its subtree's."""
+    from scipy.stats import beta
+    collapsed = set()
+
+    def visit(node, rows):
+        n = sum(weight[row] for row in rows)
+        heaviest = max(sum(weight[row] for row in rows if y[row] == k) for k in set(y))
+        errors = n - heaviest
+        own = n * (1.0 if errors >= n else beta.ppf(1.0 - confidence, errors + 1, n - errors))
+        if tree.children_left[node] == -1:
+            return own
+        feature, threshold = tree.feature[node], tree.threshold[node]
+        below = (visit(tree.children_left[node],
+                       [row for row in rows if X[row, feature] <= threshold])
+                 + visit(tree.children_right[node],
+                         [row for row in rows if X[row, feature] > threshold]))
+        # No near-tie, which rounding could settle either way.
+        assert abs(own - below) > 1e-9 * below
+        if own <= below:
+            collapsed.add(node)
+            return own
+        return below
+
+    visit(0, list(range(len(y))))
+    return collapsed
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("confidence", [0.05, 0.25, 0.6])
+def test_pessimistic_pruning_with_fractional_weights_matches_the_oracle(seed, confidence):
+    rng = np.random.default_rng(seed)
+    X, y = classification_data(rng, 120)
+    weight = rng.uniform(0.1, 4.0, size=120)
+    grown = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=weight)
+    pruned = grown.prune_pessimistic(confidence)
+    collapsed = pessimistically_pruned_nodes(grown.tree_, X, y, weight, confidence)
+    kept = []  # the nodes left, in pre-order (left subtree first)
+
+    def walk(node):
+        kept.append(node)
+        if grown.tree_.children_left[node] != -1 and node not in collapsed:
+            walk(grown.tree_.children_left[node])
+            walk(grown.tree_.children_right[node])
+
+    walk(0)
+    assert 1 < len(kept) < grown.tree_.node_count
+    assert pruned.tree_.node_count == len(kept)
+    np.testing.assert_array_equal(pruned.tree_.weighted_n_node_samples,
+                                  grown.tree_.weighted_n_node_samples[kept])
+    is_leaf = [grown.tree_.children_left[node] == -1 or node in collapsed for node in kept]
+    np.testing.assert_array_equal(pruned.tree_.children_left == -1, is_leaf)
+    inner = ~np.array(is_leaf)
+    np.testing.assert_array_equal(pruned.tree_.feature[inner],
+                                  grown.tree_.feature[kept][inner])
+    np.testing.assert_array_equal(pruned.tree_.threshold[inner],
+                                  grown.tree_.threshold[kept][inner])
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), regression=st.booleans())
 def test_reduced_error_pruning_matches_the_oracle(seed, regression):
