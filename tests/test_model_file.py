@@ -283,6 +283,76 @@ def test_a_bagging_feature_subset_out_of_range_is_refused():
         loads(file_of(header, arrays))
 
 
+def with_category_levels(name, change):
+    """The file of MODELS[name] (fitted on mixed_frame: features 1 and 2 are
+    categorical, of 4 and 3 levels) with ``change(references, arrays)``
+    applied to the references of its categories_ arrays and the array entries."""
+    header, arrays = parts_of(dumps(MODELS[name][0]))
+    model = find_tagged(header, "object")[0]
+    state = dict((key, item) for key, item in model["state"]["items"])
+    references = state["categories_"]["items"]
+    assert [reference["shape"] for reference in references] == [[4], [3]]
+    change(references, arrays, state)
+    return file_of(header, arrays)
+
+
+def drop_last_levels(references, arrays, state):
+    dropped = references.pop()
+    # Its entry goes too, so that no unused entry gives the file away.
+    assert [reference["entry"] for reference in find_tagged(state, "array")].count(
+        dropped["entry"]) == 0
+    del arrays[dropped["entry"]]
+
+
+def one_more_categorical(references, arrays, state):
+    array_of(arrays, state["is_categorical_"])[0] = True
+
+
+def first_levels_cut_to(n_levels):
+    """The first categorical feature's levels cut to their first n_levels."""
+    def change(references, arrays, state):
+        entry = references[0]["entry"]
+        assert [reference["entry"] for reference in find_tagged(state, "array")].count(entry) == 1
+        arrays[entry] = array_of(arrays, references[0])[:n_levels].copy()
+        references[0].update(offset=0, shape=[n_levels])
+    return change
+
+
+def swap_levels(references, arrays, state):
+    references[0], references[1] = references[1], references[0]
+
+
+def repeat_a_level(references, arrays, state):
+    levels = array_of(arrays, references[0])
+    levels[1] = levels[0]
+
+
+def levels_as_a_matrix(references, arrays, state):
+    references[0]["shape"] = [2, 2]
+
+
+@pytest.mark.parametrize("name", ["tree, categorical frame", "tree, multiway",
+                                  "forest, categorical frame"])
+@pytest.mark.parametrize("change, message", [
+    (drop_last_levels, "category levels do not match its categorical features"),
+    (one_more_categorical, "category levels do not match its categorical features"),
+    # The trees split feature 1 into its 4 codes: with fewer levels, rows of
+    # the last categories would silently take the unseen categories' way.
+    (first_levels_cut_to(3), "splits feature 1 into 4 category codes; its category "
+                             "levels are 3"),
+    (swap_levels, "splits feature 1 into 4 category codes; its category levels are 3"),
+    (repeat_a_level, "category levels of feature 1 are not an array of distinct levels"),
+    (levels_as_a_matrix, "category levels of feature 1 are not an array of distinct levels"),
+])
+def test_category_levels_that_do_not_match_the_trees_are_refused(name, change, message):
+    model, frame = MODELS[name]
+    # The file unchanged loads and predicts as the model; changed, it is refused.
+    assert_same_outputs(outputs(loads(with_category_levels(name, lambda *_: None)), frame),
+                        outputs(model, frame))
+    with pytest.raises(ModelFileError, match=message):
+        loads(with_category_levels(name, change))
+
+
 @pytest.mark.parametrize("tamper, message", [
     (lambda header, arrays: header.update(format_version=99), "format version 99"),
     (lambda header, arrays: header.update(format="other"), "another format"),

@@ -441,6 +441,7 @@ def _check_estimator(estimator, depth):
         if width is not None and tree.n_values != width:
             raise ModelFileError(f"a tree of the {name} gives {tree.n_values} values per "
                                  f"node, the estimator needs {width}")
+        _check_category_codes(estimator, tree)
     if "estimators_" in estimator.__dict__ and "_trees" not in estimator.__dict__:
         _check_members(estimator, n_features, depth)
     loss = estimator.__dict__.get("loss_matrix_")
@@ -502,6 +503,36 @@ def _check_features(estimator, n_features):
             or not isinstance(levels, list) or len(levels) != int(mask.sum())):
         raise ModelFileError(f"the {name}'s category levels do not match its categorical "
                              "features")
+    from ._categories import _hashable
+    for feature, level in zip(np.flatnonzero(mask), levels):
+        # A code is a position among the levels: one flat array, no level twice.
+        if (not isinstance(level, np.ndarray) or level.ndim != 1
+                or len({_hashable(value) for value in level.tolist()}) != level.shape[0]):
+            raise ModelFileError(f"the {name}'s category levels of feature {feature} are not "
+                                 "an array of distinct levels")
+
+
+def _check_category_codes(estimator, tree):
+    """A tree's category sets and branch tables cover no more codes than
+    their feature has levels (a code past them could never be given: the
+    rows of those categories would silently go elsewhere)."""
+    mask = estimator.__dict__.get("is_categorical_")
+    categorical = np.flatnonzero(tree.is_categorical)
+    if mask is None or categorical.size == 0:
+        return
+    n_levels = np.zeros(mask.shape[0], dtype=np.int64)
+    n_levels[mask] = [level.shape[0] for level in estimator.categories_]
+    # Where a node's set starts in category_bits, as Tree.n_category_codes reads it.
+    sides = np.ascontiguousarray(tree.nodes["threshold"][categorical]).view(np.int32).reshape(
+        categorical.size, -1)[:, 0]
+    n_codes = tree.category_bits[sides]
+    features = tree.feature[categorical]
+    wrong = np.flatnonzero(n_codes > n_levels[features])
+    if wrong.size:
+        feature = int(features[wrong[0]])
+        raise ModelFileError(f"a tree of the {type(estimator).__name__} splits feature "
+                             f"{feature} into {int(n_codes[wrong[0]])} category codes; its "
+                             f"category levels are {int(n_levels[feature])}")
 
 
 def _check_members(estimator, n_features, depth):
