@@ -230,11 +230,16 @@ def test_a_forest_whose_estimators_were_cut_after_fit_refuses_to_predict(forest_
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
 def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_class):
     X, y = classification_data(n_samples=80, seed=2)
-    ensemble = ensemble_class(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    # Half the features: bagging's members each see their own subset.
+    ensemble = ensemble_class(n_estimators=3, warm_start=True, max_features=0.5,
+                              random_state=0).fit(X, y)
     members = list(ensemble)
+    before = ensemble.predict(X)
     with pytest.warns(UserWarning, match="without increasing n_estimators"):
         ensemble.fit(X, y)
-    assert all(new is old for new, old in zip(ensemble, members))
+    assert len(members) == 3 and len(ensemble.estimators_) == 3
+    assert all(new is old for new, old in zip(ensemble.estimators_, members, strict=True))
+    np.testing.assert_array_equal(ensemble.predict(X), before)
 
 
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import beta
 
 from fasttree import DecisionTreeClassifier, export_text, tree_rules
 from fasttree.reference import id3_tree
@@ -387,8 +388,6 @@ def test_bagging_and_adaboost_take_multiway_members():
 
 @pytest.mark.parametrize("missing", ["learn", "fractional"])
 def test_pessimistic_pruning_of_a_multiway_tree_collapses_as_c45s_rule_says(missing):
-    from fasttree._error_pruning import binomial_upper_limit
-
     frame = pd.read_csv(DATA / "congressional_votes.csv")
     y = frame.pop("Class")
     estimator = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway",
@@ -397,7 +396,7 @@ def test_pessimistic_pruning_of_a_multiway_tree_collapses_as_c45s_rule_says(miss
     # C4.5's rule, bottom-up over the children lists, written out here.
     weight = tree.weighted_n_node_samples
     errors = np.clip(weight * (1.0 - tree.value[:, 0].max(axis=1)), 0.0, weight)
-    estimate = weight * binomial_upper_limit(errors, weight, 0.25)
+    estimate = weight * upper_limit(errors, weight, 0.25)
     subtree = estimate.copy()
     collapsed = np.zeros(tree.node_count, dtype=bool)
     for node in range(tree.node_count - 1, -1, -1):
@@ -415,6 +414,31 @@ def test_pessimistic_pruning_of_a_multiway_tree_collapses_as_c45s_rule_says(miss
     restored = pickle.loads(pickle.dumps(pruned))
     np.testing.assert_array_equal(restored.predict_proba(frame), pruned.predict_proba(frame))
     assert estimator.tree_.node_count == tree.node_count  # the original is untouched
+
+
+def upper_limit(errors, n, confidence):
+    """C4.5's U_CF(E, N), computed apart from fasttree: the p at which E or
+    fewer errors in N trials have probability CF, P(X <= E) = 1 - I_p(E + 1,
+    N - E) = CF, from scipy's inverse of the regularised incomplete beta."""
+    errors, n = np.broadcast_arrays(np.asarray(errors, dtype=np.float64),
+                                    np.asarray(n, dtype=np.float64))
+    full = errors >= n
+    return np.where(full, 1.0, beta.ppf(1.0 - confidence, errors + 1.0,
+                                        np.where(full, 1.0, n - errors)))
+
+
+def test_the_upper_limit_the_pruning_test_expects_is_quinlans():
+    # C4.5 (Quinlan 1993, section 4.2): U_25%(0, 6) = 0.206, U_25%(0, 9) =
+    # 0.143, U_25%(0, 1) = 0.750, i.e. 1 - 0.25 ** (1 / N) without errors.
+    np.testing.assert_allclose(upper_limit([0, 0, 0], [6, 9, 1], 0.25), [0.206, 0.143, 0.750],
+                               atol=5e-4)
+    # The book's U_25%(1, 16) = 0.157 comes from C4.5's normal approximation;
+    # the exact binomial limit is 0.1596: 1 error in 16 trials (or fewer)
+    # has probability 0.25 at it.
+    p = upper_limit(1, 16, 0.25)
+    assert abs(p - 0.1596) < 1e-4
+    assert abs((1 - p) ** 16 + 16 * p * (1 - p) ** 15 - 0.25) < 1e-12
+    np.testing.assert_array_equal(upper_limit([3.0, 2.5], [3.0, 2.0], 0.25), [1.0, 1.0])
 
 
 def ancestors(tree, node):

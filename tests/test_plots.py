@@ -12,6 +12,7 @@ from fasttree import (AdaBoostClassifier, BaggingClassifier, DecisionTreeClassif
                       plot_staged_scores)
 from fasttree._plots import impurity_importances, permutation_importances  # noqa: E402
 from synthetic import classification_data  # noqa: E402
+from tolerances import assert_rounding_close  # noqa: E402
 
 X, Y = classification_data(n_samples=300, n_features=5, n_classes=2)
 
@@ -22,12 +23,28 @@ def rendered(ax, path):
     return path.stat().st_size
 
 
+def gini_decreases(tree, n_features):
+    """A tree's importances computed by hand from its nodes: every split's
+    decrease w * gini - w_left * gini_left - w_right * gini_right (gini
+    from the node's class shares), summed by feature, normalised."""
+    shares = tree.value[:, 0] / tree.value[:, 0].sum(axis=1, keepdims=True)
+    gini = 1.0 - (shares ** 2).sum(axis=1)
+    weight = tree.weighted_n_node_samples
+    totals = np.zeros(n_features)
+    for node in np.flatnonzero(tree.children_left != -1):
+        left, right = tree.children_left[node], tree.children_right[node]
+        totals[tree.feature[node]] += (weight[node] * gini[node] - weight[left] * gini[left]
+                                       - weight[right] * gini[right])
+    return totals / totals.sum()
+
+
 def test_impurity_importances_are_drawn_with_their_spread_over_the_members(tmp_path):
     model = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, Y)
     means, spreads = impurity_importances(model)
-    np.testing.assert_allclose(means, model.feature_importances_)
-    per_tree = np.array([member.feature_importances_ for member in model.estimators_])
-    np.testing.assert_allclose(spreads, per_tree.std(axis=0))
+    per_tree = np.array([gini_decreases(member.tree_, 5) for member in model.estimators_])
+    assert_rounding_close(means, per_tree.mean(axis=0) / per_tree.mean(axis=0).sum())
+    assert_rounding_close(spreads, per_tree.std(axis=0))
+    assert (spreads > 0.01).all()  # ten different trees: the spread is no rounding
     ax = plot_importances(model)
     heights = sorted(patch.get_width() for patch in ax.patches)
     np.testing.assert_allclose(heights, np.sort(means))
@@ -35,9 +52,23 @@ def test_impurity_importances_are_drawn_with_their_spread_over_the_members(tmp_p
 
 
 def test_bagging_members_importances_count_only_their_features():
+    # Each member sees two of the five features: its importances count for
+    # those two (by its own columns' order), zero for the other three.
     model = BaggingClassifier(n_estimators=6, max_features=2, random_state=0).fit(X, Y)
-    _, spreads = impurity_importances(model)
-    assert spreads.shape == (5,) and np.isfinite(spreads).all()
+    means, spreads = impurity_importances(model)
+    per_member = np.zeros((6, 5))
+    for row, member, features in zip(per_member, model.estimators_,
+                                     model.estimators_features_):
+        assert len(set(features.tolist())) == 2
+        row[features] = gini_decreases(member.tree_, 2)
+    assert_rounding_close(means, per_member.mean(axis=0) / per_member.mean(axis=0).sum())
+    assert_rounding_close(spreads, per_member.std(axis=0))
+    # The members saw different pairs, and no member saw feature 3: it gets
+    # neither importance nor spread.
+    assert len({tuple(sorted(features)) for features in model.estimators_features_}) > 2
+    unseen = np.setdiff1d(np.arange(5), np.concatenate(model.estimators_features_))
+    np.testing.assert_array_equal(unseen, [3])
+    assert means[3] == 0 and spreads[3] == 0 and (spreads[[0, 1, 2, 4]] > 0.01).all()
 
 
 def test_permutation_importances_drop_the_score_of_the_features_used(tmp_path):

@@ -4,6 +4,7 @@ set_output, cross_val_score and GridSearchCV."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -81,12 +82,21 @@ def test_a_pipeline_with_dataframe_output_passes_feature_names_on(estimator_clas
 
 @pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier])
 def test_a_column_transformer_with_one_hot_codes_feeds_a_model(estimator_class):
+    # The model gets a sparse matrix [blue, red, size] and must learn from it
+    # what it learns from the same columns written out by hand: the same
+    # probabilities for rows it was not fitted on.
     X, y = data(estimator_class)
     frame = pd.DataFrame({"size": X[:, 0], "colour": np.where(X[:, 1] > 0, "red", "blue")})
     encoder = ColumnTransformer([("codes", OneHotEncoder(sparse_output=True), ["colour"])],
-                                remainder="passthrough")
-    pipeline = make_pipeline(encoder, make(estimator_class)).fit(frame, y)
-    assert pipeline.score(frame, y) > 0.5
+                                remainder="passthrough", sparse_threshold=1.0)
+    pipeline = make_pipeline(encoder, make(estimator_class)).fit(frame[:150], y[:150])
+    assert issparse(pipeline[:-1].transform(frame[150:]))
+    by_hand = np.column_stack([X[:, 1] <= 0, X[:, 1] > 0, X[:, 0]]).astype(np.float64)
+    model = make(estimator_class).fit(by_hand[:150], y[:150])
+    assert pipeline[-1].n_features_in_ == 3 and pipeline[-1].feature_importances_[:2].sum() > 0
+    np.testing.assert_array_equal(pipeline.predict_proba(frame[150:]),
+                                  model.predict_proba(by_hand[150:]))
+    np.testing.assert_array_equal(pipeline[-1].feature_importances_, model.feature_importances_)
 
 
 @pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, RandomForestClassifier])
