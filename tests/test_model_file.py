@@ -426,7 +426,7 @@ def test_a_deeply_nested_header_is_refused_not_overflowing_the_stack():
             loads(file_of(header, {}))
 
 
-def test_thousands_of_damaged_files_are_refused_or_load_and_predict_without_a_crash():
+def test_every_damaged_file_is_refused_or_loads_as_a_valid_model():
     # In a child process, so that a crash would show as its exit status.
     rounds = 4000
     result = subprocess.run(
@@ -435,15 +435,15 @@ def test_thousands_of_damaged_files_are_refused_or_load_and_predict_without_a_cr
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     counts = report["counts"]
-    print(counts, report["failures"])
-    assert counts["damaged"] == rounds
-    assert counts["refused"] + counts["loaded"] == rounds
-    # Most damage is caught on loading; what loads is a model that predicts
-    # (damage the checks cannot tell from a real model: another threshold,
-    # another leaf value) or names its problem (a renamed fitted attribute).
-    assert counts["refused"] > rounds // 2
-    for failure in report["failures"]:
-        assert any(kind in failure for kind in ("NotFittedError", "must be", "got")), failure
+    print(counts)
+    # Each file is refused with ModelFileError, or loads as a model that
+    # answers as the original (damage that changed nothing it reads) or as
+    # some other valid model would (another threshold, another leaf value):
+    # no model that answers what no fit could give, and no other error.
+    assert counts["invalid"] == 0, report["problems"]
+    assert counts["refused"] + counts["same"] + counts["valid"] == counts["damaged"] == rounds
+    # The damage reaches all three outcomes.
+    assert min(counts["refused"], counts["same"], counts["valid"]) > 20
 
 
 def test_unpickled_estimators_are_checked_as_model_files_are():

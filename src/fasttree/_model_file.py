@@ -417,7 +417,14 @@ def _check_estimator(estimator, depth):
     fitted = [attribute for attribute in ("tree_", "_trees", "estimators_", "rules_")
               if attribute in estimator.__dict__]
     if not fitted:
+        # An unfitted estimator holds its parameters only (and empty caches).
+        extra = sorted(key for key, value in estimator.__dict__.items()
+                       if key not in type(estimator)._parameter_names()
+                       and not (key.startswith("_") and value is None))
+        if extra:
+            raise ModelFileError(f"the {name} holds {extra} but no fitted trees or rules")
         return
+    _check_parameters(estimator)
     if is_classifier(estimator) and "classes_" not in estimator.__dict__:
         raise ModelFileError(f"the fitted {name} has no classes_")
     n_features = estimator.__dict__.get("n_features_in_")
@@ -441,6 +448,7 @@ def _check_estimator(estimator, depth):
         if width is not None and tree.n_values != width:
             raise ModelFileError(f"a tree of the {name} gives {tree.n_values} values per "
                                  f"node, the estimator needs {width}")
+        _check_leaf_values(estimator, tree, is_classifier(estimator))
         _check_category_codes(estimator, tree)
     if "estimators_" in estimator.__dict__ and "_trees" not in estimator.__dict__:
         _check_members(estimator, n_features, depth)
@@ -453,6 +461,30 @@ def _check_estimator(estimator, depth):
         if not isinstance(classes, np.ndarray) or classes.ndim != 1:
             raise ModelFileError(f"the {name}'s classes_ are malformed")
         _check_rules(estimator, n_features, classes.shape[0])
+
+
+def _check_leaf_values(estimator, tree, classifier):
+    """What a fit can leave in a tree's leaves: finite numbers, and for a
+    classifier each output's class shares, none below 0, summing to 1 (up to
+    the float32 rounding of compact trees)."""
+    name = type(estimator).__name__
+    values = np.asarray(tree.leaf_values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ModelFileError(f"a tree of the {name} holds leaf values that are not finite")
+    if classifier and ((values < 0).any() or any(
+            (np.abs(shares.sum(axis=1) - 1.0) > 1e-6).any()
+            for shares in tree.split_outputs(values))):
+        raise ModelFileError(f"a tree of the {name} holds leaf values that are not class "
+                             "shares")
+
+
+def _check_parameters(estimator):
+    """The parameters prediction reads, as fit checks them."""
+    from ._ensemble import check_choice, resolve_n_jobs
+    if "n_jobs" in estimator.__dict__:
+        resolve_n_jobs(estimator.n_jobs)
+    if "voting" in estimator.__dict__:
+        check_choice(estimator.voting, "voting", ("soft", "hard"))
 
 
 def _check_rules(estimator, n_features, n_classes):

@@ -1011,6 +1011,10 @@ def checked_fractions(fractions, offsets, tree):
     if not (np.isfinite(fractions).all() and (fractions >= 0).all()
             and (fractions <= 1).all()):
         raise ValueError("corrupt fasttree model: a branch fraction is not in [0, 1]")
+    inner = n_children > 0
+    if inner.any() and (np.abs(np.add.reduceat(fractions, offsets[:-1][inner]) - 1.0)
+                        > 1e-6).any():
+        raise ValueError("corrupt fasttree model: a node's branch fractions do not sum to 1")
     return fractions, offsets
 
 
