@@ -110,3 +110,20 @@ def test_bad_requests_are_refused_by_name():
         plot_importances(model, kind="permutation")
     with pytest.raises(ValueError, match="staged_score"):
         plot_staged_scores(model, X, Y)
+
+
+def test_a_feature_a_bagging_member_drew_twice_adds_both_its_shares():
+    # With bootstrap_features a member may hold a feature in two columns:
+    # its spread is over the members' whole shares, as feature_importances_
+    # adds them.
+    model = BaggingClassifier(n_estimators=8, max_features=4, bootstrap_features=True,
+                              random_state=0).fit(X, Y)
+    assert any(len(set(features.tolist())) < 4 for features in model.estimators_features_)
+    per_member = np.zeros((8, 5))
+    for row, member, features in zip(per_member, model.estimators_,
+                                     model.estimators_features_):
+        for column, feature in enumerate(features):
+            row[feature] += member.feature_importances_[column]
+    means, spreads = impurity_importances(model)
+    assert_rounding_close(means, model.feature_importances_)
+    assert_rounding_close(spreads, per_member.std(axis=0))

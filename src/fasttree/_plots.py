@@ -26,8 +26,9 @@ def impurity_importances(model):
     subsets = getattr(model, "estimators_features_", None)
     rows = np.zeros((len(members), model.n_features_in_))
     for index, member in enumerate(members):
-        columns = slice(None) if subsets is None else subsets[index]
-        rows[index, columns] = member.feature_importances_
+        columns = np.arange(model.n_features_in_) if subsets is None else subsets[index]
+        # A feature a member drew twice adds both its columns' shares.
+        np.add.at(rows[index], columns, member.feature_importances_)
     return np.asarray(model.feature_importances_, dtype=np.float64), rows.std(axis=0)
 
 
