@@ -298,7 +298,9 @@ def main(argv=None):
     if code != 0:
         return 2
     ninja = [str(args.venv / "bin" / "ninja"), "-C", str(copy / BUILD_DIR)]
-    pytest = [str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    # A fixed hypothesis seed: a mutation is caught or not the same way every run.
+    pytest = [str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+              "--hypothesis-seed=0"]
     # The named tests pass unmutated, else "caught" would mean nothing.
     all_tests = sorted({f"tests/{t}" for m in selected for t in m.tests})
     code, seconds, _ = run(pytest + all_tests, copy, log, timeout=args.timeout)
