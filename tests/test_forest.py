@@ -680,3 +680,35 @@ def test_a_member_refit_on_its_own_rows_grows_its_tree_again(forest_class):
         np.testing.assert_array_equal(refit.apply(X), member.apply(X))
         # Repeated rows and draw-count weights sum the leaf values in another order.
         assert_rounding_close(refit.predict(X), member.predict(X), data_scale(y))
+
+
+def test_median_aggregation_of_several_outputs_is_each_outputs_median_over_the_members():
+    X, y = regression_data()
+    Y = np.column_stack([y, -2.0 * y + X[:, 0], np.abs(y)])
+    forest = RandomForestRegressor(n_estimators=7, aggregation="median",
+                                   random_state=3).fit(X, Y)
+    X_new = np.random.default_rng(11).normal(size=(300, X.shape[1]))
+    members = np.stack([member.predict(X_new) for member in forest.estimators_])
+    predicted = forest.predict(X_new)
+    assert predicted.shape == (300, 3)
+    # Seven members: each median is one member's value, exactly.
+    np.testing.assert_array_equal(predicted, np.median(members, axis=0))
+
+
+def test_hard_voting_with_several_outputs_predicts_each_outputs_majority_of_the_members():
+    X, y = classification_data(n_samples=400, seed=12)
+    Y = np.column_stack([y == 0, (X[:, 1] > 0).astype(int), np.where(X[:, 2] > 0.3, "high", "low")])
+    forest = RandomForestClassifier(n_estimators=7, voting="hard", max_depth=3,
+                                    random_state=4).fit(X, Y)
+    X_new = np.random.default_rng(13).normal(size=(300, X.shape[1]))
+    members = np.stack([member.predict(X_new) for member in forest.estimators_])
+    predicted = forest.predict(X_new)
+    assert predicted.shape == (300, 3)
+    for k in range(3):
+        # Seven votes between two classes: never a tie.
+        labels, votes = np.unique(members[:, :, k], return_inverse=True)
+        counts = np.stack([(votes.reshape(members.shape[:2]) == c).sum(axis=0)
+                           for c in range(len(labels))])
+        np.testing.assert_array_equal(predicted[:, k], labels[counts.argmax(axis=0)])
+    soft = forest.set_params(voting="soft").predict(X_new)
+    assert (soft != predicted).any()
