@@ -181,11 +181,16 @@ def test_an_alpha_equal_to_a_step_of_the_path_prunes_that_step(regression):
     for ccp_alpha in alphas[::3]:
         tree = sklearn_pair(regression, random_state=0, ccp_alpha=ccp_alpha)[0].fit(
             X, y, sample_weight=weight).tree_
-        leaves = tree.children_left == -1
-        risk = np.sum(tree.impurity[leaves] * tree.weighted_n_node_samples[leaves]
-                      ) / tree.weighted_n_node_samples[0]
+        risk = leaf_risk(tree)
         step = np.searchsorted(path.ccp_alphas, ccp_alpha, side="right") - 1
         assert_rounding_close(risk, path.impurities[step])
+
+
+def leaf_risk(tree):
+    """The tree's leaf impurities weighted by their share of the root's weight."""
+    leaves = tree.children_left == -1
+    return np.sum(tree.impurity[leaves] * tree.weighted_n_node_samples[leaves]
+                  ) / tree.weighted_n_node_samples[0]
 
 
 def test_a_large_alpha_leaves_the_root_alone_predicting_the_weighted_majority():
@@ -218,9 +223,7 @@ def test_larger_alphas_give_nested_subtrees(regression):
         tree = sklearn_pair(regression, random_state=0, ccp_alpha=ccp_alpha)[0].fit(
             X, y, sample_weight=weight).tree_
         # The pruned tree's total leaf risk is the path's at this step.
-        leaves = tree.children_left == -1
-        risk = np.sum(tree.impurity[leaves] * tree.weighted_n_node_samples[leaves]
-                      ) / tree.weighted_n_node_samples[0]
+        risk = leaf_risk(tree)
         step = np.searchsorted(path.ccp_alphas, ccp_alpha, side="right") - 1
         assert_rounding_close(risk, path.impurities[step])
         if previous is not None:
@@ -228,7 +231,8 @@ def test_larger_alphas_give_nested_subtrees(regression):
             # Every split of the smaller tree is a split of the larger one, at
             # the same place: its nodes are the larger tree's first ones in
             # pre-order, minus dropped subtrees.
-            assert set(zip(tree.feature[~leaves], tree.threshold[~leaves])) <= set(
+            inner = tree.children_left != -1
+            assert set(zip(tree.feature[inner], tree.threshold[inner])) <= set(
                 zip(previous.feature, previous.threshold))
         previous = tree
 
