@@ -148,6 +148,33 @@ class Ensembles(_Timed):
         fasttree.AdaBoostClassifier(n_estimators=100, random_state=0).fit(self.X, self.y)
 
 
+class AdaBoostStringLabels(_Timed):
+    """AdaBoost of 30 depth-3 trees on three string labels: the members fit on
+    class indices and take the labels as their classes_; prediction maps them
+    back per member (big batch of new rows, and one row as a service asks)."""
+
+    def setup(self):
+        X, signal = _dense()
+        labels = np.array(["alpha", "beta", "gamma"], dtype=object)
+        y = labels[np.digitize(signal, np.quantile(signal, [1 / 3, 2 / 3]))]
+        self.X, self.y = X[:N_SAMPLES], y[:N_SAMPLES]
+        self.X_new = X[N_SAMPLES:]
+        self.model = self._fit()
+
+    def _fit(self):
+        return fasttree.AdaBoostClassifier(fasttree.DecisionTreeClassifier(max_depth=3),
+                                           n_estimators=30, random_state=0).fit(self.X, self.y)
+
+    def time_fit(self):
+        self._fit()
+
+    def time_predict_new_rows(self):
+        self.model.predict(self.X_new)
+
+    def time_predict_one_row(self):
+        self.model.predict(self.X_new[:1])
+
+
 class ModelFiles(_Timed):
     """A 50-tree forest saved as a model file and loaded back; the file's size."""
 
