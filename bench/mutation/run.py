@@ -19,16 +19,14 @@ mutated, so they are built once (a wheel, without build isolation) and their
 where they are imported beside the mutated ``.py`` files. ``--rebuild`` builds
 them again (after a change to a ``.pyx``).
 
-The plugin ``fork_safe_threads`` (beside this script) is loaded in every test
-run: see its docstring. mutmut's own results and caches stay in each module's
-directory; ``mutmut results`` or ``mutmut show NAME`` run there tell about
-single mutants. Prints a table of the scores; a module's score is
+mutmut's own results and caches stay in each module's directory;
+``mutmut results`` or ``mutmut show NAME`` run there tell about single
+mutants. Prints a table of the scores; a module's score is
 (killed + timed out) / (mutants that some test reaches).
 """
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -39,7 +37,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = REPO / ".mutation"
-HERE = Path(__file__).resolve().parent
 
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
@@ -105,11 +102,9 @@ def prepare(module, kernels):
 
 
 def run(module, where, max_children):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     mutmut = Path(sys.executable).with_name("mutmut")
     subprocess.run(["nice", str(mutmut), "run", "--max-children", str(max_children)],
-                   cwd=where, env=env, check=False)
+                   cwd=where, check=False)
 
 
 def score(module):

@@ -35,6 +35,18 @@ def _shared_pool():
     return _pool
 
 
+def _forget_threads_in_forked_child():
+    # A fork copies only the forking thread: the child has the pool object but
+    # none of its threads, and would wait forever for work handed to them.
+    global _pool, _threads_started
+    _pool = None
+    _threads_started = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads_in_forked_child)
+
+
 def start_threads():
     """Start the prediction threads now (a fit calls it), so that the first
     large prediction does not wait for them to start. Once per process."""
