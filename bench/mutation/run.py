@@ -27,6 +27,7 @@ mutants. Prints a table of the scores; a module's score is
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -103,8 +104,12 @@ def prepare(module, kernels):
 
 def run(module, where, max_children):
     mutmut = Path(sys.executable).with_name("mutmut")
+    # Tests that start ``python -m fasttree`` in a subprocess (test_cli) must
+    # import the mutated package there too, not whatever is installed.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(where / "mutants" / "src"), os.environ.get("PYTHONPATH")])))
     subprocess.run(["nice", str(mutmut), "run", "--max-children", str(max_children)],
-                   cwd=where, check=False)
+                   cwd=where, env=env, check=False)
 
 
 def score(module):
