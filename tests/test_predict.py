@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier
-from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, apply_rows,
+from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, WalkTests, apply_rows,
                                predict_leaf_outputs, walk_layout)
 from fasttree._structure import threshold_flags
 from fasttree._tree import (FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE)
@@ -57,7 +57,7 @@ def walk_of(nodes, n_features, flags=None, category_bits=None):
     flags = threshold_flags(nodes) if flags is None else flags
     category_bits = np.zeros(0, np.uint32) if category_bits is None else category_bits
     walk = walk_layout(nodes, flags, category_bits, n_features)
-    return walk, np.ascontiguousarray(flags[walk["node"]]), category_bits, None
+    return WalkTests(walk, np.ascontiguousarray(flags[walk["node"]]), category_bits, None)
 
 
 def leaf_by_reading_nodes(nodes, row, flags=None, category_bits=None):
@@ -100,7 +100,7 @@ def test_apply_rows_reaches_the_leaf_a_plain_walk_reaches(seed, n_splits, n_rows
     X = rng.choice(np.float32([-1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 2.0, -3.0]),
                    size=(n_rows, n_features))
     leaves = np.full(n_rows, -7, dtype=np.intp)
-    assert apply_rows(*walk_of(nodes, n_features), X, leaves) == 0
+    assert apply_rows(walk_of(nodes, n_features), X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
 
 
@@ -118,7 +118,7 @@ def test_rows_with_nan_and_trees_with_category_sets_reach_the_leaf_a_plain_walk_
     expected = [leaf_by_reading_nodes(nodes, row, flags, category_bits) for row in X]
     for rows in (X, np.asfortranarray(X), X.astype(np.float64)):
         leaves = np.full(n_rows, -7, dtype=np.intp)
-        assert apply_rows(*tests, rows, leaves) == 0
+        assert apply_rows(tests, rows, leaves) == 0
         np.testing.assert_array_equal(leaves, expected)
 
 
@@ -127,7 +127,7 @@ def test_rows_with_nan_and_trees_with_category_sets_reach_the_leaf_a_plain_walk_
 def test_walk_layout_is_the_preorder_of_the_tree(seed, n_splits):
     rng = np.random.default_rng(seed)
     nodes = random_nodes(rng, n_splits, 3)
-    walk = walk_of(nodes, 3)[0]
+    walk = walk_of(nodes, 3).walk
     assert walk.dtype == WALK_DTYPE and walk.shape == nodes.shape
     np.testing.assert_array_equal(np.sort(walk["node"]), np.arange(len(nodes)))
     for position, node in enumerate(walk["node"]):
@@ -154,14 +154,14 @@ def test_rows_checked_and_walked_in_several_parts_reach_their_leaves():
     X = rng.choice(np.float32([-1.0, 0.0, 0.5, 1.0, 2.0]), size=(1003, 30))
     leaves = np.empty(1003, dtype=np.intp)
     tests = walk_of(nodes, 30, flags)
-    assert apply_rows(*tests, X, leaves) == 0
+    assert apply_rows(tests, X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row) for row in X])
     X[[3, 900, 1001], 7] = np.nan  # in the first and a later part, and the last block
-    assert apply_rows(*tests, X, leaves) == 0
+    assert apply_rows(tests, X, leaves) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row, flags)
                                            for row in X])
     X[950, 2] = np.inf
-    assert apply_rows(*tests, X, leaves) == 1
+    assert apply_rows(tests, X, leaves) == 1
 
 
 def test_a_depth_first_tree_is_already_in_preorder():
@@ -184,7 +184,7 @@ def test_a_single_leaf_tree_sends_every_row_to_the_root():
     nodes = np.array([(-1, -1, -2, -2.0)], dtype=NODE_DTYPE)
     X = np.random.default_rng(0).normal(size=(13, 4)).astype(np.float32)
     leaves = np.full(13, -1, dtype=np.intp)
-    assert apply_rows(*walk_of(nodes, 4), X, leaves) == 0
+    assert apply_rows(walk_of(nodes, 4), X, leaves) == 0
     assert (leaves == 0).all()
 
 
@@ -199,8 +199,8 @@ def test_infinite_values_in_any_row_are_reported(bad_value, bad_row, with_nan):
         X[(bad_row + 5) % 13, 0] = np.nan
     tests = walk_of(nodes, 3)
     for rows in (X, np.asfortranarray(X), X.astype(np.float64)):
-        assert apply_rows(*tests, rows, np.empty(13, dtype=np.intp)) == 1
-        assert predict_leaf_outputs(*tests, np.zeros(len(nodes)), rows, np.empty(13)) == 1
+        assert apply_rows(tests, rows, np.empty(13, dtype=np.intp)) == 1
+        assert predict_leaf_outputs(tests, np.zeros(len(nodes)), rows, np.empty(13)) == 1
 
 
 def test_predict_leaf_outputs_reads_the_output_of_each_rows_leaf():
@@ -209,7 +209,7 @@ def test_predict_leaf_outputs_reads_the_output_of_each_rows_leaf():
     X = rng.normal(size=(30, 4)).astype(np.float32)
     node_output = rng.normal(size=len(nodes))
     out = np.empty(30)
-    assert predict_leaf_outputs(*walk_of(nodes, 4), node_output, X, out) == 0
+    assert predict_leaf_outputs(walk_of(nodes, 4), node_output, X, out) == 0
     np.testing.assert_array_equal(out, node_output[[leaf_by_reading_nodes(nodes, row)
                                                     for row in X]])
 
@@ -328,10 +328,10 @@ def test_refilled_lanes_reach_the_leaves_lockstep_lanes_reach(seed, n_splits, n_
     for rows in layouts:
         for refill in (False, True):
             leaves = np.full(n_rows, -7, dtype=np.intp)
-            assert apply_rows(*tests, rows, leaves, refill=refill) == 0
+            assert apply_rows(tests, rows, leaves, refill=refill) == 0
             np.testing.assert_array_equal(leaves, expected)
     X[rng.integers(n_rows), rng.integers(n_features)] = np.inf
-    assert apply_rows(*tests, X, np.empty(n_rows, dtype=np.intp), refill=True) == 1
+    assert apply_rows(tests, X, np.empty(n_rows, dtype=np.intp), refill=True) == 1
 
 
 @pytest.mark.parametrize("layout", ["float64", "float32 row slice", "float64 row slice"])
@@ -352,7 +352,7 @@ def test_a_finite_last_chunk_after_chunks_of_nan_reaches_its_leaves(layout, refi
             "float64 row slice": np.repeat(X, 2, axis=0)[::2]}[layout]
     assert not rows.flags.c_contiguous or rows.dtype == np.float64
     leaves = np.full(len(X), -7, dtype=np.intp)
-    assert apply_rows(*walk_of(nodes, 1, flags), rows, leaves, refill=refill) == 0
+    assert apply_rows(walk_of(nodes, 1, flags), rows, leaves, refill=refill) == 0
     np.testing.assert_array_equal(leaves, [leaf_by_reading_nodes(nodes, row, flags)
                                            for row in X])
 

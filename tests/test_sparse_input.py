@@ -280,10 +280,10 @@ def test_forests_of_word_presence_walk_refilled_lanes_and_predict_as_their_trees
     dense_new = X[2000:].toarray().astype(np.float32)
     for tree in forest._trees:
         lockstep = np.empty(1000, dtype=np.intp)
-        assert apply_rows(*tree.walk_tests, dense_new, lockstep, refill=False) == 0
+        assert apply_rows(tree.walk_tests, dense_new, lockstep, refill=False) == 0
         for rows in (csr_for_walk(X[2000:]), dense_new, np.asfortranarray(dense_new)):
             refilled = np.empty(1000, dtype=np.intp)
-            assert apply_rows(*tree.walk_tests, rows, refilled, refill=True) == 0
+            assert apply_rows(tree.walk_tests, rows, refilled, refill=True) == 0
             np.testing.assert_array_equal(refilled, lockstep)
     # The forest's own walk (all trees, part by part) gives the trees' mean.
     expected = np.mean([estimator.predict_proba(dense_new)

@@ -15,6 +15,7 @@ import pytest
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
                       ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor)
+from fasttree._predict import WalkTests
 from fasttree._structure import Tree
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close
@@ -185,10 +186,12 @@ def prediction_bytes(model):
     """Bytes of the arrays that prediction reads in memory: a tree's walk
     and node values, or a forest's trees laid out back to back."""
     if hasattr(model, "_ensemble_arrays"):
-        arrays = list(model._ensemble_arrays().values())
+        parts = list(model._ensemble_arrays().values())
     else:
-        arrays = [*model.tree_.walk_tests, model.tree_.node_values]
-    return sum(array.nbytes for array in arrays if isinstance(array, np.ndarray))
+        parts = [model.tree_.walk_tests, model.tree_.node_values]
+    # Sparse leaf rows are a tuple of arrays.
+    parts = [item for part in parts for item in (part if isinstance(part, tuple) else [part])]
+    return sum(part.nbytes for part in parts if isinstance(part, (np.ndarray, WalkTests)))
 
 
 @pytest.mark.parametrize("model", [

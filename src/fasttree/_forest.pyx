@@ -7,11 +7,10 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 
-from ._predict import WALK_DTYPE
-from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, any_infinite,
+from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, WalkTests, any_infinite,
                        any_non_finite, block_values, interleave_source, padded_block,
-                       row_source, split_tests, walk_block, walk_general_block,
-                       walk_interleaved, walk_rows_refilled)
+                       row_source, walk_block, walk_general_block, walk_interleaved,
+                       walk_rows_refilled)
 from ._interrupt cimport INTERRUPTED, Interrupt
 from ._utils cimport intp_t
 
@@ -74,8 +73,7 @@ cdef inline void add_sparse_outputs(const intp_t* indptr, const int32_t* index,
             out[n_outputs * row + index[entry]] += data[entry]
 
 
-def tree_outputs(object walk, object walk_flags, object category_bits, object node_position,
-                 const intp_t[::1] tree_starts not None,
+def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None,
                  const intp_t[::1] output_starts not None,
                  object leaf_output, object X, double[:, ::1] out not None,
                  bint per_tree, const uint8_t[::1] refill_trees=None,
@@ -84,17 +82,13 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
 
     Parameters
     ----------
-    walk : ndarray of WALK_DTYPE
+    walk : WalkTests
         The walk nodes of all trees, one after another, each tree's from
-        ``walk_layout`` but with ``node`` at a leaf counting the tree's leaves.
-    walk_flags : ndarray of uint8
-        The node flags of the walk nodes.
-    category_bits : ndarray of uint32
-        All trees' category sets and branch tables, one after another (the
-        walk nodes' starts counting from the first tree's).
-    node_position : ndarray of int32 or None
-        Each tree's nodes' walk positions, counting from the tree's first
-        walk node, tree after tree (None without multiway nodes).
+        ``walk_layout`` but with ``node`` at a leaf counting the tree's leaves;
+        their flags, all trees' category sets and branch tables one after
+        another (the walk nodes' starts counting from the first tree's), and
+        each tree's nodes' walk positions counting from the tree's first walk
+        node (None without multiway nodes).
     tree_starts, output_starts : ndarray of intp, shape (n_trees + 1,)
         Tree t's nodes are ``walk[tree_starts[t]:tree_starts[t + 1]]``, and the
         outputs of its leaves start at row ``output_starts[t]`` of ``leaf_output``.
@@ -126,8 +120,7 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
         a missing value.
     """
     cdef RowSource source
-    cdef SplitTests tests, tree_tests
-    split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    cdef SplitTests tests = walk.tests, tree_tests
     # Rows with NaN, and forests with category sets, take the general walk:
     # all rows (general) or those of one part (part_general).
     cdef bint general = tests.general, part_general
@@ -168,17 +161,15 @@ def tree_outputs(object walk, object walk_flags, object category_bits, object no
     cdef intp_t part_start, part_rows, group_start, group_end, chunk_start, chunk_end
     cdef intp_t tree, row
     cdef intp_t leaves[MAX_CHUNK_ROWS]
-    cdef const WalkNode* nodes
+    cdef const WalkNode* nodes = walk.nodes
     cdef const WalkNode* tree_nodes
     cdef const double* tree_output
     cdef const float* rows
     cdef float* buffer = NULL
     cdef int status = 0
     chunk_rows -= chunk_rows % ROW_BLOCK
-    if (not isinstance(walk, np.ndarray) or walk.dtype != WALK_DTYPE
-            or not walk.flags.c_contiguous or walk.shape[0] != tree_starts[n_trees]):
+    if walk.n_nodes != tree_starts[n_trees]:
         raise ValueError("walk nodes do not match the tree starts")
-    nodes = <const WalkNode*> cnp.PyArray_DATA(walk)
     if output_starts.shape[0] != n_trees + 1 or n_leaves != output_starts[n_trees]:
         raise ValueError("leaf outputs do not match the output starts")
     if refill_trees is not None and refill_trees.shape[0] != n_trees:

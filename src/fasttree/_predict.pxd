@@ -34,10 +34,17 @@ cdef struct SplitTests:
     bint refill                    # walk rows with walk_rows_refilled, not in lockstep
                                    # (paths of very different lengths)
 
-# Fills tests from a tree's walk flags, category bits and node positions
-# (None for a tree without multiway nodes), checked to match walk, or raises.
-cdef int split_tests(object walk, object walk_flags, object category_bits,
-                     object node_position, SplitTests* tests) except -1
+# A walk (one tree's, or several trees' back to back) with what its split
+# tests read, checked and summarised once when made: every prediction call
+# takes it as it is, so a call on one row costs nothing per node.
+cdef class WalkTests:
+    cdef readonly object walk           # the WALK_DTYPE walk nodes
+    cdef readonly object walk_flags     # uint8 node flags, in walk order
+    cdef readonly object category_bits  # uint32 category sets and branch tables
+    cdef readonly object node_position  # int32 walk positions, None without multiway nodes
+    cdef const WalkNode* nodes          # the walk's first node
+    cdef readonly Py_ssize_t n_nodes    # walk nodes
+    cdef SplitTests tests               # pointers into the arrays above; refill False
 
 # 1 if any of the values is NaN or infinite, else 0. Rows must be checked
 # before the fast walk takes them: a NaN would step off a leaf.

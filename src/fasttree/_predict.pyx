@@ -253,34 +253,59 @@ def forest_walk(list walks not None, list nodes not None):
     return walk_all, tree_starts, leaf_starts
 
 
-cdef int split_tests(object walk, object walk_flags, object category_bits,
-                     object node_position, SplitTests* tests) except -1:
-    cdef const uint8_t[::1] flags = walk_flags
-    cdef const uint32_t[::1] bits = category_bits
-    cdef const int32_t[::1] positions
-    cdef Py_ssize_t node
-    cdef bint multiway = False
-    if flags.shape[0] != walk.shape[0]:
-        raise ValueError("the walk flags do not match the walk nodes")
-    tests.flags = &flags[0] if flags.shape[0] else NULL
-    tests.category_bits = &bits[0] if bits.shape[0] else NULL
-    tests.node_position = NULL
-    tests.general = False
-    tests.refill = False
-    for node in range(flags.shape[0]):
-        if flags[node] & KIND_MASK >= KIND_SUBSET:
-            tests.general = True
-            multiway = multiway or flags[node] & KIND_MASK == KIND_MULTIWAY
-    if tests.general and tests.category_bits == NULL:
-        raise ValueError("the walk's category sets are missing")
-    if multiway:
-        if node_position is None:
-            raise ValueError("a walk with multiway nodes needs its node positions")
-        positions = node_position
-        if positions.shape[0] != walk.shape[0]:
-            raise ValueError("the node positions do not match the walk nodes")
-        tests.node_position = &positions[0]
-    return 0
+cdef class WalkTests:
+    """A walk from ``walk_layout`` (or ``forest_walk``) with what its split
+    tests read, checked and summarised once for every prediction after.
+
+    Parameters
+    ----------
+    walk : ndarray of WALK_DTYPE
+    walk_flags : ndarray of uint8
+        The node flags in walk order.
+    category_bits : ndarray of uint32
+        The category sets and branch tables the walk nodes point into.
+    node_position : ndarray of int32 or None
+        Each node's walk position (None without multiway nodes).
+    """
+
+    def __cinit__(self, object walk, object walk_flags, object category_bits,
+                  object node_position):
+        cdef const uint8_t[::1] flags = walk_flags
+        cdef const uint32_t[::1] bits = category_bits
+        cdef const int32_t[::1] positions
+        cdef Py_ssize_t node
+        cdef bint multiway = False
+        self.nodes = checked_walk(walk)
+        self.n_nodes = walk.shape[0]
+        if flags.shape[0] != self.n_nodes:
+            raise ValueError("the walk flags do not match the walk nodes")
+        # The arrays are held so that the pointers into them stay valid.
+        self.walk, self.walk_flags, self.category_bits = walk, walk_flags, category_bits
+        self.node_position = node_position
+        self.tests.flags = &flags[0]
+        self.tests.category_bits = &bits[0] if bits.shape[0] else NULL
+        self.tests.node_position = NULL
+        self.tests.general = False
+        self.tests.refill = False
+        for node in range(flags.shape[0]):
+            if flags[node] & KIND_MASK >= KIND_SUBSET:
+                self.tests.general = True
+                multiway = multiway or flags[node] & KIND_MASK == KIND_MULTIWAY
+        if self.tests.general and self.tests.category_bits == NULL:
+            raise ValueError("the walk's category sets are missing")
+        if multiway:
+            if node_position is None:
+                raise ValueError("a walk with multiway nodes needs its node positions")
+            positions = node_position
+            if positions.shape[0] != self.n_nodes:
+                raise ValueError("the node positions do not match the walk nodes")
+            self.tests.node_position = &positions[0]
+
+    @property
+    def nbytes(self):
+        """Bytes of the arrays held."""
+        return sum(array.nbytes for array in (self.walk, self.walk_flags, self.category_bits,
+                                              self.node_position) if array is not None)
 
 
 cdef int any_infinite(const float* values, intp_t n_values) noexcept nogil:
@@ -868,20 +893,17 @@ cdef int raise_for_status(int status, Interrupt interrupt) except -1:
     return status
 
 
-def apply_rows(object walk, object walk_flags, object category_bits, object node_position,
-               object X, intp_t[::1] out not None,
+def apply_rows(WalkTests walk not None, object X, intp_t[::1] out not None,
                bint refill=False, Interrupt interrupt=None):
-    """Writes into ``out`` the leaf each row of X reaches (walk from walk_layout,
-    walk_flags the node flags in walk order).
+    """Writes into ``out`` the leaf each row of X reaches, in ``walk``'s numbering.
 
     X is a 2-D float32 or float64 array in any order (see ``RowSource``);
     NaN is a missing value. Returns 1 when X holds infinity (``out`` is then
     meaningless), else 0. ``interrupt`` (by default the thread's
     ``current_interrupt``) is polled between chunks of rows.
     """
-    cdef const WalkNode* tree = checked_walk(walk)
-    cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    cdef const WalkNode* tree = walk.nodes
+    cdef SplitTests tests = walk.tests
     tests.refill = refill
     cdef RowSource source
     cdef float* buffer
@@ -932,8 +954,7 @@ cdef int chunk_leaves(const WalkNode* tree, const SplitTests* tests,
     return find_source_leaves(tree, tests, &part, leaves, buffer)
 
 
-def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
-                         object node_position, const leaf_output[::1] node_output not None,
+def predict_leaf_outputs(WalkTests walk not None, const leaf_output[::1] node_output not None,
                          object X, leaf_output[::1] out not None,
                          bint refill=False, Interrupt interrupt=None):
     """Writes into ``out`` the ``node_output`` of the leaf each row reaches.
@@ -942,9 +963,8 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     regression. Returns 1 when X holds infinity, else 0. ``interrupt`` as in
     ``apply_rows``.
     """
-    cdef const WalkNode* tree = checked_walk(walk)
-    cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    cdef const WalkNode* tree = walk.nodes
+    cdef SplitTests tests = walk.tests
     tests.refill = refill
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
@@ -952,7 +972,7 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     cdef intp_t start = 0, n_chunk, row
     cdef int status = 0
     row_source(X, &source)
-    if out.shape[0] != source.n_rows or node_output.shape[0] != walk.shape[0]:
+    if out.shape[0] != source.n_rows or node_output.shape[0] != walk.n_nodes:
         raise ValueError("out must have one entry per row and node_output one per node")
     buffer = checked_copy_buffer(&source)
     if interrupt is None:
@@ -972,8 +992,7 @@ def predict_leaf_outputs(object walk, object walk_flags, object category_bits,
     return raise_for_status(status, interrupt)
 
 
-def predict_leaf_rows(object walk, object walk_flags, object category_bits,
-                      object node_position, const double[:, ::1] node_rows not None,
+def predict_leaf_rows(WalkTests walk not None, const double[:, ::1] node_rows not None,
                       object X, double[:, ::1] out not None,
                       bint refill=False, Interrupt interrupt=None):
     """Writes into ``out[i]`` the row of ``node_rows`` of the leaf row i of X reaches.
@@ -981,9 +1000,8 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
     ``node_rows`` holds one row per node (class probabilities, for example).
     Returns 1 when X holds infinity, else 0. ``interrupt`` as in ``apply_rows``.
     """
-    cdef const WalkNode* tree = checked_walk(walk)
-    cdef SplitTests tests
-    split_tests(walk, walk_flags, category_bits, node_position, &tests)
+    cdef const WalkNode* tree = walk.nodes
+    cdef SplitTests tests = walk.tests
     tests.refill = refill
     cdef RowSource source
     cdef intp_t leaves[OUTPUT_CHUNK_ROWS]
@@ -994,7 +1012,7 @@ def predict_leaf_rows(object walk, object walk_flags, object category_bits,
     cdef int status = 0
     row_source(X, &source)
     if (out.shape[0] != source.n_rows or out.shape[1] != width
-            or node_rows.shape[0] != walk.shape[0]):
+            or node_rows.shape[0] != walk.n_nodes):
         raise ValueError("out must have one row per row of X, node_rows one per node")
     if width == 0:
         return 0

@@ -8,7 +8,7 @@ import numpy as np
 from ._c45 import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import CSRRows, csr_for_walk, is_sparse, non_finite_error
-from ._predict import (apply_rows, decision_paths, predict_leaf_outputs,
+from ._predict import (WalkTests, apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_depths, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
 from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY,
@@ -561,10 +561,13 @@ class Tree:
 
     @property
     def walk_tests(self):
-        """What the walk kernels take before the rows: the walk, its node
-        flags (in walk order), the category sets and branch tables, and the
-        nodes' walk positions (None without multiway nodes)."""
-        return self._walk, self._walk_flags, self._category_bits, self._node_position
+        """What the walk kernels take before the rows (a ``WalkTests``, made
+        once): the walk, its node flags (in walk order), the category sets and
+        branch tables, and the nodes' walk positions."""
+        if self.__dict__.get("_walk_tests") is None:
+            self._walk_tests = WalkTests(self._walk, self._walk_flags, self._category_bits,
+                                         self._node_position)
+        return self._walk_tests
 
     def _map_rows(self, kernel, X, out, *args):
         # The kernels check that X has no infinity while they read it.
@@ -577,7 +580,7 @@ class Tree:
         a missing value, infinity is refused)."""
         X = self._rows(X, sparse_ok=True)
         return self._map_rows(apply_rows, X, np.empty(X.shape[0], dtype=np.intp),
-                              *self.walk_tests)
+                              self.walk_tests)
 
     def predict(self, X):
         """The values of every row's leaf, shape (n_samples, n_values), as
@@ -596,7 +599,7 @@ class Tree:
             return self._mixed_values(np.asarray(X, dtype=np.float32))
         return self._map_rows(predict_leaf_rows, X,
                               np.empty((X.shape[0], self.n_values), dtype=np.float64),
-                              *self.walk_tests, self.node_values)
+                              self.walk_tests, self.node_values)
 
     def _mixed_values(self, X):
         """C4.5's prediction: the leaves' values mixed by ``leaf_mixture``."""
@@ -614,13 +617,13 @@ class Tree:
         """Index of the majority class of every row's leaf (the first on ties)."""
         X = self._rows(X, sparse_ok=True)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.intp),
-                              *self.walk_tests, self.majority_class)
+                              self.walk_tests, self.majority_class)
 
     def predict_mean(self, X):
         """Value (the mean target, for regression trees) of every row's leaf."""
         X = self._rows(X, sparse_ok=True)
         return self._map_rows(predict_leaf_outputs, X, np.empty(X.shape[0], dtype=np.float64),
-                              *self.walk_tests, self.first_value)
+                              self.walk_tests, self.first_value)
 
     def path_nodes(self, X):
         """CSR (indptr, indices) of the nodes every row passes through."""

@@ -22,7 +22,7 @@ from ._targets import (class_weight_per_sample, check_regression_target, encode_
                        target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
-from ._predict import apply_rows, forest_walk, predict_leaf_outputs
+from ._predict import WalkTests, apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (CSRRows, check_array_2d, check_not_empty, check_random_state,
                           check_sample_weight, check_weight_total, csr_for_walk, densified,
@@ -53,7 +53,7 @@ def out_of_bag_values(tree, X, counts):
     if tree.fractional:
         return rows, tree.predict_values(part)
     leaves = np.empty(rows.shape[0], dtype=np.intp)
-    apply_rows(*tree.walk_tests, part, leaves, refill=tree.refill_walk)
+    apply_rows(tree.walk_tests, part, leaves, refill=tree.refill_walk)
     return rows, tree.node_values[leaves]
 
 
@@ -94,7 +94,7 @@ def forest_tests(walk, starts, trees):
     another, the set starts in ``walk`` moved to match (in place); each
     tree's node positions count from its first walk node (None when no tree
     has multiway nodes)."""
-    flags = np.concatenate([tree.walk_tests[1] for tree in trees])
+    flags = np.concatenate([tree.walk_tests.walk_flags for tree in trees])
     category_bits = np.concatenate([tree.category_bits for tree in trees])
     bit_starts = np.cumsum([0] + [tree.category_bits.size for tree in trees[:-1]])
     kind = flags & FLAG_KIND_MASK
@@ -493,8 +493,9 @@ class BaseForest(BaseEnsemble):
             walk, starts, output_starts = forest_walk([tree.walk for tree in self._trees],
                                                       [tree.nodes for tree in self._trees])
             flags, category_bits, node_position = forest_tests(walk, starts, self._trees)
-            self._ensemble = {"walk": walk, "flags": flags, "category_bits": category_bits,
-                              "node_position": node_position, "starts": starts,
+            self._ensemble = {"walk": WalkTests(walk, flags, category_bits, node_position),
+                              "fractional": any(tree.fractional for tree in self._trees),
+                              "starts": starts,
                               "output_starts": output_starts,
                               "refill": np.array([tree.refill_walk for tree in self._trees],
                                                  dtype=np.uint8)}
@@ -522,10 +523,9 @@ class BaseForest(BaseEnsemble):
 
     def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
-        if any(tree.fractional for tree in self._trees):
+        if arrays["fractional"]:
             return self._mixed_outputs(X, leaf_output, out, per_tree)
-        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["flags"],
-                    arrays["category_bits"], arrays["node_position"], arrays["starts"],
+        if map_rows(tree_outputs, X, out, arrays["walk"], arrays["starts"],
                     arrays["output_starts"], leaf_output,
                     n_threads=resolve_n_jobs(self.n_jobs), n_trees=len(self._trees),
                     per_tree=per_tree, refill_trees=arrays["refill"]):
@@ -892,7 +892,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         loss = getattr(self, "loss_matrix_", None)
         leaf_class = tree.majority_class if loss is None else np.ascontiguousarray(
             predicted_classes(tree.node_values, loss), dtype=np.intp)
-        predict_leaf_outputs(*tree.walk_tests, leaf_class, X, predicted,
+        predict_leaf_outputs(tree.walk_tests, leaf_class, X, predicted,
                              refill=tree.refill_walk)
         return float(np.mean(predicted == class_index))
 
@@ -1152,7 +1152,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         if target.ndim == 2:
             return -float(np.mean((tree.predict_values(X) - target) ** 2))
         predicted = np.empty(X.shape[0], dtype=np.float64)
-        predict_leaf_outputs(*tree.walk_tests, tree.first_value, X, predicted,
+        predict_leaf_outputs(tree.walk_tests, tree.first_value, X, predicted,
                              refill=tree.refill_walk)
         return -float(np.mean((predicted - target) ** 2))
 
