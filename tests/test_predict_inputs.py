@@ -220,3 +220,82 @@ def test_a_tree_pickled_on_a_machine_of_the_other_byte_order_loads():
         pickler.dump(model)
         loaded = pickle.loads(buffer.getvalue())
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def small_batch_models():
+    """One fitted model of every estimator, with the options whose prediction
+    takes another path (hard votes, medians, several outputs, NaN in fit)."""
+    import fasttree
+
+    X, y = classification_data(n_samples=400, n_features=6, n_classes=3)
+    Xr, yr = regression_data(n_samples=400, n_features=6)
+    X_nan = X.copy()
+    X_nan[::7, 2] = np.nan
+    # 13 trees: the few-rows walk takes trees eight at a time, and a last
+    # group of five.
+    forest = {"n_estimators": 13, "random_state": 0}
+    models = {
+        "tree": fasttree.DecisionTreeClassifier(random_state=0).fit(X, y),
+        "tree regressor": fasttree.DecisionTreeRegressor(random_state=0).fit(Xr, yr),
+        "extra tree": fasttree.ExtraTreeClassifier(random_state=0).fit(X, y),
+        "forest": fasttree.RandomForestClassifier(**forest).fit(X, y),
+        "forest, hard votes": fasttree.RandomForestClassifier(voting="hard", **forest).fit(X, y),
+        "forest, NaN in fit": fasttree.RandomForestClassifier(**forest).fit(X_nan, y),
+        "forest, two outputs": fasttree.RandomForestClassifier(**forest).fit(
+            X, np.column_stack([y, y % 2])),
+        "forest regressor": fasttree.RandomForestRegressor(**forest).fit(Xr, yr),
+        "forest regressor, median": fasttree.RandomForestRegressor(
+            aggregation="median", **forest).fit(Xr, yr),
+        "extra trees": fasttree.ExtraTreesClassifier(**forest).fit(X, y),
+        "extra trees regressor": fasttree.ExtraTreesRegressor(**forest).fit(Xr, yr),
+        "bagging": fasttree.BaggingClassifier(n_estimators=5, random_state=0).fit(X, y),
+        "bagging regressor": fasttree.BaggingRegressor(n_estimators=5,
+                                                       random_state=0).fit(Xr, yr),
+        "adaboost": fasttree.AdaBoostClassifier(n_estimators=5, random_state=0).fit(X, y),
+        "adaboost regressor": fasttree.AdaBoostRegressor(n_estimators=5,
+                                                         random_state=0).fit(Xr, yr),
+    }
+    return models
+
+
+SMALL_BATCH_MODELS = small_batch_models()
+
+
+def batch_outputs(model, X):
+    """What the model predicts for X, each method that it has."""
+    result = {"predict": model.predict(X)}
+    for name in ("predict_proba", "apply"):
+        if hasattr(model, name):
+            result[name] = getattr(model, name)(X)
+    return result
+
+
+@pytest.mark.parametrize("kind", ["float32 C", "float64 C", "float64 Fortran", "DataFrame",
+                                  "wide float64", "with NaN", "sparse CSR"])
+@pytest.mark.parametrize("name", list(SMALL_BATCH_MODELS))
+def test_small_batches_predict_exactly_as_one_large_batch(name, kind):
+    import pandas as pd
+    import scipy.sparse
+
+    model = SMALL_BATCH_MODELS[name]
+    X = new_rows(120, 6)
+    if kind == "with NaN":
+        X[::5, 2] = np.nan
+        X[1::5, 4] = np.nan
+    rows = {"float32 C": lambda part: np.ascontiguousarray(part, dtype=np.float32),
+            "float64 C": np.ascontiguousarray, "float64 Fortran": np.asfortranarray,
+            "DataFrame": pd.DataFrame, "with NaN": np.ascontiguousarray,
+            # The model reads the first 6 of 70 columns: the kernel interleaves
+            # rows this wide.
+            "wide float64": lambda part: np.hstack([part, np.zeros((len(part), 64))])[:, :6],
+            "sparse CSR": lambda part: scipy.sparse.csr_matrix(np.where(part > 0.5, part, 0))}
+    make = rows[kind]
+    expected = batch_outputs(model, make(X))
+    for batch in (1, 2, 7, 8, 15, 16, 17, 64):
+        parts = [batch_outputs(model, make(X[start:start + batch]))
+                 for start in range(0, len(X), batch)]
+        for method, whole in expected.items():
+            joined = ([np.concatenate([part[method][k] for part in parts])
+                       for k in range(len(whole))] if isinstance(whole, list)
+                      else np.concatenate([part[method] for part in parts]))
+            np.testing.assert_equal(joined, whole, err_msg=f"{method}, batches of {batch}")

@@ -10,7 +10,7 @@ from libc.stdlib cimport free, malloc
 from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, WalkTests, any_infinite,
                        any_non_finite, block_values, interleave_source, padded_block,
                        row_source, walk_block, walk_general_block, walk_interleaved,
-                       walk_rows_refilled)
+                       walk_row_through_trees, walk_rows_refilled)
 from ._interrupt cimport INTERRUPTED, Interrupt
 from ._utils cimport intp_t
 
@@ -40,6 +40,9 @@ cdef enum:
     # bench/compare_predict.py's forest: the rows are re-read from the
     # third-level cache per group, which costs less than node misses.
     GROUP_NODES = 16384
+    # Batches of fewer rows are walked a row at a time through eight trees
+    # at once (few_rows_outputs).
+    FEW_ROWS = 16
 
 
 cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, intp_t n_rows,
@@ -71,6 +74,69 @@ cdef inline void add_sparse_outputs(const intp_t* indptr, const int32_t* index,
     for row in range(n_rows):
         for entry in range(indptr[leaves[row]], indptr[leaves[row] + 1]):
             out[n_outputs * row + index[entry]] += data[entry]
+
+
+# What tree_outputs writes for the leaves rows reach: where the leaves'
+# outputs are, and where the rows' sums (or per-tree values) go.
+cdef struct LeafOutputs:
+    const double* dense          # leaf output rows, n_outputs each (NULL when sparse)
+    const intp_t* sparse_indptr  # sparse leaf rows (NULL when dense), as tree_outputs's
+    const int32_t* sparse_index
+    const double* sparse_data
+    const intp_t* output_starts  # tree t's leaves' outputs start at row output_starts[t]
+    intp_t n_outputs
+    bint per_tree                # out[row, t] = tree t's first output, else sums
+    double* out                  # the part's first row of out
+    intp_t out_width             # values per row of out
+
+
+cdef inline void write_outputs(const LeafOutputs* outputs, intp_t tree, const intp_t* leaves,
+                               intp_t n_rows, intp_t first_row) noexcept nogil:
+    # The outputs of tree's leaves reached by rows first_row .. first_row +
+    # n_rows - 1 (of the part), leaves[i] the leaf of row first_row + i.
+    cdef double* out = outputs.out + first_row * outputs.out_width
+    cdef const double* tree_output
+    cdef intp_t row
+    if outputs.dense == NULL:
+        add_sparse_outputs(outputs.sparse_indptr + outputs.output_starts[tree],
+                           outputs.sparse_index, outputs.sparse_data, leaves, n_rows,
+                           outputs.n_outputs, out)
+        return
+    tree_output = outputs.dense + outputs.output_starts[tree] * outputs.n_outputs
+    if outputs.per_tree:
+        for row in range(n_rows):
+            out[row * outputs.out_width + tree] = tree_output[leaves[row] * outputs.n_outputs]
+    else:
+        add_outputs(tree_output, leaves, n_rows, outputs.n_outputs, out)
+
+
+cdef void few_rows_outputs(const WalkNode* nodes, const intp_t* tree_starts, intp_t n_trees,
+                           const float* rows, intp_t n_rows, intp_t n_features,
+                           bint interleaved, const LeafOutputs* outputs) noexcept nogil:
+    # Rows of a batch smaller than a block (finite values, forests without
+    # category sets), each walked through ROW_BLOCK trees at once: a block of
+    # rows walked through one tree at a time would leave most lanes empty,
+    # and the trees' nodes, not the rows, are what is read from memory.
+    cdef const WalkNode* roots[ROW_BLOCK]
+    cdef intp_t leaves[ROW_BLOCK]
+    cdef intp_t row, first_tree, lane, n_lanes
+    cdef const float* values
+    for row in range(n_rows):
+        if interleaved:
+            # Row j of interleaved blocks: block j // ROW_BLOCK, lane j % ROW_BLOCK.
+            values = rows + (row - row % ROW_BLOCK) * n_features + row % ROW_BLOCK
+        else:
+            values = rows + row * n_features
+        first_tree = 0
+        while first_tree < n_trees:
+            n_lanes = min(<intp_t> ROW_BLOCK, n_trees - first_tree)
+            for lane in range(ROW_BLOCK):
+                # Spare lanes walk the last tree again.
+                roots[lane] = nodes + tree_starts[first_tree + min(lane, n_lanes - 1)]
+            walk_row_through_trees(roots, values, interleaved, leaves)
+            for lane in range(n_lanes):
+                write_outputs(outputs, first_tree + lane, leaves + lane, 1, row)
+            first_tree += n_lanes
 
 
 def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None,
@@ -134,8 +200,10 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
     cdef const int32_t[::1] sparse_index
     cdef const double[::1] sparse_data
     cdef intp_t n_outputs, n_leaves
-    cdef const int32_t* index_entries = NULL
-    cdef const double* data_entries = NULL
+    cdef LeafOutputs outputs
+    outputs.dense = outputs.sparse_indptr = NULL
+    outputs.sparse_index = NULL
+    outputs.sparse_data = NULL
     if sparse:
         sparse_indptr, sparse_index, sparse_data = leaf_output
         n_outputs = out.shape[1]
@@ -143,13 +211,18 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
         if (per_tree or sparse_indptr[0] != 0 or sparse_index.shape[0] != sparse_data.shape[0]
                 or sparse_indptr[n_leaves] != sparse_index.shape[0]):
             raise ValueError("sparse leaf outputs are inconsistent")
+        outputs.sparse_indptr = &sparse_indptr[0]
         if sparse_index.shape[0]:
-            index_entries = &sparse_index[0]
-            data_entries = &sparse_data[0]
+            outputs.sparse_index = &sparse_index[0]
+            outputs.sparse_data = &sparse_data[0]
     else:
         dense_output = leaf_output
         n_outputs = dense_output.shape[1]
         n_leaves = dense_output.shape[0]
+        outputs.dense = &dense_output[0, 0]
+    outputs.output_starts = &output_starts[0]
+    outputs.n_outputs = n_outputs
+    outputs.per_tree = per_tree
     cdef intp_t chunk_rows = max(<intp_t> MIN_CHUNK_ROWS,
                                  min(<intp_t> MAX_CHUNK_ROWS, CHUNK_BYTES // (4 * n_features)))
     # Narrow C-contiguous float32 rows are walked in place, the last rows (if
@@ -163,7 +236,6 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
     cdef intp_t leaves[MAX_CHUNK_ROWS]
     cdef const WalkNode* nodes = walk.nodes
     cdef const WalkNode* tree_nodes
-    cdef const double* tree_output
     cdef const float* rows
     cdef float* buffer = NULL
     cdef int status = 0
@@ -184,6 +256,7 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                         n_full_rows + ROW_BLOCK)
     if not per_tree:
         out[:, :] = 0.0
+    outputs.out_width = out.shape[1]
     with nogil:
         if not interleaved and any_non_finite(<const float*> source.data,
                                               n_rows * n_features):
@@ -206,6 +279,15 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                 if any_infinite(buffer, block_values(part_rows, n_features)):
                     status = 1
                     break
+            outputs.out = &out[part_start, 0]
+            if part_rows < FEW_ROWS and not part_general:
+                # Rows walked one at a time need no padding to a block.
+                few_rows_outputs(nodes, &tree_starts[0], n_trees,
+                                 buffer if interleaved else <const float*> (
+                                     source.data + part_start * source.row_stride),
+                                 part_rows, n_features, interleaved, &outputs)
+                part_start += part_rows
+                continue
             group_start = 0
             while group_start < n_trees:
                 if interrupt.should_stop():
@@ -247,20 +329,8 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                                 walk_block(tree_nodes, rows, n_features,
                                            leaves + row - chunk_start)
                             row += ROW_BLOCK
-                        if sparse:
-                            add_sparse_outputs(&sparse_indptr[output_starts[tree]],
-                                               index_entries, data_entries, leaves,
-                                               chunk_end - chunk_start, n_outputs,
-                                               &out[part_start + chunk_start, 0])
-                            continue
-                        tree_output = &dense_output[output_starts[tree], 0]
-                        if per_tree:
-                            for row in range(chunk_start, chunk_end):
-                                out[part_start + row, tree] = tree_output[
-                                    leaves[row - chunk_start] * n_outputs]
-                        else:
-                            add_outputs(tree_output, leaves, chunk_end - chunk_start,
-                                        n_outputs, &out[part_start + chunk_start, 0])
+                        write_outputs(&outputs, tree, leaves, chunk_end - chunk_start,
+                                      chunk_start)
                     chunk_start = chunk_end
                 group_start = group_end
             part_start += part_rows

@@ -97,6 +97,14 @@ cdef void walk_interleaved(const WalkNode* tree, const float* block,
 cdef void walk_rows_refilled(const WalkNode* tree, const float* rows, intp_t n_features,
                              bint interleaved, intp_t n_rows, intp_t* leaves) noexcept nogil
 
+# One row (finite values only; row-major, or a row of an interleave_source
+# block) walked through ROW_BLOCK trees at once, lane j from the root
+# roots[j]: leaves[j] is the leaf it reaches there. A batch of a few rows
+# walks its trees so, eight at a time, rather than each tree with its lanes
+# mostly empty.
+cdef void walk_row_through_trees(const WalkNode* const* roots, const float* row,
+                                 bint interleaved, intp_t* leaves) noexcept nogil
+
 # A ROW_BLOCK-row copy of n_rows (< ROW_BLOCK) rows, padded with zeros, for
 # walk_block; the caller frees it. NULL if memory ran out.
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil

@@ -395,29 +395,28 @@ cdef inline const char* step(const RowLayout* layout, const char* row,
     return at + sizeof(WalkNode) + (go_right & node.right_jump)
 
 
-cdef inline void walk_lanes(const RowLayout* layout, const WalkNode* tree, const char* first,
-                            intp_t lane_stride, intp_t* leaves) noexcept nogil:
-    # Eight rows in lockstep, their positions in named locals that stay in
-    # registers; their loads are independent, so their latencies overlap.
-    # Leaves step to themselves, so the rows are done when two steps move
-    # none of them. Row j's values start at first + j * lane_stride.
-    cdef const char* base = <const char*> tree
-    cdef const char* r0 = first
-    cdef const char* r1 = first + lane_stride
-    cdef const char* r2 = first + 2 * lane_stride
-    cdef const char* r3 = first + 3 * lane_stride
-    cdef const char* r4 = first + 4 * lane_stride
-    cdef const char* r5 = first + 5 * lane_stride
-    cdef const char* r6 = first + 6 * lane_stride
-    cdef const char* r7 = first + 7 * lane_stride
-    cdef const char* a0 = base
-    cdef const char* a1 = base
-    cdef const char* a2 = base
-    cdef const char* a3 = base
-    cdef const char* a4 = base
-    cdef const char* a5 = base
-    cdef const char* a6 = base
-    cdef const char* a7 = base
+cdef inline void walk_lanes(const RowLayout* layout, const char* const* roots,
+                            const char* const* rows, intp_t* leaves) noexcept nogil:
+    # Eight walks in lockstep (lane j: the row at rows[j] from the node at
+    # roots[j]), their positions in named locals that stay in registers;
+    # their loads are independent, so their latencies overlap. Leaves step
+    # to themselves, so the walks are done when two steps move none of them.
+    cdef const char* r0 = rows[0]
+    cdef const char* r1 = rows[1]
+    cdef const char* r2 = rows[2]
+    cdef const char* r3 = rows[3]
+    cdef const char* r4 = rows[4]
+    cdef const char* r5 = rows[5]
+    cdef const char* r6 = rows[6]
+    cdef const char* r7 = rows[7]
+    cdef const char* a0 = roots[0]
+    cdef const char* a1 = roots[1]
+    cdef const char* a2 = roots[2]
+    cdef const char* a3 = roots[3]
+    cdef const char* a4 = roots[4]
+    cdef const char* a5 = roots[5]
+    cdef const char* a6 = roots[6]
+    cdef const char* a7 = roots[7]
     cdef const char* b0
     cdef const char* b1
     cdef const char* b2
@@ -526,15 +525,44 @@ cdef void walk_rows_refilled(const WalkNode* tree, const float* rows, intp_t n_f
                       leaves)
 
 
+cdef inline void rows_of_block(const char* first, intp_t lane_stride,
+                               const char** rows) noexcept nogil:
+    cdef intp_t lane
+    for lane in range(ROW_BLOCK):
+        rows[lane] = first + lane * lane_stride
+
+
 cdef void walk_block(const WalkNode* tree, const float* X, intp_t n_features,
                      intp_t* leaves) noexcept nogil:
-    walk_lanes(<const RowMajor*> NULL, tree, <const char*> X, n_features * sizeof(float),
-               leaves)
+    cdef const char* roots[ROW_BLOCK]
+    cdef const char* rows[ROW_BLOCK]
+    cdef intp_t lane
+    for lane in range(ROW_BLOCK):
+        roots[lane] = <const char*> tree
+    rows_of_block(<const char*> X, n_features * sizeof(float), rows)
+    walk_lanes(<const RowMajor*> NULL, roots, rows, leaves)
 
 
 cdef void walk_interleaved(const WalkNode* tree, const float* block, intp_t* leaves) noexcept nogil:
-    walk_lanes(<const InterleavedRows*> NULL, tree, <const char*> block, sizeof(float),
-               leaves)
+    cdef const char* roots[ROW_BLOCK]
+    cdef const char* rows[ROW_BLOCK]
+    cdef intp_t lane
+    for lane in range(ROW_BLOCK):
+        roots[lane] = <const char*> tree
+    rows_of_block(<const char*> block, sizeof(float), rows)
+    walk_lanes(<const InterleavedRows*> NULL, roots, rows, leaves)
+
+
+cdef void walk_row_through_trees(const WalkNode* const* roots, const float* row,
+                                 bint interleaved, intp_t* leaves) noexcept nogil:
+    cdef const char* rows[ROW_BLOCK]
+    cdef intp_t lane
+    for lane in range(ROW_BLOCK):
+        rows[lane] = <const char*> row
+    if interleaved:
+        walk_lanes(<const InterleavedRows*> NULL, <const char* const*> roots, rows, leaves)
+    else:
+        walk_lanes(<const RowMajor*> NULL, <const char* const*> roots, rows, leaves)
 
 
 cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil:
