@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from ._frames import as_frame
+from ._frames import as_frame, is_frame
 from ._validation import (checked_sparse, column_label, holds_dates, is_sparse,
                           not_numbers_error, warn_user)
 
@@ -39,10 +39,10 @@ def _dataframe_columns(X):
     """(name, values, dtype) of every column of a pandas DataFrame (or a
     polars DataFrame or pyarrow Table), or None."""
     X = as_frame(X)
-    if not (hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")):
+    if not (is_frame(X) and hasattr(X, "iloc")):
         return None
-    return [(name, X.iloc[:, index], X.dtypes.iloc[index])
-            for index, name in enumerate(X.columns)]
+    return [(name, X.iloc[:, index], dtype)
+            for index, (name, dtype) in enumerate(zip(X.columns, list(X.dtypes)))]
 
 
 def _dtype_is_categorical(dtype):

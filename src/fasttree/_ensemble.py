@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 
 from ._base import BaseEstimator
+from ._frames import is_frame
 from ._threads import available_cores, run_together
 from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
                           invalid_parameter, is_int_at_least, is_sparse, warn_user)
@@ -54,7 +55,7 @@ def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_
         if len(X.shape) != 2 or 0 in X.shape:
             check_array_2d(X, estimator=estimator, check_finite=False)  # raises
         return canonical_sparse(X, estimator=estimator).astype(np.float64)
-    if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
+    if is_frame(X):
         X = X.to_numpy()
     if allow_nd and np.ndim(X) > 2:
         X = np.asarray(X)

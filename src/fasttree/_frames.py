@@ -23,6 +23,15 @@ def is_foreign_frame(X):
             or (_library_of(X) == "pyarrow" and kind in ("Table", "RecordBatch")))
 
 
+def is_frame(X):
+    """Whether X is DataFrame-like (``columns`` and ``dtypes``, ``to_numpy``),
+    asked of its type: pandas builds a new ``dtypes`` Series at every access,
+    which ``hasattr`` on the frame itself would pay for."""
+    kind = type(X)
+    return isinstance(X, ColumnFrame) or (
+        hasattr(kind, "dtypes") and hasattr(kind, "columns") and hasattr(kind, "to_numpy"))
+
+
 def as_frame(X):
     """A polars DataFrame or pyarrow Table as a ``ColumnFrame``; anything
     else as it is."""
@@ -83,6 +92,14 @@ class _Positions:
         return self._getter(key)
 
 
+class _Dtypes(list):
+    """The columns' dtypes, by position also as ``dtypes.iloc[j]`` (as pandas)."""
+
+    @property
+    def iloc(self):
+        return self
+
+
 class ColumnFrame:
     """Named numpy columns read as a pandas DataFrame is (see module docstring).
 
@@ -95,8 +112,7 @@ class ColumnFrame:
     def __init__(self, names, columns):
         self.columns = list(names)
         self._columns = list(columns)
-        self.dtypes = _Positions(lambda index: self._columns[index].dtype)
-        self.dtypes.iloc = self.dtypes
+        self.dtypes = _Dtypes(column.dtype for column in self._columns)
         self.iloc = _Positions(self._column_at)
 
     def _column_at(self, key):

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ._frames import as_frame
+from ._frames import as_frame, is_frame
 from ._utils import all_finite
 
 
@@ -103,9 +103,9 @@ def feature_names_of(X):
     """Column names of a DataFrame-like X when they are all strings, else None."""
     X = as_frame(X)
     columns = getattr(X, "columns", None)
-    if columns is None or not hasattr(X, "dtypes"):
+    if columns is None or not is_frame(X):
         return None
-    names = np.asarray(list(columns), dtype=object)
+    names = np.asarray(columns, dtype=object)
     if len(names) and all(isinstance(name, str) for name in names):
         return names
     return None
@@ -138,6 +138,11 @@ def holds_dates(values):
     return bool(present) and isinstance(present[0], (datetime.date, datetime.time,
                                                      datetime.timedelta, np.datetime64,
                                                      np.timedelta64))
+
+
+def column_names(frame):
+    """The column names of a DataFrame-like ``frame`` as text; None for None."""
+    return None if frame is None else [str(column) for column in frame.columns]
 
 
 def column_label(index, names=None):
@@ -185,15 +190,17 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
     """
     prefix = f"{estimator}: " if estimator else ""
     X = as_frame(X)
-    names = None
-    if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
-        names = [str(column) for column in X.columns]
-        for index in range(len(names)):
-            # datetime64 would convert to numbers silently (nanoseconds).
-            if getattr(X.dtypes.iloc[index], "kind", None) in ("M", "m"):
-                raise not_numbers_error(X.iloc[:, index].to_numpy(),
-                                        column_label(index, names), prefix)
-        X = X.to_numpy()
+    frame = None
+    if is_frame(X):
+        frame, X = X, X.to_numpy()
+        # datetime64 columns would convert to numbers silently (nanoseconds).
+        # A frame of numbers only converts to numbers; looking at the column
+        # dtypes (a new Series at every access) is left to other frames.
+        if X.dtype.kind not in "biuf":
+            for index, dtype in enumerate(list(frame.dtypes)):
+                if getattr(dtype, "kind", None) in ("M", "m"):
+                    raise not_numbers_error(frame.iloc[:, index].to_numpy(),
+                                            column_label(index, column_names(frame)), prefix)
     if is_sparse(X):
         X = dense_from_sparse(X, name=name, estimator=estimator)
     try:
@@ -207,7 +214,7 @@ def check_array_2d(X, *, name="X", estimator=None, check_finite=True, keep_float
             array = array.astype(np.float64)
         except (ValueError, TypeError):
             if array.ndim == 2:
-                _check_numeric_columns(array, names, prefix)
+                _check_numeric_columns(array, column_names(frame), prefix)
             raise ValueError(
                 f"{prefix}{name} must hold numbers; it holds values of dtype "
                 f"{array.dtype} that cannot be converted to float (estimators take "
