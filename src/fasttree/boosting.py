@@ -442,8 +442,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         member predicts."""
         if not isinstance(member, DecisionTreeClassifier):
             return np.asarray(member.predict(X)).astype(np.intp)
+        # X was checked by this ensemble, as the member would check it: the
+        # member's own checks would cost more than its walk on a few rows.
         return self._class_indices(np.asarray(member.classes_), classes)[
-            member._predict_class_index(X)]
+            member._class_index_of(X)]
 
     def _class_indices(self, member_classes, classes=None):
         """Indices in ``classes`` (default ``classes_``) of a fasttree
