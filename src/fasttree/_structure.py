@@ -511,6 +511,15 @@ class Tree:
                 self._value = value
         return self._value
 
+    def values_at(self, nodes):
+        """``node_values[nodes]``, without making every node's dense values
+        when the tree keeps them as sparse rows (a node of many classes holds
+        few)."""
+        if self._value is None and self._node_rows is not None:
+            return dense_rows(*select_rows(*self._node_rows, nodes, self.n_values),
+                              self.n_values)
+        return self.node_values[nodes]
+
     @property
     def leaf_values(self):
         """The values of the leaves, in node order (n_leaves, n_values)."""

@@ -54,7 +54,7 @@ def out_of_bag_values(tree, X, counts):
         return rows, tree.predict_values(part)
     leaves = np.empty(rows.shape[0], dtype=np.intp)
     apply_rows(tree.walk_tests, part, leaves, refill=tree.refill_walk)
-    return rows, tree.node_values[leaves]
+    return rows, tree.values_at(leaves)
 
 
 # scikit-learn draws its trees' random_state below this.
