@@ -19,6 +19,7 @@ export; onnxruntime to run.
 import numpy as np
 
 from ._shap import checked_trees, tree_members
+from ._tree import FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MULTIWAY, FLAG_SUBSET
 
 ONNX_ML_OPSET = 5
 ONNX_OPSET = 18
@@ -97,17 +98,17 @@ def _classifier(graph, model):
     sums, votes = _Ensemble(), _Ensemble()
     for member, features, columns in members:
         tree = onnx_tree(member)
+        tests = _TreeTests(tree, features)
+        n_leaves = tests.leaves.size
         loss = getattr(member, "loss_matrix_", None)
-        for output in range(len(outputs)):
-            values = tree.value[:, output, :]
+        for output, values in enumerate(tree.split_outputs(tree.leaf_values)):
             positions = (np.arange(starts[output + 1] - starts[output]) if columns is None
                          else columns[0]) + starts[output]
             for column, position in enumerate(positions):
-                sums.add(tree, features, np.full(tree.node_count, position),
-                         values[:, column] * share)
+                sums.add(tests, np.full(n_leaves, position), values[:, column] * share)
             if hard:
                 predicted = positions[predicted_classes(values[:, :len(positions)], loss)]
-                votes.add(tree, features, predicted, np.ones(tree.node_count))
+                votes.add(tests, predicted, np.ones(n_leaves))
     probabilities = graph.tree_ensemble(sums, starts[-1])
     votes = graph.tree_ensemble(votes, starts[-1]) if hard else None
     loss = getattr(model, "loss_matrix_", None)   # a model of one output
@@ -139,10 +140,10 @@ def _regressor(graph, model):
         per_member = _Ensemble()
         for index, (member, features, _) in enumerate(members):
             tree = onnx_tree(member)
+            tests = _TreeTests(tree, features)
             for output in range(n_outputs):
-                per_member.add(tree, features,
-                               np.full(tree.node_count, output * n_members + index),
-                               tree.value[:, output, 0])
+                per_member.add(tests, np.full(tests.leaves.size, output * n_members + index),
+                               tree.leaf_values[:, output])
         predictions = graph.op("Reshape", [
             graph.tree_ensemble(per_member, n_outputs * n_members),
             graph.constant(np.array([-1, n_outputs, n_members], dtype=np.int64))])
@@ -157,9 +158,10 @@ def _regressor(graph, model):
     sums = _Ensemble()
     for member, features, _ in members:
         tree = onnx_tree(member)
+        tests = _TreeTests(tree, features)
         for output in range(n_outputs):
-            sums.add(tree, features, np.full(tree.node_count, output),
-                     tree.value[:, output, 0] * share)
+            sums.add(tests, np.full(tests.leaves.size, output),
+                     tree.leaf_values[:, output] * share)
     graph.output(graph.rename(graph.tree_ensemble(sums, n_outputs), "variable"),
                  [None, n_outputs])
 
@@ -180,8 +182,9 @@ def _adaboost_classifier(graph, model):
     for member, tree, weight in zip(model.estimators_, _boosted_trees(model),
                                     model.estimator_weights_):
         voted = model._class_indices(np.asarray(member.classes_))[predicted_classes(
-            tree.value[:, 0, :], getattr(member, "loss_matrix_", None))]
-        votes.add(tree, None, voted.astype(np.int64), np.full(tree.node_count, float(weight)))
+            tree.leaf_values, getattr(member, "loss_matrix_", None))]
+        votes.add(_TreeTests(tree, None), voted.astype(np.int64),
+                  np.full(voted.size, float(weight)))
     scores = graph.tree_ensemble(votes, n_classes)
     total = float(np.sum(model.estimator_weights_))
     scale = n_classes / (total * (n_classes - 1) ** 2) if n_classes > 1 else 0.0
@@ -201,7 +204,8 @@ def _adaboost_regressor(graph, model):
     n_members = len(weights)
     per_member = _Ensemble()
     for index, tree in enumerate(_boosted_trees(model)):
-        per_member.add(tree, None, np.full(tree.node_count, index), tree.value[:, 0, 0])
+        per_member.add(_TreeTests(tree, None), np.full(tree.n_leaves, index),
+                       tree.leaf_values[:, 0])
     ordered, order = graph.sort(graph.tree_ensemble(per_member, n_members), n_members,
                                 axis=1)
     cumulative = graph.op("CumSum", [graph.op("Gather", [graph.constant(weights), order],
@@ -256,9 +260,28 @@ class _Graph:
                        n_outputs=2, axis=axis, largest=0, sorted=1)
 
     def tree_ensemble(self, ensemble, n_targets):
-        return self.op("TreeEnsemble", ["X"], domain="ai.onnx.ml", n_targets=int(n_targets),
-                       aggregate_function=1, post_transform=0,
-                       **ensemble.attributes(self.helper))
+        """A TreeEnsemble operator on ``X`` summing the trees of ``ensemble``
+        (an :class:`_Ensemble`) into ``n_targets`` columns; its output name."""
+        from onnx import AttributeProto
+        name = self.name("treeensemble")
+        node = self.helper.make_node("TreeEnsemble", ["X"], [name], domain="ai.onnx.ml")
+        values = {"n_targets": int(n_targets), "aggregate_function": 1, "post_transform": 0,
+                  **ensemble.attributes()}
+        # Written into the node in place, in order of name as make_node
+        # writes them: make_node would check every value's type and copy the
+        # node arrays twice more, which took most of a large forest's export.
+        for key in sorted(values):
+            value = values[key]
+            if isinstance(value, int):
+                node.attribute.append(self.helper.make_attribute(key, value))
+            elif value.dtype == np.int64:
+                attribute = node.attribute.add(name=key, type=AttributeProto.INTS)
+                attribute.ints.extend(value.tolist())
+            else:
+                attribute = node.attribute.add(name=key, type=AttributeProto.TENSOR)
+                attribute.t.CopyFrom(self.numpy_helper.from_array(value, key))
+        self.nodes.append(node)
+        return name
 
     def labels(self, outputs, several):
         """The ``label`` output from (classes, index of each row's class) per
@@ -308,118 +331,169 @@ class _Graph:
         return onnx_model
 
 
-class _Ensemble:
-    """The TreeEnsemble attributes of trees added one by one.
+# The operator's node attributes, in the order they are written.
+_NODE_KEYS = ("featureids", "modes", "splits", "truenodeids", "trueleafs", "falsenodeids",
+              "falseleafs", "missing_value_tracks_true")
+
+
+class _TreeTests:
+    """One tree as the operator's nodes ("tests"), numbered from 0 in the
+    tree's node order, and its leaves, numbered from 0 in node order.
 
     A binary node is one test. A multiway node of k children becomes a chain
     of k - 1 membership tests, one per child but the one that missing values
     (and codes absent at the node) go to, which is the chain's last false
-    branch; a missing value fails every test, so it ends there too.
+    branch; a missing value fails every test, so it ends there too. A
+    multiway node of one child is no test: what leads to it leads to its
+    child. A tree that is one leaf becomes one test whose branches both
+    reach it.
+
+    The arrays are made from the tree's node arrays at once; only subset and
+    multiway nodes, whose category codes vary in number, are visited one by
+    one. The same tree added to an ensemble once per target (a class's
+    probability, an output) is laid out once.
+
+    Attributes
+    ----------
+    nodes : dict of ndarray
+        Per test, the ``_NODE_KEYS`` attributes; a branch's node id is a
+        test's number or, where its ``*leafs`` flag is 1, a leaf's.
+    membership : ndarray of float64
+        The codes of every membership test, ascending, each test's followed
+        by NaN, in test order.
+    root : int
+        The number of the test the tree starts at.
+    leaves : ndarray of intp
+        The tree's node index of each leaf.
     """
 
-    def __init__(self):
-        self.nodes = {key: [] for key in ("featureids", "modes", "splits", "truenodeids",
-                                          "trueleafs", "falsenodeids", "falseleafs",
-                                          "missing")}
-        self.members = []
-        self.leaf_targets, self.leaf_weights, self.roots = [], [], []
-
-    def add(self, tree, features, targets, weights):
-        """Add ``tree`` (its features mapped through ``features`` when given),
-        leaf ``node`` adding ``weights[node]`` to target ``targets[node]``
-        (both indexed by node)."""
-        leaf_index = {}
-        tests = []    # (feature, mode, split, codes, missing_true, true_ref, false_ref)
-        entry = {}    # inner node: its first test, or ("node", child) for a one-child node
-        left, right = tree.children_left, tree.children_right
-        subset = np.asarray(tree.is_categorical, dtype=bool)
-        multiway = tree.is_multiway
-        for node in range(tree.node_count):
-            if left[node] == -1:
-                leaf_index[node] = len(self.leaf_targets)
-                self.leaf_targets.append(int(targets[node]))
-                self.leaf_weights.append(float(weights[node]))
-                continue
-            feature = int(tree.feature[node])
-            if features is not None:
-                feature = int(features[feature])
-            if multiway[node]:
-                children = tree.children(node)
-                codes, missing_child = tree.branches(node)
-                chain = [child for child in range(children.size) if child != missing_child]
-                if not chain:
-                    entry[node] = ("node", int(children[missing_child]))
-                    continue
-                entry[node] = len(tests)
-                for rank, child in enumerate(chain):
-                    last = rank + 1 == len(chain)
-                    tests.append((feature, BRANCH_MEMBER, 0.0, codes[child], 0,
-                                  ("node", int(children[child])),
-                                  ("node", int(children[missing_child])) if last
-                                  else ("test", len(tests) + 1)))
+    def __init__(self, tree, features):
+        records = tree.nodes
+        n_nodes = tree.node_count
+        left = records["left_child"].astype(np.intp)
+        right = records["right_child"].astype(np.intp)
+        kind = tree.flags & FLAG_KIND_MASK
+        is_leaf = left == -1
+        is_multiway = kind == FLAG_MULTIWAY
+        n_tests = (~is_leaf).astype(np.intp)
+        # Where a reference to a node leads: the node itself, or the only
+        # child of a multiway node of one child (followed until a node that
+        # is not one).
+        leads_to = np.arange(n_nodes)
+        chains = []
+        for node in np.flatnonzero(is_multiway):
+            children = tree.children(node)
+            codes, missing_child = tree.branches(node)
+            chain = np.flatnonzero(np.arange(children.size) != missing_child)
+            n_tests[node] = chain.size
+            if chain.size:
+                chains.append((node, children, codes, missing_child, chain))
             else:
-                entry[node] = len(tests)
-                codes = tree.left_categories(node) if subset[node] else None
-                tests.append((feature, BRANCH_MEMBER if subset[node] else BRANCH_LEQ,
-                              0.0 if subset[node] else float(tree.threshold[node]), codes,
-                              int(tree.missing_go_to_left[node]), ("node", int(left[node])),
-                              ("node", int(right[node]))))
-        base = len(self.nodes["modes"])
+                leads_to[node] = children[missing_child]
+        while True:
+            onward = leads_to[leads_to]
+            if np.array_equal(onward, leads_to):
+                break
+            leads_to = onward
+        first_test = np.cumsum(n_tests) - n_tests
+        leaf_number = np.cumsum(is_leaf) - 1
+        self.leaves = np.flatnonzero(is_leaf)
 
-        def resolve(reference):
-            """(is a leaf, its index) of a reference to a test or a tree node."""
-            kind, index = reference
-            while kind == "node" and index in entry and isinstance(entry[index], tuple):
-                kind, index = entry[index]
-            if kind == "test":
-                return 0, base + index
-            if index in leaf_index:
-                return 1, leaf_index[index]
-            return 0, base + entry[index]
+        def branch(node_ids):
+            """(node id, is a leaf) of the references to these tree nodes."""
+            reached = leads_to[node_ids]
+            leafs = is_leaf[reached]
+            return np.where(leafs, leaf_number[reached], first_test[reached]), leafs
 
-        root_is_leaf, root = resolve(("node", 0))
-        if root_is_leaf:  # a tree of one leaf: one test whose branches both reach it
-            self.roots.append(base)
-            for key, value in (("featureids", 0), ("modes", BRANCH_LEQ), ("splits", 0.0),
-                               ("truenodeids", root), ("trueleafs", 1),
-                               ("falsenodeids", root), ("falseleafs", 1), ("missing", 0)):
-                self.nodes[key].append(value)
+        reached_root = leads_to[0]
+        if is_leaf[reached_root]:
+            leaf = leaf_number[reached_root]
+            self.nodes = {"featureids": np.zeros(1, np.intp),
+                          "modes": np.full(1, BRANCH_LEQ, np.uint8),
+                          "splits": np.zeros(1), "truenodeids": np.full(1, leaf),
+                          "trueleafs": np.ones(1, np.intp), "falsenodeids": np.full(1, leaf),
+                          "falseleafs": np.ones(1, np.intp),
+                          "missing_value_tracks_true": np.zeros(1, np.intp)}
+            self.membership, self.root = np.zeros(0), 0
             return
-        self.roots.append(root)
-        for feature, mode, split, codes, missing_true, true_ref, false_ref in tests:
-            self.nodes["featureids"].append(feature)
-            self.nodes["modes"].append(mode)
-            self.nodes["splits"].append(split)
-            if mode == BRANCH_MEMBER:
-                self.members.append(sorted(int(code) for code in codes))
-            for reference, prefix in ((true_ref, "true"), (false_ref, "false")):
-                is_leaf, index = resolve(reference)
-                self.nodes[prefix + "leafs"].append(is_leaf)
-                self.nodes[prefix + "nodeids"].append(index)
-            self.nodes["missing"].append(missing_true)
-    def attributes(self, helper):
-        from onnx import TensorProto
+        self.root = int(first_test[reached_root])
+        size = int(n_tests.sum())
+        nodes = {key: np.zeros(size, np.uint8 if key == "modes" else
+                               np.float64 if key == "splits" else np.intp)
+                 for key in _NODE_KEYS}
+        binary = np.flatnonzero(~is_leaf & ~is_multiway)
+        at = first_test[binary]
+        subset = kind[binary] == FLAG_SUBSET
+        nodes["featureids"][at] = records["feature"][binary]
+        nodes["modes"][at] = np.where(subset, BRANCH_MEMBER, BRANCH_LEQ)
+        # A subset node's threshold field holds the bits of its set's offset.
+        nodes["splits"][at] = np.where(subset, 0.0, records["threshold"][binary])
+        nodes["truenodeids"][at], nodes["trueleafs"][at] = branch(left[binary])
+        nodes["falsenodeids"][at], nodes["falseleafs"][at] = branch(right[binary])
+        nodes["missing_value_tracks_true"][at] = (
+            tree.flags[binary] & FLAG_MISSING_LEFT) != 0
+        members = [(test, tree.left_categories(node))
+                   for test, node in zip(at[subset], binary[subset])]
+        for node, children, codes, missing_child, chain in chains:
+            at = first_test[node] + np.arange(chain.size)
+            nodes["featureids"][at] = records["feature"][node]
+            nodes["modes"][at] = BRANCH_MEMBER
+            nodes["truenodeids"][at], nodes["trueleafs"][at] = branch(children[chain])
+            # Each test but the last fails to the next; the last to the child
+            # of the missing values (and of codes absent at the node).
+            nodes["falsenodeids"][at[:-1]] = at[1:]
+            nodes["falsenodeids"][at[-1]], nodes["falseleafs"][at[-1]] = branch(
+                children[missing_child])
+            members += [(test, codes[child]) for test, child in zip(at, chain)]
+        if features is not None:
+            nodes["featureids"] = np.asarray(features, dtype=np.intp)[nodes["featureids"]]
+        self.nodes = nodes
+        members.sort(key=lambda member: member[0])
+        self.membership = np.concatenate(
+            [np.append(np.sort(codes).astype(np.float64), np.nan) for _, codes in members]
+            or [np.zeros(0)])
 
-        def tensor(name, kind, values):
-            return helper.make_tensor(name, kind, [len(values)], values)
 
-        membership = []
-        for codes in self.members:
-            membership += [float(code) for code in codes] + [float("nan")]
-        attributes = {
-            "nodes_featureids": self.nodes["featureids"],
-            "nodes_modes": tensor("nodes_modes", TensorProto.UINT8, self.nodes["modes"]),
-            "nodes_splits": tensor("nodes_splits", TensorProto.FLOAT, self.nodes["splits"]),
-            "nodes_truenodeids": self.nodes["truenodeids"],
-            "nodes_trueleafs": self.nodes["trueleafs"],
-            "nodes_falsenodeids": self.nodes["falsenodeids"],
-            "nodes_falseleafs": self.nodes["falseleafs"],
-            "nodes_missing_value_tracks_true": self.nodes["missing"],
-            "leaf_targetids": self.leaf_targets,
-            "leaf_weights": tensor("leaf_weights", TensorProto.FLOAT, self.leaf_weights),
-            "tree_roots": self.roots,
-        }
-        if membership:
-            attributes["membership_values"] = tensor("membership_values", TensorProto.FLOAT,
-                                                     membership)
+class _Ensemble:
+    """The TreeEnsemble attributes of trees added one by one, each with one
+    target and weight per leaf."""
+
+    def __init__(self):
+        self.parts = []
+        self.n_nodes = self.n_leaves = 0
+
+    def add(self, tests, targets, weights):
+        """Add the tree laid out as ``tests`` (a :class:`_TreeTests`), its
+        leaf ``i`` adding ``weights[i]`` to target ``targets[i]`` (leaves in
+        node order)."""
+        part = dict(tests.nodes)
+        for side in ("true", "false"):
+            ids, leafs = part[side + "nodeids"], part[side + "leafs"]
+            part[side + "nodeids"] = ids + np.where(leafs, self.n_leaves, self.n_nodes)
+        part["membership"] = tests.membership
+        part["roots"] = np.array([tests.root + self.n_nodes])
+        part["leaf_targetids"] = np.asarray(targets, dtype=np.intp)
+        part["leaf_weights"] = np.asarray(weights, dtype=np.float64)
+        self.parts.append(part)
+        self.n_nodes += part["modes"].size
+        self.n_leaves += tests.leaves.size
+
+    def attributes(self):
+        """The operator's node, leaf and root attributes by name: int64
+        arrays for its lists of integers, the others' arrays as their
+        tensors hold them."""
+
+        def joined(key, dtype):
+            return np.concatenate([part[key] for part in self.parts]).astype(dtype)
+
+        attributes = {f"nodes_{key}": joined(key, np.int64)
+                      for key in _NODE_KEYS if key not in ("modes", "splits")}
+        attributes.update(nodes_modes=joined("modes", np.uint8),
+                          nodes_splits=joined("splits", np.float32),
+                          leaf_targetids=joined("leaf_targetids", np.int64),
+                          leaf_weights=joined("leaf_weights", np.float32),
+                          tree_roots=joined("roots", np.int64))
+        membership = joined("membership", np.float32)
+        if membership.size:
+            attributes["membership_values"] = membership
         return attributes
