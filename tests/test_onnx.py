@@ -251,3 +251,244 @@ def test_models_the_operator_cannot_express_are_refused_by_name():
             export_onnx(model.fit(X_CLASS, Y_CLASS))
     with pytest.raises(ValueError, match="not fitted"):
         export_onnx(DecisionTreeClassifier())
+
+
+# The exporter builds the operator's node arrays from whole trees at once.
+# Below, a brute-force oracle builds them node by node from the tree's
+# per-node accessors and its node values (``tree.value``, not the leaf
+# values the exporter reads), and the two must agree exactly.
+
+def reference_tests(tree, features):
+    """A tree as the operator's tests, node by node: (tests, root test, the
+    tree's leaves in node order). Each test is a dict; its branches are
+    (is a leaf, number within the tree)."""
+    leaves = [node for node in range(tree.node_count) if tree.children_left[node] == -1]
+    leaf_number = {node: number for number, node in enumerate(leaves)}
+    first_test, only_child, n_tests = {}, {}, 0
+    for node in range(tree.node_count):
+        if node in leaf_number:
+            continue
+        size = 1
+        if tree.is_multiway[node]:
+            children = tree.children(node)
+            size = len(children) - 1
+            if size == 0:     # no test: what reaches it goes on to its child
+                only_child[node] = int(children[0])
+                continue
+        first_test[node] = n_tests
+        n_tests += size
+
+    def reach(node):
+        while node in only_child:
+            node = only_child[node]
+        return (1, leaf_number[node]) if node in leaf_number else (0, first_test[node])
+
+    tests = []
+    for node in sorted(first_test):
+        feature = int(tree.feature[node])
+        if features is not None:
+            feature = int(features[feature])
+        if tree.is_multiway[node]:
+            children = tree.children(node)
+            codes, missing_child = tree.branches(node)
+            others = [child for child in range(len(children)) if child != missing_child]
+            for rank, child in enumerate(others):
+                tests.append({
+                    "feature": feature, "mode": 6, "split": 0.0, "missing": 0,
+                    "codes": sorted(int(code) for code in codes[child]),
+                    "true": reach(int(children[child])),
+                    "false": (reach(int(children[missing_child])) if rank == len(others) - 1
+                              else (0, first_test[node] + rank + 1))})
+        else:
+            subset = bool(tree.is_categorical[node])
+            tests.append({
+                "feature": feature, "mode": 6 if subset else 0,
+                "split": 0.0 if subset else float(tree.threshold[node]),
+                "missing": int(tree.missing_go_to_left[node]),
+                "codes": sorted(int(code) for code in tree.left_categories(node))
+                if subset else None,
+                "true": reach(int(tree.children_left[node])),
+                "false": reach(int(tree.children_right[node]))})
+    root = reach(0)
+    if root[0] == 1:      # one leaf: a test whose branches both reach it
+        return ([{"feature": 0, "mode": 0, "split": 0.0, "missing": 0, "codes": None,
+                  "true": root, "false": root}], 0, leaves)
+    return tests, root[1], leaves
+
+
+def reference_ensemble(copies):
+    """The operator's attributes for trees added in turn, each given as
+    (tree, its features in the model or None, target of a leaf node, weight
+    of a leaf node)."""
+    attributes = {name: [] for name in (
+        "nodes_featureids", "nodes_modes", "nodes_splits", "nodes_truenodeids",
+        "nodes_trueleafs", "nodes_falsenodeids", "nodes_falseleafs",
+        "nodes_missing_value_tracks_true", "leaf_targetids", "leaf_weights", "tree_roots",
+        "membership_values")}
+    for tree, features, target, weight in copies:
+        tests, root, leaves = reference_tests(tree, features)
+        node_base = len(attributes["nodes_modes"])
+        leaf_base = len(attributes["leaf_targetids"])
+        attributes["tree_roots"].append(node_base + root)
+        for test in tests:
+            attributes["nodes_featureids"].append(test["feature"])
+            attributes["nodes_modes"].append(test["mode"])
+            attributes["nodes_splits"].append(test["split"])
+            attributes["nodes_missing_value_tracks_true"].append(test["missing"])
+            for side in ("true", "false"):
+                is_leaf, number = test[side]
+                attributes[f"nodes_{side}leafs"].append(is_leaf)
+                attributes[f"nodes_{side}nodeids"].append(
+                    number + (leaf_base if is_leaf else node_base))
+            if test["codes"] is not None:
+                attributes["membership_values"] += test["codes"] + [np.nan]
+        for node in leaves:
+            attributes["leaf_targetids"].append(int(target(node)))
+            attributes["leaf_weights"].append(float(weight(node)))
+    return attributes
+
+
+def reference_copies(model):
+    """Per TreeEnsemble operator of the exported graph, the trees it sums
+    and what their leaves add where, as the export's docstring describes:
+    one copy of a tree per class probability or output it adds to."""
+    from fasttree._shap import tree_members
+    from fasttree.tree import predicted_classes
+    if isinstance(model, AdaBoostClassifier):
+        classes = list(model.classes_)
+        return [[(member.tree_, None,
+                  lambda node, member=member: classes.index(member.classes_[
+                      predicted_classes(member.tree_.value[[node], 0, :],
+                                        getattr(member, "loss_matrix_", None))[0]]),
+                  lambda node, weight=weight: weight)
+                 for member, weight in zip(model.estimators_, model.estimator_weights_)]]
+    if isinstance(model, AdaBoostRegressor):
+        return [[(member.tree_, None, lambda node, index=index: index,
+                  lambda node, member=member: member.tree_.value[node, 0, 0])
+                 for index, member in enumerate(model.estimators_)]]
+    members = tree_members(model)
+    share = 1.0 / len(members)
+    if not hasattr(model, "classes_"):
+        median = getattr(model, "aggregation", "mean") == "median"
+        return [[(member.tree_, features,
+                  lambda node, output=output, index=index: (
+                      output * len(members) + index if median else output),
+                  lambda node, member=member, output=output: (
+                      member.tree_.value[node, output, 0] * (1.0 if median else share)))
+                 for index, (member, features, _) in enumerate(members)
+                 for output in range(model.n_outputs_)]
+                if median else
+                [(member.tree_, features, lambda node, output=output: output,
+                  lambda node, member=member, output=output:
+                  member.tree_.value[node, output, 0] * share)
+                 for member, features, _ in members for output in range(model.n_outputs_)]]
+    outputs = model.classes_ if isinstance(model.classes_, list) else [model.classes_]
+    sums, votes = [], []
+    for member, features, columns in members:
+        start = 0
+        for output, classes in enumerate(outputs):
+            positions = (list(range(len(classes))) if columns is None
+                         else list(columns[0]))
+            for column, position in enumerate(positions):
+                sums.append((member.tree_, features,
+                             lambda node, target=start + position: target,
+                             lambda node, member=member, output=output, column=column:
+                             member.tree_.value[node, output, column] * share))
+            votes.append((member.tree_, features,
+                          lambda node, member=member, output=output, start=start,
+                          positions=positions: start + positions[predicted_classes(
+                              member.tree_.value[[node], output, :len(positions)],
+                              getattr(member, "loss_matrix_", None))[0]],
+                          lambda node: 1.0))
+            start += len(classes)
+    return [sums, votes] if getattr(model, "voting", "soft") == "hard" else [sums]
+
+
+def exported_attributes(model):
+    """The attributes of each TreeEnsemble operator of the exported graph,
+    as plain numbers (tensors decoded)."""
+    ensembles = []
+    for node in export_onnx(model).graph.node:
+        if node.op_type != "TreeEnsemble":
+            continue
+        attributes = {}
+        for attribute in node.attribute:
+            value = onnx.helper.get_attribute_value(attribute)
+            if isinstance(value, onnx.TensorProto):
+                value = onnx.numpy_helper.to_array(value)
+            attributes[attribute.name] = np.asarray(value)
+        ensembles.append(attributes)
+    return ensembles
+
+
+def oracle_cases():
+    shallow = DecisionTreeClassifier(max_depth=3)
+    two_classes = (X_CLASS[:, 0] > 0) * 3
+    return {
+        "tree": DecisionTreeClassifier(max_depth=5, random_state=0).fit(X_CLASS, Y_CLASS),
+        "tree-missing": DecisionTreeClassifier(max_depth=5, random_state=0).fit(
+            with_gaps(X_CLASS), Y_CLASS),
+        "tree-categorical": DecisionTreeClassifier(random_state=0).fit(FRAME, LABEL),
+        "tree-multiway": DecisionTreeClassifier(criterion="gain_ratio",
+                                                categorical_split="multiway").fit(FRAME, LABEL),
+        "tree-one-leaf": DecisionTreeClassifier().fit(X_CLASS, np.zeros(len(X_CLASS))),
+        "tree-loss-matrix": DecisionTreeClassifier(
+            max_depth=4, loss_matrix=np.array([[0, 1, 1], [10, 0, 1], [10, 1, 0]])).fit(
+            X_CLASS, Y_CLASS),
+        "forest-categorical": RandomForestClassifier(n_estimators=4, max_depth=5,
+                                                     random_state=0).fit(FRAME, LABEL),
+        "forest-multiway": RandomForestClassifier(
+            n_estimators=3, criterion="entropy", categorical_split="multiway",
+            random_state=0).fit(FRAME, LABEL),
+        "forest-two-outputs": RandomForestClassifier(n_estimators=3, max_depth=4,
+                                                     random_state=0).fit(
+            X_CLASS, np.c_[Y_CLASS, two_classes]),
+        "forest-hard-voting": RandomForestClassifier(n_estimators=4, max_depth=3,
+                                                     voting="hard", random_state=0).fit(
+            with_gaps(X_CLASS), Y_CLASS),
+        "extra-trees-missing": ExtraTreesClassifier(n_estimators=3, max_depth=5,
+                                                    random_state=0).fit(
+            with_gaps(X_CLASS), Y_CLASS),
+        # Members of 4 rows: some see two of the classes, one sees one.
+        "bagging-subsets": BaggingClassifier(shallow, n_estimators=5, max_features=4,
+                                             max_samples=4, random_state=0).fit(
+            X_CLASS, Y_CLASS),
+        "bagging-hard-voting": BaggingClassifier(shallow, n_estimators=4, voting="hard",
+                                                 random_state=0).fit(X_CLASS, Y_CLASS),
+        "adaboost-classifier": AdaBoostClassifier(n_estimators=6, random_state=0).fit(
+            X_CLASS, np.array(["ant", "bee", "cat"], dtype=object)[Y_CLASS]),
+        "tree-regressor-two-outputs": DecisionTreeRegressor(max_depth=5).fit(
+            X_REG, np.c_[Y_REG, -2 * Y_REG]),
+        "forest-regressor-missing": RandomForestRegressor(n_estimators=3, max_depth=5,
+                                                          random_state=0).fit(
+            with_gaps(X_REG), Y_REG),
+        "extra-trees-regressor-categorical": ExtraTreesRegressor(
+            n_estimators=3, max_depth=5, random_state=0).fit(FRAME, np.arange(400.0)),
+        "bagging-regressor-subsets": BaggingRegressor(
+            DecisionTreeRegressor(max_depth=4), n_estimators=3, max_features=3,
+            random_state=0).fit(X_REG, Y_REG),
+        "forest-regressor-median": RandomForestRegressor(
+            n_estimators=3, max_depth=4, aggregation="median", random_state=0).fit(
+            X_REG, np.c_[Y_REG, -2 * Y_REG]),
+        "adaboost-regressor": AdaBoostRegressor(DecisionTreeRegressor(max_depth=4),
+                                                n_estimators=5, random_state=0).fit(
+            FRAME, np.arange(400.0)),
+    }
+
+
+@pytest.mark.parametrize("name", list(oracle_cases()))
+def test_exported_node_arrays_are_the_node_by_node_constructions(name):
+    model = oracle_cases()[name]
+    exported = exported_attributes(model)
+    references = [reference_ensemble(copies) for copies in reference_copies(model)]
+    assert len(exported) == len(references)
+    for attributes, reference in zip(exported, references):
+        if not reference["membership_values"]:
+            del reference["membership_values"]
+        assert set(reference) <= set(attributes)
+        for key, expected in reference.items():
+            # The operator holds splits, weights and codes as float32.
+            dtype = np.float32 if key in ("nodes_splits", "leaf_weights",
+                                          "membership_values") else np.int64
+            np.testing.assert_array_equal(attributes[key], np.asarray(expected, dtype=dtype),
+                                          err_msg=key)
