@@ -234,6 +234,19 @@ def test_sparse_rows_walked_as_they_go_predict_as_their_dense_copy(estimator_cla
                                               err_msg=method)
 
 
+def test_wide_sparse_rows_predict_as_their_dense_copy():
+    # 2,500 columns: the kernels write each row's (or chunk's) stored values
+    # into one buffer of zeros and clear them after the walk; no row may
+    # see another's values.
+    rng = np.random.default_rng(5)
+    dense = rng.normal(size=(2200, 2500)) * (rng.random((2200, 2500)) < 0.02)
+    y = dense[:, :50].sum(axis=1) > 0
+    model = RandomForestClassifier(n_estimators=3, random_state=0).fit(dense[:1000], y[:1000])
+    new = dense[1000:]
+    np.testing.assert_array_equal(model.predict_proba(scipy.sparse.csr_matrix(new)),
+                                  model.predict_proba(new))
+
+
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor,
                                           ExtraTreesClassifier, ExtraTreesRegressor])
 def test_a_sparse_forest_fit_has_the_dense_fits_out_of_bag_estimates(forest_class):

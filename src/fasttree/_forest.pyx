@@ -5,10 +5,11 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
 
 from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, WalkTests, any_infinite,
-                       any_non_finite, block_values, interleave_source, padded_block,
+                       any_non_finite, block_values, clear_csr_rows, copy_source_rows, interleave_source, padded_block,
                        row_source, walk_block, walk_general_block, walk_interleaved,
                        walk_row_through_trees, walk_rows_refilled)
 from ._interrupt cimport INTERRUPTED, Interrupt
@@ -43,6 +44,8 @@ cdef enum:
     # Batches of fewer rows are walked a row at a time through eight trees
     # at once (few_rows_outputs).
     FEW_ROWS = 16
+    # Sparse rows walked between two polls of the Interrupt.
+    SPARSE_POLL_ROWS = 1024
 
 
 cdef inline void add_outputs(const double* leaf_output, const intp_t* leaves, intp_t n_rows,
@@ -137,6 +140,33 @@ cdef void few_rows_outputs(const WalkNode* nodes, const intp_t* tree_starts, int
             for lane in range(n_lanes):
                 write_outputs(outputs, first_tree + lane, leaves + lane, 1, row)
             first_tree += n_lanes
+
+
+cdef int sparse_rows_outputs(const WalkNode* nodes, const intp_t* tree_starts, intp_t n_trees,
+                             const RowSource* source, float* row_buffer,
+                             LeafOutputs* outputs, Interrupt interrupt) noexcept nogil:
+    # Sparse (CSR) rows one at a time: a row's stored values written into
+    # row_buffer (n_features zeros), the row walked through every tree, eight
+    # trees at once, while it stays in the first-level cache, and its values
+    # cleared again. Wide rows of a few values cost their values, not their
+    # width, and are never copied as dense blocks. Returns 1 if a stored
+    # value is NaN or infinite in float32 (nothing is walked then; the caller
+    # checks the rows first), INTERRUPTED, or 0.
+    cdef double* first_out = outputs.out
+    cdef intp_t row
+    cdef int non_finite
+    for row in range(source.n_rows):
+        if row % SPARSE_POLL_ROWS == 0 and interrupt.should_stop():
+            return INTERRUPTED
+        non_finite = copy_source_rows(source, row, 1, row_buffer, False)
+        if not non_finite:
+            outputs.out = first_out + row * outputs.out_width
+            few_rows_outputs(nodes, tree_starts, n_trees, row_buffer, 1, source.n_features,
+                             False, outputs)
+        clear_csr_rows(source, row, 1, row_buffer, False)
+        if non_finite:
+            return 1
+    return 0
 
 
 def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None,
@@ -239,6 +269,8 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
     cdef const float* rows
     cdef float* buffer = NULL
     cdef int status = 0
+    # Whether the rows were walked already (sparse rows, row by row).
+    cdef bint walked = False
     chunk_rows -= chunk_rows % ROW_BLOCK
     if walk.n_nodes != tree_starts[n_trees]:
         raise ValueError("walk nodes do not match the tree starts")
@@ -258,12 +290,29 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
         out[:, :] = 0.0
     outputs.out_width = out.shape[1]
     with nogil:
+        if source.csr_indptr != NULL and not general:
+            outputs.out = &out[0, 0]
+            buffer = <float*> calloc(n_features, sizeof(float))
+            status = -1 if buffer == NULL else sparse_rows_outputs(
+                nodes, &tree_starts[0], n_trees, &source, buffer, &outputs, interrupt)
+            free(buffer)
+            buffer = NULL
+            walked = status != 1
+            if status == 1:
+                # A stored NaN or infinity: all rows take the parts below,
+                # which walk NaN and refuse infinity.
+                status = 0
+                if not per_tree:
+                    memset(&out[0, 0], 0, n_rows * outputs.out_width * sizeof(double))
         if not interleaved and any_non_finite(<const float*> source.data,
                                               n_rows * n_features):
             general = True
             status = any_infinite(<const float*> source.data, n_rows * n_features)
-        if status == 0 and interleaved:
-            buffer = <float*> malloc(part_capacity * n_features * sizeof(float))
+        if walked:
+            pass
+        elif status == 0 and interleaved:
+            # Zeros: sparse rows are written into it value by value.
+            buffer = <float*> calloc(part_capacity * n_features, sizeof(float))
             status = -1 if buffer == NULL else 0
         elif status == 0 and n_full_rows < n_rows:
             buffer = padded_block(<const float*> (source.data
@@ -271,7 +320,7 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                                   n_rows - n_full_rows, n_features)
             status = -1 if buffer == NULL else 0
         part_start = 0
-        while part_start < n_rows and status == 0:
+        while part_start < n_rows and status == 0 and not walked:
             part_rows = min(part_capacity, n_rows - part_start)
             part_general = general
             if interleaved and interleave_source(&source, part_start, part_rows, buffer):
@@ -286,6 +335,8 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                                  buffer if interleaved else <const float*> (
                                      source.data + part_start * source.row_stride),
                                  part_rows, n_features, interleaved, &outputs)
+                if source.csr_indptr != NULL:
+                    clear_csr_rows(&source, part_start, part_rows, buffer, True)
                 part_start += part_rows
                 continue
             group_start = 0
@@ -333,6 +384,8 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
                                       chunk_start)
                     chunk_start = chunk_end
                 group_start = group_end
+            if source.csr_indptr != NULL:
+                clear_csr_rows(&source, part_start, part_rows, buffer, True)
             part_start += part_rows
     free(buffer)
     if status == INTERRUPTED:

@@ -144,10 +144,24 @@ cdef int row_source(object X, RowSource* source) except -1
 
 # Copies rows [first_row, first_row + n_rows) of source into interleaved
 # blocks, padding the last block with zeros; blocks holds
-# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats. Returns 1 if a
-# copied value is NaN or infinite in float32, else 0.
+# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats. Sparse rows
+# are written into blocks of zeros (only their stored values), to be
+# cleared by clear_csr_rows once walked. Returns 1 if a copied value is
+# NaN or infinite in float32, else 0.
 cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
                            float* blocks) noexcept nogil
+
+# Copies rows [first_row, first_row + n_rows) of source as row-major float32
+# rows (or interleaved blocks), sparse rows into a buffer of zeros (see
+# interleave_source). Returns 1 if a copied value is NaN or infinite in
+# float32, else 0.
+cdef int copy_source_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
+                          float* out, bint interleaved) noexcept nogil
+
+# Zeros again where sparse rows [first_row, first_row + n_rows) of source
+# were written (interleaved or row-major), so the buffer can take the next.
+cdef int clear_csr_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
+                        float* out, bint interleaved) noexcept nogil
 
 # find_leaves for any row source, copying rows that are not walked in place
 # into buffer (of the copy chunk's size, zeroed once). Returns 1 if X holds

@@ -682,52 +682,69 @@ cdef int csr_row_source(object X, RowSource* source) except -1:
     return 0
 
 
-cdef void scatter_csr(const real_t* data, const RowSource* source, intp_t first_row,
-                      intp_t n_rows, float* out, bint interleaved) noexcept nogil:
-    # Rows first_row.. of a CSR source as dense float32 rows (row-major, or
-    # interleaved blocks): zeros, then each row's stored values in place.
-    # Only the chunk is cleared, which stays in cache; the cost is that of
-    # the chunk plus the stored values, never of a dense copy of X.
+cdef int scatter_csr(const real_t* data, const RowSource* source, intp_t first_row,
+                     intp_t n_rows, float* out, bint interleaved, bint clear) noexcept nogil:
+    # Rows first_row.. of a CSR source written into out, a buffer of zeros,
+    # as dense float32 rows (row-major, or interleaved blocks): each row's
+    # stored values in their places; with ``clear``, zeros there again once
+    # the rows are walked. The cost is that of the stored values only, not
+    # of the rows' width: wide word-presence rows hold a few values each.
+    # Returns 1 if a stored value is NaN or infinite in float32, else 0.
     cdef intp_t n_features = source.n_features
-    cdef intp_t row, entry, matrix_row
-    cdef float* block
-    memset(out, 0, (block_values(n_rows, n_features) if interleaved
-                    else n_rows * n_features) * sizeof(float))
+    cdef intp_t row, entry, matrix_row, stride = ROW_BLOCK if interleaved else 1
+    cdef float value
+    cdef bint non_finite = False
+    cdef float* row_start
     for row in range(n_rows):
         matrix_row = source.first_row + first_row + row
         if interleaved:
-            block = out + (row // ROW_BLOCK) * ROW_BLOCK * n_features + row % ROW_BLOCK
-            for entry in range(source.csr_indptr[matrix_row], source.csr_indptr[matrix_row + 1]):
-                block[source.csr_indices[entry] * ROW_BLOCK] = <float> data[entry]
+            row_start = out + (row - row % ROW_BLOCK) * n_features + row % ROW_BLOCK
         else:
-            block = out + row * n_features
-            for entry in range(source.csr_indptr[matrix_row], source.csr_indptr[matrix_row + 1]):
-                block[source.csr_indices[entry]] = <float> data[entry]
+            row_start = out + row * n_features
+        for entry in range(source.csr_indptr[matrix_row], source.csr_indptr[matrix_row + 1]):
+            value = 0.0 if clear else <float> data[entry]
+            non_finite |= not (value - value == 0.0)
+            row_start[source.csr_indices[entry] * stride] = value
+    return non_finite
 
 
-cdef void copy_source_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
-                           float* out, bint interleaved) noexcept nogil:
+cdef int clear_csr_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
+                        float* out, bint interleaved) noexcept nogil:
+    # Zeros again where scatter_csr wrote rows of a CSR source.
+    if source.is_double:
+        return scatter_csr(<const double*> source.data, source, first_row, n_rows, out,
+                           interleaved, True)
+    return scatter_csr(<const float*> source.data, source, first_row, n_rows, out,
+                       interleaved, True)
+
+
+cdef int copy_source_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
+                          float* out, bint interleaved) noexcept nogil:
     # Rows [first_row, first_row + n_rows) of a source that is not walked in
-    # place, as row-major float32 rows or interleaved blocks.
+    # place, as row-major float32 rows or interleaved blocks (sparse rows
+    # into a buffer of zeros, see scatter_csr). Returns 1 if a copied value
+    # is NaN or infinite in float32, else 0.
     cdef const char* first
     if source.csr_indptr != NULL:
         if source.is_double:
-            scatter_csr(<const double*> source.data, source, first_row, n_rows, out,
-                        interleaved)
-        else:
-            scatter_csr(<const float*> source.data, source, first_row, n_rows, out,
-                        interleaved)
-        return
+            return scatter_csr(<const double*> source.data, source, first_row, n_rows, out,
+                               interleaved, False)
+        return scatter_csr(<const float*> source.data, source, first_row, n_rows, out,
+                           interleaved, False)
     first = source.data + first_row * source.row_stride
     if interleaved:
         if source.is_double:
             copy_interleaved(<const double*> first, source, n_rows, out)
         else:
             copy_interleaved(<const float*> first, source, n_rows, out)
-    elif source.is_double:
+        # The last block's rows are spread over its whole length (padded
+        # with zeros).
+        return any_non_finite(out, block_values(n_rows, source.n_features))
+    if source.is_double:
         copy_rows(<const double*> first, source, n_rows, out)
     else:
         copy_rows(<const float*> first, source, n_rows, out)
+    return any_non_finite(out, n_rows * source.n_features)
 
 
 cdef void copy_interleaved(const real_t* first, const RowSource* source, intp_t n_rows,
@@ -801,11 +818,9 @@ cdef void copy_rows(const real_t* first, const RowSource* source, intp_t n_rows,
 
 cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
                            float* blocks) noexcept nogil:
-    copy_source_rows(source, first_row, n_rows, blocks, True)
     # Checked after the conversion, so that a float64 value beyond the
-    # float32 range counts as infinite, as it does in fit. The last block's
-    # rows are spread over its whole length (padded with zeros).
-    return any_non_finite(blocks, block_values(n_rows, source.n_features))
+    # float32 range counts as infinite, as it does in fit.
+    return copy_source_rows(source, first_row, n_rows, blocks, True)
 
 
 cdef inline bint copies_rows(const RowSource* source) noexcept nogil:
@@ -851,13 +866,12 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
     while start < source.n_rows:
         n_chunk = min(chunk_rows, source.n_rows - start)
         if by_rows:
-            copy_source_rows(source, start, n_chunk, buffer, False)
+            general = copy_source_rows(source, start, n_chunk, buffer, False) or tests.general
             # The last, partial block walks the buffer's rows after the
             # chunk too: zeros, not a previous chunk's rows, which may hold
             # NaN (that chunk took the general walk).
             memset(buffer + n_chunk * n_features, 0,
                    (block_values(n_chunk, n_features) - n_chunk * n_features) * sizeof(float))
-            general = tests.general or any_non_finite(buffer, n_chunk * n_features)
         else:
             general = interleave_source(source, start, n_chunk, buffer) or tests.general
         if general and any_infinite(buffer, block_values(n_chunk, n_features)):
@@ -879,6 +893,8 @@ cdef int find_source_leaves(const WalkNode* tree, const SplitTests* tests,
             memcpy(leaves + start + row, reached,
                    min(<intp_t> ROW_BLOCK, n_chunk - row) * sizeof(intp_t))
             row += ROW_BLOCK
+        if source.csr_indptr != NULL:
+            clear_csr_rows(source, start, n_chunk, buffer, not by_rows)
         start += n_chunk
     return 0
 
