@@ -163,3 +163,100 @@ def test_a_rule_list_reads_categories_and_missing_values_as_they_are():
     fresh = frame.copy()
     fresh.iloc[0, 0] = "maybe"  # unseen: missing
     assert model.predict(fresh).shape == (len(fresh),)
+
+
+def greedy_generalisation(conditions, target, X, y, weight, n_classes):
+    """generalise_rule the slow way: at each step, every remaining condition
+    dropped in turn and the covered rows counted from scratch."""
+    def accuracy(kept):
+        covered = np.all([c.holds(X) for c in kept], axis=0) if kept else np.ones(len(y), bool)
+        return laplace_accuracy(weight[covered & (y == target)].sum(), weight[covered].sum(),
+                                n_classes)
+    kept = list(conditions)
+    current = accuracy(kept)
+    while kept:
+        candidates = [accuracy(kept[:j] + kept[j + 1:]) for j in range(len(kept))]
+        best = int(np.argmax(candidates))
+        if candidates[best] < current:
+            break
+        current = candidates[best]
+        del kept[best]
+    return tuple(kept), current
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generalising_a_weighted_rule_drops_what_the_slow_greedy_search_drops(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(300, 4))
+    y = np.where((X[:, 0] > 0.4) & (X[:, 1] <= 0.7), 1, rng.integers(3, size=300))
+    weight = rng.exponential(size=300) ** 2
+    conditions = (Condition(0, "a", ">", 0.4), Condition(1, "b", "<=", 0.7),
+                  Condition(2, "c", ">", rng.uniform(0.1, 0.5)),
+                  Condition(3, "d", "<=", rng.uniform(0.5, 0.9)))
+    kept, accuracy = generalise_rule(conditions, 1, X, y, weight, 3)
+    expected_kept, expected_accuracy = greedy_generalisation(conditions, 1, X, y, weight, 3)
+    assert kept == expected_kept
+    assert accuracy == pytest.approx(expected_accuracy, rel=1e-12, abs=1e-12)
+
+
+def test_generalising_keeps_a_rule_whose_every_condition_helps():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(400, 2))
+    y = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)).astype(int)
+    conditions = (Condition(0, "a", ">", 0.5), Condition(1, "b", ">", 0.5))
+    kept, accuracy = generalise_rule(conditions, 1, X, y, np.ones(400), 2)
+    assert kept == conditions
+    covered = (X[:, 0] > 0.5) & (X[:, 1] > 0.5)
+    assert accuracy == laplace_accuracy(covered.sum(), covered.sum(), 2)
+
+
+def test_the_first_rules_and_the_last_are_kept_when_each_helps_on_its_own_rows():
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]])
+    y = np.array([0, 0, 1, 2, 1])
+    weight = np.ones(5)
+    # Right on rows 0-1 (which the second rule would get wrong).
+    first = Rule((Condition(0, "x", "<=", 1.5),), 0, 0, 2, 2.0, accuracy=0.9)
+    # Wrong on rows 0-1, but first to cover only row 2, which it gets right.
+    second = Rule((Condition(0, "x", "<=", 2.5),), 1, 1, 3, 3.0, accuracy=0.8)
+    # The last rule: right on row 4, which the default (2) gets wrong.
+    last = Rule((Condition(0, "x", ">", 3.5),), 1, 2, 1, 1.0, accuracy=0.7)
+    assert Listed._drop_unhelpful([first, second, last], 2, X, y, weight) == [first, second,
+                                                                              last]
+
+
+def test_rows_no_feature_separates_get_the_majority_class_and_no_rule():
+    X = np.zeros((30, 2))
+    y = np.array(["often"] * 20 + ["seldom"] * 10)
+    model = RuleListClassifier(random_state=0).fit(X, y)
+    assert model.estimator_.get_n_leaves() == 1
+    assert model.rules_ == [] and model.default_class_ == "often"
+    assert (model.predict(X) == "often").all()
+
+
+def test_a_rule_list_reads_the_category_codes_of_its_fit_when_its_tree_saw_fewer():
+    rng = np.random.default_rng(0)
+    colour = rng.choice(["blue", "green", "red", "yellow"], size=300, p=[0.3, 0.3, 0.3, 0.1])
+    colour[0] = "amber"  # first in code order, on one row
+    frame = pd.DataFrame({"colour": pd.Categorical(colour), "x": rng.uniform(size=300)})
+    y = np.where(np.isin(colour, ["green", "yellow"]), "yes", "no")
+    model = RuleListClassifier(random_state=2).fit(frame, y)
+    # That row was held out: the tree's codes 0..3 are the fit's 1..4.
+    assert model.estimator_.categories_[0].tolist() == [1, 2, 3, 4]
+    named = {category for rule in model.rules_ for condition in rule.conditions
+             for category in condition.categories}
+    assert named == {"green", "yellow"}
+    np.testing.assert_array_equal(model.predict(frame), y)
+
+
+def test_an_unfitted_rule_list_prints_as_its_parameters():
+    model = RuleListClassifier(validation_fraction=0.25)
+    assert str(model) == repr(model) == "RuleListClassifier(validation_fraction=0.25)"
+
+
+def test_prediction_errors_name_the_rule_list():
+    X, y = planted(n_rows=100)
+    model = RuleListClassifier(random_state=0).fit(X, y)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="^RuleListClassifier: X contains infinity"):
+        model.predict(bad)
