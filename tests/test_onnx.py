@@ -492,3 +492,97 @@ def test_exported_node_arrays_are_the_node_by_node_constructions(name):
                                           "membership_values") else np.int64
             np.testing.assert_array_equal(attributes[key], np.asarray(expected, dtype=dtype),
                                           err_msg=key)
+
+
+def declared(value_info):
+    """(name, element type, dimensions with None for a free one) of a graph
+    input or output."""
+    tensor = value_info.type.tensor_type
+    return (value_info.name, tensor.elem_type,
+            [dim.dim_value if dim.HasField("dim_value") else None for dim in tensor.shape.dim])
+
+
+def test_the_graph_declares_its_name_input_and_outputs_in_order():
+    from onnx import TensorProto
+    float_, int64 = TensorProto.FLOAT, TensorProto.INT64
+    y2 = np.c_[Y_CLASS, (X_CLASS[:, 0] > 0) * 3]
+    cases = [
+        (DecisionTreeClassifier(max_depth=3).fit(X_CLASS, Y_CLASS),
+         [("label", int64, [None]), ("probabilities", float_, [None, 3])]),
+        (RandomForestClassifier(n_estimators=2, max_depth=3, voting="hard").fit(X_CLASS, y2),
+         [("label", int64, [None, 2]), ("probabilities_0", float_, [None, 3]),
+          ("probabilities_1", float_, [None, 2])]),
+        (AdaBoostClassifier(n_estimators=2).fit(X_CLASS, Y_CLASS),
+         [("label", int64, [None]), ("probabilities", float_, [None, 3])]),
+        (DecisionTreeRegressor(max_depth=3).fit(X_REG, np.c_[Y_REG, Y_REG]),
+         [("variable", float_, [None, 2])]),
+        (RandomForestRegressor(n_estimators=3, max_depth=3, aggregation="median").fit(
+            X_REG, Y_REG), [("variable", float_, [None, 1])]),
+        (AdaBoostRegressor(n_estimators=3).fit(X_REG, Y_REG),
+         [("variable", float_, [None, 1])]),
+    ]
+    for model, outputs in cases:
+        exported = export_onnx(model)
+        assert exported.graph.name == type(model).__name__
+        assert exported.producer_name == "fasttree"
+        assert [declared(value) for value in exported.graph.input] == [
+            ("X", float_, [None, 6])]
+        assert [declared(value) for value in exported.graph.output] == outputs
+        session = onnxruntime.InferenceSession(exported.SerializeToString(),
+                                               providers=["CPUExecutionProvider"])
+        ran = session.run(None, {"X": onnx_rows(model, X_CLASS)})
+        assert [value.shape for value in ran] == [
+            tuple(len(X_CLASS) if size is None else size for size in shape)
+            for _, _, shape in outputs]
+    assert export_onnx(model, name="prices").graph.name == "prices"
+
+
+def test_a_model_that_is_not_fitted_is_refused_by_name():
+    with pytest.raises(ValueError, match="this RandomForestClassifier is not fitted yet"):
+        export_onnx(RandomForestClassifier())
+
+
+def loss_changes_some_votes(model):
+    """Whether some member's loss matrix makes it predict another class than
+    its most probable one (else the loss matrix would go untested)."""
+    return any(np.any(member.predict(X_CLASS) != member.classes_[
+        np.argmax(member.predict_proba(X_CLASS), axis=1)]) for member in model.estimators_)
+
+
+def test_members_with_a_loss_matrix_vote_for_their_least_costly_class():
+    loss = np.array([[0, 1, 1], [10, 0, 1], [10, 1, 0]])
+    boosted = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2, loss_matrix=loss),
+                                 n_estimators=8, random_state=0).fit(X_CLASS, Y_CLASS)
+    hard = RandomForestClassifier(n_estimators=7, max_depth=3, voting="hard", loss_matrix=loss,
+                                  random_state=0).fit(X_CLASS, Y_CLASS)
+    for model in (boosted, hard):
+        assert loss_changes_some_votes(model)
+        outputs = run_onnx(model, X_CLASS)
+        np.testing.assert_allclose(outputs["probabilities"], model.predict_proba(X_CLASS),
+                                   rtol=1e-5, atol=1e-6)
+    # Hard votes are whole numbers, summed exactly: every label agrees.
+    np.testing.assert_array_equal(run_onnx(hard, X_CLASS)["label"], hard.predict(X_CLASS))
+    assert_same_labels_where_not_tied(run_onnx(boosted, X_CLASS)["label"], boosted, X_CLASS)
+
+
+def test_hard_votes_of_members_on_feature_subsets_and_of_several_outputs():
+    subsets = BaggingClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=9,
+                                max_features=3, voting="hard", random_state=0).fit(
+        X_CLASS, Y_CLASS)
+    np.testing.assert_array_equal(run_onnx(subsets, X_CLASS)["label"],
+                                  subsets.predict(X_CLASS))
+    y = np.c_[Y_CLASS, (X_CLASS[:, 0] > 0) * 3]
+    several = RandomForestClassifier(n_estimators=7, max_depth=3, voting="hard",
+                                     random_state=0).fit(X_CLASS, y)
+    outputs = run_onnx(several, X_CLASS)
+    np.testing.assert_array_equal(outputs["label"], several.predict(X_CLASS))
+    for output, probabilities in enumerate(several.predict_proba(X_CLASS)):
+        np.testing.assert_allclose(outputs[f"probabilities_{output}"], probabilities,
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_adaboost_of_one_class_gives_it_with_certainty():
+    model = AdaBoostClassifier(n_estimators=3).fit(X_CLASS, np.full(len(X_CLASS), "only"))
+    outputs = run_onnx(model, X_CLASS)
+    np.testing.assert_array_equal(outputs["probabilities"], model.predict_proba(X_CLASS))
+    np.testing.assert_array_equal(outputs["label"], model.predict(X_CLASS))
