@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier
+from fasttree import _error_pruning
 from fasttree._error_pruning import binomial_upper_limit, regularized_incomplete_beta
 from fasttree.reference import binomial_upper_limit as reference_upper_limit
 from fasttree.reference import pessimistic_prune, reduced_error_prune
@@ -57,6 +58,146 @@ def test_incomplete_beta_matches_scipy():
     np.testing.assert_allclose(regularized_incomplete_beta(x, a, b), betainc(a, b, x),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(regularized_incomplete_beta([0.0, 1.0], 2.0, 3.0), [0.0, 1.0])
+
+
+EPS = np.finfo(np.float64).eps
+# Floating-point errors that would be worth a warning are errors here; an
+# underflow to 0 in a tail is not one.
+RAISE = {"divide": "raise", "over": "raise", "invalid": "raise", "under": "ignore"}
+
+
+def log_terms(x, a, b):
+    """The largest magnitudes summed in the logarithm of the incomplete beta
+    function's front factor x^a (1-x)^b / (a B(a, b)): a rounding error of
+    EPS in each moves the factor, and the function, by EPS times their sum
+    (relative). The log-gamma terms reach 2e7 at a = 1e6."""
+    from scipy.special import gammaln
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1.0 + np.abs(gammaln(a)) + np.abs(gammaln(b)) + np.abs(gammaln(a + b))
+                + np.nan_to_num(np.abs(a * np.log(x)) + np.abs(b * np.log1p(-x)), posinf=0.0))
+
+
+def test_incomplete_beta_matches_scipy_from_tiny_to_huge_arguments():
+    from scipy.special import betainc
+    x, a, b = np.meshgrid(
+        [1e-300, 1e-30, 1e-8, 1e-3, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-6, 1 - 1e-12],
+        [1e-3, 0.05, 0.5, 1.0, 2.0, 7.5, 30.0, 200.0, 1e3, 1e4, 1e5, 1e6],
+        [1e-3, 0.05, 0.5, 1.0, 2.0, 7.5, 30.0, 200.0, 1e3, 1e4, 1e5, 1e6], indexing="ij")
+    with np.errstate(**RAISE):
+        ours = regularized_incomplete_beta(x, a, b)
+    expected = betainc(a, b, x)
+    # Relative in the lower tail (I_x down to 1e-300 keeps its digits), plus
+    # the front factor's rounding; near 1, scipy itself is off by 4e-11 at
+    # I_{1-1e-12}(1/2, 1/2) = 1 - (2/pi) asin(sqrt(1e-12)).
+    tolerance = 1e-9 * expected + 64 * EPS * log_terms(x, a, b)
+    assert np.all(np.abs(ours - expected) <= tolerance)
+
+
+def test_incomplete_beta_is_exact_at_the_ends_without_floating_point_warnings():
+    a, b = np.meshgrid([1e-3, 0.5, 1.0, 3.0, 1e6], [1e-3, 0.5, 1.0, 3.0, 1e6])
+    with np.errstate(**RAISE):
+        np.testing.assert_array_equal(regularized_incomplete_beta(0.0, a, b), np.zeros(a.shape))
+        np.testing.assert_array_equal(regularized_incomplete_beta(1.0, a, b), np.ones(a.shape))
+        # Whole numbers are taken as floats.
+        np.testing.assert_array_equal(regularized_incomplete_beta([0, 1], 2, 3), [0.0, 1.0])
+        assert abs(regularized_incomplete_beta(0.5, 2, 3) - 11 / 16) < 1e-15
+
+
+def test_upper_limit_and_incomplete_beta_broadcast_their_arguments_to_one_shape():
+    first = np.array([0.0, 1.0, 2.5]).reshape(3, 1, 1)
+    second = np.array([4.0, 7.0, 30.0, 1e3]).reshape(4, 1)
+    third = np.array([0.1, 0.6])
+    for function, x, a, b in ((binomial_upper_limit, first, second, third),
+                              (regularized_incomplete_beta, third, first + 1.0, second)):
+        values = function(x, a, b)
+        assert values.shape == np.broadcast_shapes(x.shape, a.shape, b.shape)
+        # Each entry as computed alone, from scalars (a 0-d result).
+        for index in np.ndindex(values.shape):
+            alone = function(*(np.broadcast_to(v, values.shape)[index] for v in (x, a, b)))
+            assert np.shape(alone) == ()
+            assert_rounding_close(alone, values[index])
+
+
+def upper_limit_tolerance(errors, n, confidence, expected):
+    """How far the root of 1 - I_p(E + 1, N - E) = CF may lie from the exact
+    one: relative 1e-9, plus the rounding error of the equation's two sides
+    (EPS, and I's own, relative to the smaller of CF and 1 - CF) divided by
+    the slope there, the Beta(E + 1, N - E) density (infinite where the root
+    rounds to 1 with N - E < 1: there only the relative part is left)."""
+    from scipy.stats import beta
+    a, b = errors + 1.0, n - errors
+    with np.errstate(divide="ignore", invalid="ignore"):
+        noise = 64 * EPS * (1.0 + log_terms(expected, a, b) * np.minimum(confidence,
+                                                                           1.0 - confidence))
+        return 1e-9 * expected + np.nan_to_num(noise / beta.pdf(expected, a, b), nan=0.0)
+
+
+def test_upper_limits_are_scipys_beta_quantiles_from_tiny_to_huge_counts():
+    from scipy.stats import beta
+    n, share, confidence = np.meshgrid(
+        [1e-3, 0.1, 0.5, 1.0, 2.0, 3.7, 10.0, 16.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e8],
+        [0.0, 1e-9, 0.01, 0.1, 0.5, 0.9, 0.999, 1 - 1e-9],
+        [1e-9, 1e-4, 0.01, 0.25, 0.5, 0.75, 0.99, 1 - 1e-6, 1 - 1e-10], indexing="ij")
+    errors = n * share
+    with np.errstate(**RAISE):
+        limits = binomial_upper_limit(errors, n, confidence)
+    expected = beta.ppf(1.0 - confidence, errors + 1.0, n - errors)
+    assert np.all(np.abs(limits - expected)
+                  <= upper_limit_tolerance(errors, n, confidence, expected))
+
+
+def test_upper_limit_without_errors_is_one_minus_the_nth_root_of_the_confidence():
+    # (1 - p)^N = CF when E = 0.
+    n, confidence = np.meshgrid([0.01, 0.5, 1.0, 6.0, 9.0, 100.0, 1e4, 1e6],
+                                [1e-6, 0.05, 0.25, 0.6, 0.95, 1 - 1e-6])
+    expected = -np.expm1(np.log(confidence) / n)
+    limits = binomial_upper_limit(0.0, n, confidence)
+    assert np.all(np.abs(limits - expected) <= upper_limit_tolerance(0.0, n, confidence, expected))
+    # Below 1e4 cases, the log-gamma terms' rounding is far below 1e-9.
+    np.testing.assert_allclose(limits[n < 1e4], expected[n < 1e4], rtol=1e-9, atol=1e-15)
+
+
+def test_upper_limit_is_one_when_every_case_is_an_error():
+    errors = np.array([1e-3, 1.0, 2.5, 3.0, 16.0, 1e6, 2.0000001])
+    n = np.array([1e-3, 1.0, 2.5, 2.0, 16.0, 1e6, 2.0])
+    for confidence in (1e-9, 0.25, 1 - 1e-9):
+        with np.errstate(**RAISE):
+            np.testing.assert_array_equal(binomial_upper_limit(errors, n, confidence), np.ones(7))
+
+
+def test_upper_limit_search_needs_few_evaluations_of_the_incomplete_beta(monkeypatch):
+    # Counts like a tree's nodes: whole numbers from 1 to 1e5, fractional
+    # weights, up to 60% errors, four confidence factors.
+    rng = np.random.default_rng(0)
+    n = np.concatenate([rng.integers(1, 50, 3000), rng.integers(50, 100000, 1000),
+                        rng.uniform(0.1, 2000.0, 1000)]).astype(float)
+    errors = n * rng.uniform(0.0, 0.6, n.size)
+    errors[:4000] = np.floor(errors[:4000])
+    confidence = rng.choice([0.05, 0.25, 0.6, 0.9], n.size)
+    evaluated = []
+
+    def counting(p, a, b):
+        evaluated.append(np.size(p))
+        return regularized_incomplete_beta(p, a, b)
+
+    monkeypatch.setattr(_error_pruning, "regularized_incomplete_beta", counting)
+    limits = binomial_upper_limit(errors, n, confidence)
+    # Newton from the bracket's middle: a few bisection steps, then a few
+    # quadratically converging ones; each entry leaves when it has settled.
+    assert len(evaluated) <= 30
+    assert sum(evaluated) <= 9 * n.size
+    from scipy.stats import beta
+    expected = beta.ppf(1.0 - confidence, errors + 1.0, n - errors)
+    assert np.all(np.abs(limits - expected)
+                  <= upper_limit_tolerance(errors, n, confidence, expected))
+    # Where rounding noise keeps Newton from settling (counts of 1e8, CF near
+    # 0 or 1, roots next to 0 or 1), bisection ends the search before its
+    # step limit.
+    evaluated.clear()
+    n, share, confidence = np.meshgrid([1e-3, 1.0, 1e4, 1e8], [0.0, 1e-9, 0.5, 1 - 1e-9],
+                                       [1e-9, 1e-4, 0.25, 1 - 1e-6, 1 - 1e-10])
+    binomial_upper_limit(n * share, n, confidence)
+    assert len(evaluated) < _error_pruning.ROOT_STEPS
 
 
 @pytest.mark.parametrize("errors, n", [(0, 1), (0, 7), (1, 16), (3, 10), (9, 10), (10, 10)])

@@ -17,9 +17,12 @@ from ._pruning import collapse_bottom_up
 # function (which converges in about sqrt(max(a, b)) terms) and of the
 # safeguarded Newton search for the binomial limit (a few steps from the
 # bracket's middle; a bisection step whenever Newton leaves the bracket).
+# The search ends once a Newton step moves p by at most SETTLED * p: Newton's
+# error after such a step is of the order of the step squared.
 FRACTION_TERMS = 1000
 ROOT_STEPS = 200
 CONVERGED = 1e-15
+SETTLED = 1e-12
 
 
 def reduced_error_collapse(tree, X, loss_of):
@@ -130,7 +133,13 @@ def binomial_upper_limit(errors, n, confidence):
     # P(X <= E) falls from 1 to 0 as p goes from 0 to 1 (the root is below
     # E / N when CF > 1/2). Newton's step uses its derivative, minus the
     # Beta(a, b) density; the bracket shrinks with every evaluation, and an
-    # entry leaves the search once its steps stop moving it.
+    # entry leaves the search once its Newton step has settled (it is taken
+    # even if rounding puts it on or just past the bracket's end) or its steps
+    # stop moving it. (Waiting for Newton steps of a few ulps instead, the
+    # search wandered through the rounding noise of I_p, and a last step
+    # rounded onto the bracket's end restarted it by bisection: on 20,000
+    # node-like counts, 105 rounds and 10.5 evaluations an entry, now 18 and
+    # 7.2.)
     active = np.flatnonzero(~full)
     a = errors[active] + 1.0
     b = n[active] - errors[active]
@@ -149,8 +158,10 @@ def binomial_upper_limit(errors, n, confidence):
             density = np.exp((a - 1.0) * np.log(p) + (b - 1.0) * np.log1p(-p) - log_beta)
             newton = p + excess / density
         inside = np.isfinite(newton) & (newton > low) & (newton < high)
-        step = np.where(inside, newton, (low + high) / 2.0)
-        moving = np.abs(step - p) > 4.0 * np.finfo(np.float64).eps * np.maximum(p, 1e-300)
+        settled = np.abs(newton - p) <= SETTLED * p
+        step = np.where(inside | settled, newton, (low + high) / 2.0)
+        moving = ~settled & (np.abs(step - p)
+                             > 4.0 * np.finfo(np.float64).eps * np.maximum(p, 1e-300))
         limit[active] = step
         active, a, b, target, log_beta, low, high, p = (
             values[moving] for values in (active, a, b, target, log_beta, low, high, step))
