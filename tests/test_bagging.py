@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from fasttree import (BaggingClassifier, BaggingRegressor, DecisionTreeClassifier,
                       DecisionTreeRegressor, NotFittedError)
@@ -464,3 +465,311 @@ def test_weights_without_a_bootstrap_warn_and_cannot_draw_more_rows_than_there_a
     with pytest.raises(ValueError, match="max_samples=101 must be <= n_samples=100"):
         BaggingClassifier(bootstrap=False, max_samples=1.0, n_estimators=2).fit(
             X, y, sample_weight=np.r_[np.ones(99), 2.0])
+
+
+# ------------------------------------------------------------ members of the user's own making
+
+class RegressorEstimator(RegressorMixin, BaseEstimator):
+    pass
+
+
+class ClassifierEstimator(ClassifierMixin, BaseEstimator):
+    pass
+
+
+class TopTimesFirstFeature(RegressorEstimator):
+    """Predicts the first feature times the largest target it was fit on."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.top_ = float(np.max(y[sample_weight > 0] if sample_weight is not None else y))
+        return self
+
+    def predict(self, X):
+        return X[:, 0] * self.top_
+
+
+class RecordingWeighted(RegressorEstimator):
+    """Remembers what its fit was given; predicts its weighted mean."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.X_, self.y_, self.weight_ = X, y, sample_weight
+        self.mean_ = float(np.average(y, weights=sample_weight))
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.mean_)
+
+
+class RecordingUnweighted(RegressorEstimator):
+    """Remembers what its fit was given; its fit takes no sample_weight."""
+
+    def fit(self, X, y):
+        self.X_, self.y_ = X, y
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], float(np.mean(self.y_)))
+
+
+class TwoValuesPerRow(RegressorEstimator):
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.zeros((X.shape[0], 2))
+
+
+class BuildsItsKind(RegressorEstimator):
+    """Takes a class as a parameter and fits an instance of it."""
+
+    def __init__(self, kind=DecisionTreeRegressor):
+        self.kind = kind
+
+    def fit(self, X, y):
+        self.fitted_ = self.kind(max_depth=2).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.fitted_.predict(X)
+
+
+class ClassShares(ClassifierEstimator):
+    """Predicts the class shares of its training labels for every row, in the
+    order of the labels' sorted values; it has no classes_."""
+
+    def fit(self, X, y):
+        labels, counts = np.unique(y, return_counts=True)
+        self.labels_, self.shares_ = labels, counts / counts.sum()
+        return self
+
+    def predict_proba(self, X):
+        return np.tile(self.shares_, (X.shape[0], 1))
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.labels_[np.argmax(self.shares_)])
+
+
+class PredictsAStranger(ClassifierEstimator):
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], 99)
+
+
+def test_a_mean_of_predictions_near_the_float64_limit_does_not_overflow():
+    rng = np.random.default_rng(40)
+    X = rng.uniform(-1.0, 1.0, size=(50, 2))
+    X[0, 0], X[1, 0] = 1.0, -1.0
+    y = np.finfo(np.float64).max * rng.uniform(0.9, 1.0, size=50)
+    model = BaggingRegressor(TopTimesFirstFeature(), n_estimators=10,
+                             random_state=0).fit(X, y)
+    members = np.stack([member.predict(X[:, features]) for member, features
+                        in zip(model.estimators_, model.estimators_features_)])
+    # Each prediction divided first: no partial sum can overflow.
+    expected = (members / 10).sum(axis=0)
+    predicted = model.predict(X)
+    assert np.all(np.isfinite(predicted))
+    np.testing.assert_allclose(predicted, expected, rtol=1e-12, atol=0.0)
+    assert predicted[0] > 0.8 * np.finfo(np.float64).max
+    # Ordinary values take the plain mean.
+    small = BaggingRegressor(TopTimesFirstFeature(), n_estimators=10,
+                             random_state=0).fit(X, y / 1e300)
+    assert_rounding_close(small.predict(X), expected / 1e300, scale=1e8)
+
+
+def test_an_ensemble_of_one_member_predicts_as_that_member():
+    X, y = classification_problem(80, seed=41)
+    model = BaggingClassifier(n_estimators=1, random_state=0).fit(X, y)
+    (member,), (features,) = model.estimators_, model.estimators_features_
+    np.testing.assert_array_equal(model.predict_proba(X), member.predict_proba(X[:, features]))
+    X, y = regression_problem(80, seed=41)
+    regressor = BaggingRegressor(n_estimators=1, random_state=0).fit(X, y)
+    (member,), (features,) = regressor.estimators_, regressor.estimators_features_
+    np.testing.assert_array_equal(regressor.predict(X), member.predict(X[:, features]))
+
+
+def test_features_drawn_with_replacement_to_full_width_are_each_members_own():
+    X, y = regression_problem(120, seed=42)
+    model = BaggingRegressor(DecisionTreeRegressor(max_depth=3), n_estimators=6,
+                             bootstrap_features=True, random_state=3).fit(X, y)
+    assert all(f.size == N_FEATURES for f in model.estimators_features_)
+    assert any(np.unique(f).size < N_FEATURES for f in model.estimators_features_)
+    members = np.stack([member.predict(X[:, features]) for member, features
+                        in zip(model.estimators_, model.estimators_features_)])
+    assert_rounding_close(model.predict(X), members.mean(axis=0), data_scale(y))
+
+
+@pytest.mark.parametrize("max_features, expected", [(1, 1), (N_FEATURES, N_FEATURES),
+                                                    (0.1, 1), (0.5, 2)])
+def test_max_features_as_a_count_or_a_share_rounded_down_to_at_least_one(max_features,
+                                                                         expected):
+    X, y = classification_problem(60, seed=43)
+    model = BaggingClassifier(n_estimators=4, max_features=max_features,
+                              random_state=0).fit(X, y)
+    assert [f.size for f in model.estimators_features_] == [expected] * 4
+    assert all(member.n_features_in_ == expected for member in model.estimators_)
+
+
+def test_out_of_bag_values_when_every_member_leaves_out_one_row():
+    X, y = classification_problem(12, seed=44)
+    model = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=40,
+                              bootstrap=False, max_samples=11, oob_score=True,
+                              random_state=0).fit(X, y)
+    sums, counts = np.zeros((12, 3)), np.zeros(12)
+    for member, features, rows in zip(model.estimators_, model.estimators_features_,
+                                      model.estimators_samples_):
+        (left_out,) = np.setdiff1d(np.arange(12), rows)
+        columns = np.searchsorted(model.classes_, member.classes_)
+        sums[left_out, columns] += member.predict_proba(X[[left_out]][:, features])[0]
+        counts[left_out] += 1
+    covered = counts > 0
+    assert covered.sum() >= 10
+    assert_rounding_close(model.oob_decision_function_[covered],
+                          sums[covered] / counts[covered, None])
+    assert np.isnan(model.oob_decision_function_[~covered]).all()
+    expected = np.mean(np.argmax(sums[covered], axis=1) ==
+                       np.searchsorted(model.classes_, y[covered]))
+    assert model.oob_score_ == pytest.approx(expected)
+
+
+def test_out_of_bag_values_of_members_without_probabilities_are_vote_shares():
+    from sklearn.linear_model import RidgeClassifier
+
+    X, y = classification_problem(90, seed=45)
+    model = BaggingClassifier(RidgeClassifier(), n_estimators=8, max_features=0.6,
+                              oob_score=True, random_state=0).fit(X, y)
+    votes, counts = np.zeros((90, 3)), np.zeros(90)
+    for member, features, rows in zip(model.estimators_, model.estimators_features_,
+                                      model.estimators_samples_):
+        left_out = np.setdiff1d(np.arange(90), rows)
+        predicted = member.predict(X[left_out][:, features])
+        votes[left_out, np.searchsorted(model.classes_, predicted)] += 1
+        counts[left_out] += 1
+    covered = counts > 0
+    assert_rounding_close(model.oob_decision_function_[covered],
+                          votes[covered] / counts[covered, None])
+
+
+def test_members_with_sample_weight_see_every_row_and_others_their_rows_repeated():
+    X, y = regression_problem(30, seed=46)
+    weighted = BaggingRegressor(RecordingWeighted(), n_estimators=3, max_features=3,
+                                random_state=0).fit(X, y)
+    for member, features, rows in zip(weighted.estimators_, weighted.estimators_features_,
+                                      weighted.estimators_samples_):
+        # scikit-learn's way: every row, with how often it was drawn as its weight.
+        np.testing.assert_array_equal(member.X_, X[:, features])
+        np.testing.assert_array_equal(member.y_, y)
+        np.testing.assert_array_equal(member.weight_, np.bincount(rows, minlength=30))
+    plain = BaggingRegressor(RecordingUnweighted(), n_estimators=3, max_features=3,
+                             random_state=0).fit(X, y)
+    for member, features, rows in zip(plain.estimators_, plain.estimators_features_,
+                                      plain.estimators_samples_):
+        np.testing.assert_array_equal(member.X_, X[np.ix_(rows, features)])
+        np.testing.assert_array_equal(member.y_, y[rows])
+
+
+def test_members_get_their_own_seeds_at_every_depth_of_a_pipeline():
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = classification_problem(100, seed=47)
+    pipeline = Pipeline([("scale", StandardScaler()),
+                         ("tree", DecisionTreeClassifier(max_features=2, random_state=0))])
+    model = BaggingClassifier(pipeline, n_estimators=5, random_state=1).fit(X, y)
+    seeds = [member.named_steps["tree"].random_state for member in model.estimators_]
+    assert len(set(seeds)) == 5 and 0 not in seeds
+    # Many members: still no two alike (seeds come from the whole int32 range).
+    many = BaggingClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=60,
+                             random_state=1).fit(X, y)
+    assert len({member.random_state for member in many.estimators_}) == 60
+
+
+@pytest.mark.parametrize("bagging_class", [BaggingClassifier, BaggingRegressor])
+def test_members_are_told_which_of_their_features_are_categorical(bagging_class):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(48)
+    frame = pd.DataFrame({"a": rng.normal(size=80),
+                          "colour": pd.Categorical(rng.choice(["red", "blue"], 80)),
+                          "b": rng.normal(size=80),
+                          "size": pd.Categorical(rng.choice(["s", "m", "l"], 80))})
+    y = (frame["colour"] == "red").to_numpy().astype(int)
+    model = bagging_class(n_estimators=6, max_features=2, random_state=0).fit(frame, y)
+    categorical = np.array([False, True, False, True])
+    for member, features in zip(model.estimators_, model.estimators_features_):
+        np.testing.assert_array_equal(member.categorical_features, categorical[features])
+    assert any(categorical[f].any() for f in model.estimators_features_)
+
+
+@pytest.mark.parametrize("bagging_class", [BaggingClassifier, BaggingRegressor])
+def test_defaults_are_scikit_learns_and_every_parameter_reads_back(bagging_class):
+    import sklearn.ensemble
+
+    ours = bagging_class().get_params()
+    theirs = getattr(sklearn.ensemble, bagging_class.__name__)().get_params()
+    shared = set(ours) & set(theirs)
+    assert shared >= {"n_estimators", "max_samples", "max_features", "bootstrap",
+                      "bootstrap_features", "oob_score", "warm_start", "n_jobs",
+                      "random_state", "verbose"}
+    assert {name: ours[name] for name in shared} == {name: theirs[name] for name in shared}
+    assert ours["categorical_features"] == "from_dtype"
+    given = dict(n_estimators=3, max_samples=0.5, max_features=0.4, bootstrap=False,
+                 bootstrap_features=True, oob_score=True, warm_start=True, n_jobs=2,
+                 random_state=7, verbose=1, categorical_features=[0])
+    given.update(voting="hard") if bagging_class is BaggingClassifier else given.update(
+        aggregation="median")
+    params = bagging_class(**given).get_params()
+    assert {name: params[name] for name in given} == given
+
+
+def test_errors_name_the_ensemble_and_the_parameter():
+    X, y = classification_problem(40, seed=49)
+    with pytest.raises(ValueError, match="^BaggingClassifier: y has 30 entries"):
+        BaggingClassifier().fit(X, y[:30])
+    with pytest.raises(ValueError, match=r"^BaggingClassifier: y must be 1-D"):
+        BaggingClassifier().fit(X, np.column_stack([y, y]))
+    with pytest.raises(ValueError, match="^BaggingRegressor: y contains NaN"):
+        BaggingRegressor().fit(X, np.full(40, np.nan))
+    with pytest.raises(ValueError, match="The 'voting' parameter"):
+        BaggingClassifier(voting="most").fit(X, y)
+    with pytest.raises(ValueError, match="The 'aggregation' parameter"):
+        BaggingRegressor(aggregation="mode").fit(X, y)
+    with pytest.raises(ValueError, match="The 'max_features' parameter"):
+        BaggingRegressor(max_features=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^oob_score=True needs rows left out of the "
+                                         r"members' samples: set bootstrap=True or "
+                                         r"max_samples below 1.0 \(all rows\)$"):
+        BaggingClassifier(bootstrap=False, oob_score=True).fit(X, y)
+    model = BaggingClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="^BaggingClassifier: feature 0 holds values that "
+                                         "are not numbers"):
+        model.predict(np.full((2, N_FEATURES), "word", dtype=object))
+
+
+def test_members_that_break_their_contract_are_refused_saying_how():
+    X, y = regression_problem(40, seed=50)
+    model = BaggingRegressor(TwoValuesPerRow(), n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^member TwoValuesPerRow returned \(40, 2\) "
+                                         r"predictions for 40 rows; 1 value\(s\) per row "
+                                         r"needed$"):
+        model.predict(X)
+    X, y = classification_problem(40, seed=50)
+    model = BaggingClassifier(PredictsAStranger(), n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="^a member returned class labels that are not in "
+                                         "classes_$"):
+        model.predict(X)
+
+
+def test_members_without_classes_give_probabilities_in_the_ensembles_class_order():
+    X, y = classification_problem(150, seed=51)
+    model = BaggingClassifier(ClassShares(), n_estimators=4, random_state=0).fit(X, y)
+    expected = np.mean([np.bincount(y[rows], minlength=3) / rows.size
+                        for rows in model.estimators_samples_], axis=0)
+    assert_rounding_close(model.predict_proba(X), np.tile(expected, (150, 1)))
+
+
+def test_a_parameter_that_is_a_class_is_passed_on_as_it_is():
+    X, y = regression_problem(60, seed=52)
+    model = BaggingRegressor(BuildsItsKind(), n_estimators=3, random_state=0).fit(X, y)
+    assert all(member.kind is DecisionTreeRegressor for member in model.estimators_)
+    assert all(isinstance(member.fitted_, DecisionTreeRegressor) for member in model.estimators_)
