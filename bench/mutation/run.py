@@ -16,8 +16,12 @@ runs only those on each mutant. mutmut copies ``src/`` into ``mutants/`` and
 puts ``mutants/src`` first on ``sys.path``; the compiled kernels are not
 mutated, so they are built once (a wheel, without build isolation) and their
 ``.so`` files are copied into the ``src/fasttree`` of each module's directory,
-where they are imported beside the mutated ``.py`` files. ``--rebuild`` builds
-them again (after a change to a ``.pyx``).
+where they are imported beside the mutated ``.py`` files. The wheel is built
+again when the kernels' sources (``.pyx``, ``.pxd``, ``.h``, ``meson.build``)
+differ from those it was built from, or on ``--rebuild``. mutmut copies a file
+into ``mutants/`` only if it is not there yet, so the kernels and the other
+files that are not Python are copied there again by this script, lest a later
+run import the kernels of an earlier one.
 
 mutmut's own results and caches stay in each module's directory;
 ``mutmut results`` or ``mutmut show NAME`` run there tell about single
@@ -26,6 +30,7 @@ mutants. Prints a table of the scores; a module's score is
 """
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -60,14 +65,30 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
           255: "timeout", 36: "timeout"}
 
 
+def kernel_sources_digest():
+    """A digest of the files the compiled kernels are built from."""
+    digest = hashlib.sha256()
+    paths = [REPO / "meson.build", *sorted(
+        path for pattern in ("*.pyx", "*.pxd", "*.h", "meson.build")
+        for path in (REPO / "src").rglob(pattern))]
+    for path in paths:
+        digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def compiled_kernels(rebuild):
-    """The built ``.so`` files of the kernels, building them first if needed."""
+    """The built ``.so`` files of the kernels, building them first if needed:
+    when there is no wheel, or it was built from other kernel sources."""
     wheels = WORK / "wheel"
-    if rebuild and wheels.exists():
+    stamp = wheels / "sources.sha256"
+    digest = kernel_sources_digest()
+    built_from = stamp.read_text().strip() if stamp.exists() else None
+    if wheels.exists() and (rebuild or built_from != digest):
         shutil.rmtree(wheels)
     if not list(wheels.glob("fasttree-*.whl")):
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                         "--no-build-isolation", "-w", str(wheels), str(REPO)], check=True)
+        stamp.write_text(digest + "\n")
     (wheel,) = wheels.glob("fasttree-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = [n for n in archive.namelist()
@@ -95,6 +116,15 @@ def prepare(module, kernels):
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
     for name, data in kernels.items():
         (where / "src" / "fasttree" / name).write_bytes(data)
+    # mutmut copies src/ into mutants/ file by file, skipping the files already
+    # there; it makes the .py files again itself, the others are copied here.
+    mutants = where / "mutants"
+    if mutants.exists():
+        for path in (where / "src").rglob("*"):
+            if path.is_file() and path.suffix != ".py":
+                target = mutants / path.relative_to(where)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
     text = (REPO / "pyproject.toml").read_text()
     head, _, rest = text.partition("[tool.mutmut]")
     # Whatever table follows [tool.mutmut] stays.
