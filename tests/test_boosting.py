@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_iris
 from sklearn.ensemble import AdaBoostClassifier as SklearnAdaBoost
 from sklearn.linear_model import LogisticRegression
@@ -60,19 +61,71 @@ def test_samme_equals_the_reference(make_data):
     np.testing.assert_array_equal(ours.predict(X), oracle.predict(X))
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_presorted_stumps_equal_fitting_trees(criterion, monkeypatch):
-    X, y = three_classes(seed=3)
-    stump = DecisionTreeClassifier(max_depth=1, criterion=criterion, min_samples_leaf=5)
-    fast = AdaBoostClassifier(stump, n_estimators=20).fit(X, y)
-    generic_path(monkeypatch)
-    slow = AdaBoostClassifier(stump, n_estimators=20).fit(X, y)
+def assert_same_stumps(fast, slow):
+    """The presorted stumps are the trees a fit grows, down to their node counts."""
     assert_rounding_close(fast.estimator_weights_, slow.estimator_weights_)
     for fast_member, slow_member in zip(fast.estimators_, slow.estimators_):
         np.testing.assert_array_equal(fast_member.tree_.feature, slow_member.tree_.feature)
         np.testing.assert_array_equal(fast_member.tree_.threshold, slow_member.tree_.threshold)
         assert_rounding_close(fast_member.tree_.value, slow_member.tree_.value)
+        assert_rounding_close(fast_member.tree_.impurity, slow_member.tree_.impurity)
+        np.testing.assert_array_equal(fast_member.tree_.n_node_samples,
+                                      slow_member.tree_.n_node_samples)
+        assert_rounding_close(fast_member.tree_.weighted_n_node_samples,
+                              slow_member.tree_.weighted_n_node_samples)
+        assert fast_member.tree_.max_depth == slow_member.get_depth()
+        for attribute in ("n_features_in_", "n_outputs_", "max_features_", "n_classes_"):
+            assert getattr(fast_member, attribute) == getattr(slow_member, attribute)
+        np.testing.assert_array_equal(fast_member.classes_, slow_member.classes_)
     assert_rounding_close(fast.feature_importances_, slow.feature_importances_)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_presorted_stumps_equal_fitting_trees(criterion, weighted, monkeypatch):
+    X, y = three_classes(seed=3)
+    # Rows of weight 0 take no part, in either path.
+    weight = np.where(np.arange(y.size) % 5 == 0, 0.0, 1.0 + np.arange(y.size) % 3) \
+        if weighted else None
+    stump = DecisionTreeClassifier(max_depth=1, criterion=criterion, min_samples_leaf=5)
+    fast = AdaBoostClassifier(stump, n_estimators=20).fit(X, y, sample_weight=weight)
+    generic_path(monkeypatch)
+    slow = AdaBoostClassifier(stump, n_estimators=20).fit(X, y, sample_weight=weight)
+    assert_same_stumps(fast, slow)
+
+
+@pytest.mark.parametrize("n_rows, min_samples_leaf", [(2, 1), (6, 3), (5, 3)])
+def test_presorted_stumps_split_as_few_rows_as_a_fitted_tree_does(n_rows, min_samples_leaf,
+                                                                   monkeypatch):
+    # Two leaves of min_samples_leaf rows each need 2 * min_samples_leaf rows.
+    X = np.arange(n_rows, dtype=np.float64)[:, None]
+    y = (np.arange(n_rows) >= n_rows // 2).astype(int)
+    stump = DecisionTreeClassifier(max_depth=1, min_samples_leaf=min_samples_leaf)
+    fast = AdaBoostClassifier(stump, n_estimators=1).fit(X, y)
+    assert fast.estimators_[0].tree_.node_count == (3 if n_rows >= 2 * min_samples_leaf else 1)
+    generic_path(monkeypatch)
+    assert_same_stumps(fast, AdaBoostClassifier(stump, n_estimators=1).fit(X, y))
+
+
+@pytest.mark.parametrize("params", [dict(class_weight="balanced"),
+                                    dict(loss_matrix=np.array([[0.0, 1.0], [6.0, 0.0]])),
+                                    dict(criterion="misclassification")],
+                         ids=["class_weight", "loss_matrix", "misclassification"])
+def test_stumps_with_parameters_the_presorted_path_lacks_boost_as_fitted_trees(params):
+    X, y = corner_problem(400, 14, 12)
+    stump = DecisionTreeClassifier(max_depth=1, **params)
+    assert not boosting.uses_fast_stump(stump)
+    boosted = AdaBoostClassifier(stump, n_estimators=6).fit(X, y)
+    # By hand: each round a stump fitted on the boosting weights.
+    weight = np.full(y.size, 1.0 / y.size)
+    for member, alpha in zip(boosted.estimators_, boosted.estimator_weights_):
+        tree = DecisionTreeClassifier(max_depth=1, **params).fit(X, y, sample_weight=weight)
+        np.testing.assert_array_equal(member.tree_.threshold, tree.tree_.threshold)
+        np.testing.assert_array_equal(member.tree_.feature, tree.tree_.feature)
+        wrong = tree.predict(X) != y
+        assert_rounding_close(alpha, np.log((1 - weight[wrong].sum()) / weight[wrong].sum()))
+        weight = weight * np.exp(alpha * wrong)
+        weight /= weight.sum()
 
 
 @pytest.mark.parametrize("problem", ["two classes", "three classes"])
@@ -329,6 +382,8 @@ def test_a_member_of_denormal_error_gets_a_finite_weight(boosted_class):
              else DecisionTreeRegressor)(max_depth=1, min_samples_leaf=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the weights overflow next
+        # ... but the overflowing log-odds, worked around, are no warning.
+        warnings.simplefilter("error", RuntimeWarning)
         model = boosted_class(stump, random_state=0).fit(X, y, sample_weight=weight)
     assert np.isfinite(model.estimator_weights_).all() and model.estimator_weights_[0] > 700
     assert np.isfinite(model.predict(X)).all()
@@ -339,7 +394,8 @@ def test_a_member_of_denormal_error_gets_a_finite_weight(boosted_class):
 
 def test_a_learning_rate_that_makes_a_member_weight_overflow_is_refused():
     X = np.array([[0.3], [1.2], [2.0]])
-    with pytest.raises(ValueError, match="learning_rate=1e[+]308 times the member's log-odds"):
+    with pytest.raises(ValueError, match="learning_rate=1e[+]308 times the member's log-odds"
+                                         ".*; use a smaller learning_rate$"):
         AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, min_samples_leaf=2),
                            learning_rate=1e308).fit(X, [0, 1, 1], sample_weight=[1e-300, 1, 1])
 
@@ -442,3 +498,142 @@ def test_members_from_other_libraries_get_x_of_more_than_two_dimensions():
     # fasttree's own stumps read a 2-D matrix and say so.
     with pytest.raises(ValueError, match="2D|2-D|dimension"):
         AdaBoostClassifier().fit(X, y)
+
+
+class MajorityRecorder(ClassifierMixin, BaseEstimator):
+    """Remembers the rows and weights its fit got; predicts their weighted majority."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        self.X_, self.weight_ = X, sample_weight
+        self.label_ = np.argmax(np.bincount(y, weights=sample_weight))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label_)
+
+
+class UnweightedMajorityRecorder(MajorityRecorder):
+    def fit(self, X, y):
+        return super().fit(X, y)
+
+
+def first_draw(n_rows, seed):
+    """How often each row is drawn in the first round (uniform weights), as
+    the docstring of boosting_generators states: from default_rng(seed)."""
+    rng = np.random.default_rng(seed)
+    return np.bincount(rng.choice(n_rows, n_rows, p=np.full(n_rows, 1.0 / n_rows)),
+                       minlength=n_rows)
+
+
+def test_resampled_members_get_draw_counts_as_weights_or_their_rows_repeated():
+    X, y = corner_problem(120, 15, 4)
+    counts = first_draw(120, seed=5)
+    drawn = np.flatnonzero(counts)
+    weighted = AdaBoostClassifier(MajorityRecorder(), n_estimators=1, boosting="resample",
+                                  random_state=5).fit(X, y).estimators_[0]
+    np.testing.assert_array_equal(weighted.X_, X[drawn])
+    np.testing.assert_array_equal(weighted.weight_, counts[drawn])
+    plain = AdaBoostClassifier(UnweightedMajorityRecorder(), n_estimators=1,
+                               boosting="resample", random_state=5).fit(X, y).estimators_[0]
+    np.testing.assert_array_equal(plain.X_, X[np.repeat(drawn, counts[drawn])])
+
+
+def test_a_pipeline_without_sample_weight_is_boosted_by_resampling_only():
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = corner_problem(300, 16, 8)
+    pipeline = Pipeline([("scale", StandardScaler()), ("tree", SklearnTree(max_depth=1))])
+    boosted = AdaBoostClassifier(pipeline, n_estimators=5, boosting="resample",
+                                 random_state=0).fit(X, y)
+    assert all(isinstance(member, Pipeline) for member in boosted.estimators_)
+    # Scaling moves no stump's partition: the same rounds as the bare tree's.
+    bare = AdaBoostClassifier(SklearnTree(max_depth=1), n_estimators=5, boosting="resample",
+                              random_state=0).fit(X, y)
+    assert_rounding_close(boosted.estimator_weights_, bare.estimator_weights_)
+    np.testing.assert_array_equal(boosted.predict(X), bare.predict(X))
+    with pytest.raises(ValueError, match=r"^UnweightedMajorityRecorder doesn't support "
+                                         r"sample_weight \(its fit takes none\); use "
+                                         r"boosting='resample'$"):
+        AdaBoostClassifier(UnweightedMajorityRecorder()).fit(X, y)
+
+
+@pytest.mark.parametrize("boosted_class", [AdaBoostClassifier, AdaBoostRegressor])
+def test_a_random_state_generator_gives_the_same_boosting_twice(boosted_class):
+    X, y = three_classes(200, seed=17)
+    kwargs = dict(boosting="resample") if boosted_class is AdaBoostClassifier else {}
+    first, again = (boosted_class(n_estimators=5, random_state=np.random.RandomState(2),
+                                  **kwargs).fit(X, y) for _ in range(2))
+    np.testing.assert_array_equal(first.estimator_weights_, again.estimator_weights_)
+    np.testing.assert_array_equal(first.predict(X), again.predict(X))
+
+
+@pytest.mark.parametrize("boosted_class", [AdaBoostClassifier, AdaBoostRegressor])
+def test_frames_give_feature_names_and_tell_members_their_categorical_columns(
+        boosted_class):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(18)
+    frame = pd.DataFrame({"a": rng.normal(size=90),
+                          "colour": pd.Categorical(rng.choice(["red", "green", "blue"], 90)),
+                          "b": rng.normal(size=90)})
+    y = ((frame["colour"] == "red") ^ (frame["a"] > 1)).to_numpy().astype(int)
+    boosted = boosted_class(DecisionTreeClassifier(max_depth=2) if boosted_class is
+                            AdaBoostClassifier else DecisionTreeRegressor(max_depth=2),
+                            n_estimators=3, random_state=0).fit(frame, y)
+    np.testing.assert_array_equal(boosted.feature_names_in_, ["a", "colour", "b"])
+    for member in boosted.estimators_:
+        np.testing.assert_array_equal(member.categorical_features, [False, True, False])
+    name = boosted_class.__name__
+    with pytest.raises(ValueError, match=f"^{name}: X contains infinity"):
+        boosted_class().fit(np.array([[np.inf, 1.0], [1.0, 2.0], [3.0, 4.0]]), [0, 1, 0])
+    with pytest.raises(ValueError, match=f"^{name}: feature 0 holds values that are not "
+                                         "numbers"):
+        boosted_class(n_estimators=2).fit(np.arange(6.0).reshape(3, 2), [0, 1, 0]).predict(
+            np.full((1, 2), "word", dtype=object))
+
+
+@pytest.mark.parametrize("boosted_class", [AdaBoostClassifier, AdaBoostRegressor])
+def test_defaults_are_scikit_learns_and_every_parameter_reads_back(boosted_class):
+    import sklearn.ensemble
+
+    ours = boosted_class().get_params()
+    theirs = getattr(sklearn.ensemble, boosted_class.__name__)().get_params()
+    shared = set(ours) & set(theirs)
+    assert shared >= {"estimator", "n_estimators", "learning_rate", "random_state"}
+    assert {name: ours[name] for name in shared} == {name: theirs[name] for name in shared}
+    # The documented defaults of fasttree's own parameters.
+    assert ours["verbose"] == 0 and ours["categorical_features"] == "from_dtype"
+    given = dict(n_estimators=3, learning_rate=0.5, random_state=7, verbose=1,
+                 categorical_features=[0])
+    given.update(boosting="resample") if boosted_class is AdaBoostClassifier else given.update(
+        loss="square")
+    params = boosted_class(**given).get_params()
+    assert {name: params[name] for name in given} == given
+
+
+def test_a_weighted_median_at_exactly_half_the_weight_is_the_smaller_prediction():
+    predictions = np.array([[3.0, 1.0, 2.0], [1.0, 3.0, 2.0], [5.0, 0.0, 2.0]])
+    for weights in ([1.0, 1.0, 2.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]):
+        weights = np.array(weights)
+        np.testing.assert_array_equal(boosting.weighted_median(predictions, weights),
+                                      reference.boosting.weighted_median(predictions, weights))
+    np.testing.assert_array_equal(boosting.weighted_median(predictions[:2], np.ones(2)),
+                                  [1.0, 1.0, 2.0])
+
+
+def test_trees_boosted_on_labels_equal_trees_boosted_on_their_codes():
+    X, y = three_classes(seed=19)
+    names = np.array(["low", "mid", "top"])
+    labels = names[y]
+    tree = DecisionTreeClassifier(max_depth=2)
+    on_labels = AdaBoostClassifier(tree, n_estimators=6).fit(X, labels)
+    on_codes = AdaBoostClassifier(tree, n_estimators=6).fit(X, y)
+    np.testing.assert_array_equal(on_labels.estimator_weights_, on_codes.estimator_weights_)
+    np.testing.assert_array_equal(on_labels.predict(X), names[on_codes.predict(X)])
+    # Fitted again on other labels, it forgets the first ones.
+    on_labels.fit(X, y + 10)
+    np.testing.assert_array_equal(on_labels.predict(X), on_codes.predict(X) + 10)
+    np.testing.assert_array_equal(on_labels.estimator_weights_, on_codes.estimator_weights_)

@@ -9,6 +9,7 @@ import numpy as np
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
+from .bagging import clone_estimator
 from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
                         check_verbose, member_matrix, name_members)
@@ -59,11 +60,15 @@ def boosting_generators(random_state):
 
 
 def fresh_member(estimator, member_rng):
-    """An unfitted copy of ``estimator`` with its own seed, if it takes one."""
-    params = estimator.get_params(deep=False)
-    if "random_state" in params:
-        params["random_state"] = int(member_rng.integers(0, 2**31 - 1))
-    return type(estimator)(**params)
+    """An unfitted copy of ``estimator`` with its own seed, if it takes one.
+
+    Parameters that are estimators (a pipeline's steps) are copied too: a
+    member sharing them would be refitted by every later round.
+    """
+    member = clone_estimator(estimator)
+    if "random_state" in member.get_params(deep=False):
+        member.set_params(random_state=int(member_rng.integers(0, 2**31 - 1)))
+    return member
 
 
 def fit_member(member, X, y, weight, ranked):
