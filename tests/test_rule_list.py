@@ -216,11 +216,12 @@ def test_the_first_rules_and_the_last_are_kept_when_each_helps_on_its_own_rows()
     weight = np.ones(5)
     # Right on rows 0-1 (which the second rule would get wrong).
     first = Rule((Condition(0, "x", "<=", 1.5),), 0, 0, 2, 2.0, accuracy=0.9)
-    # Wrong on rows 0-1, but first to cover only row 2, which it gets right.
+    # Wrong on rows 0-1 (which the default, 0, gets right), but the first
+    # rule takes them: it is first to cover only row 2, which it gets right.
     second = Rule((Condition(0, "x", "<=", 2.5),), 1, 1, 3, 3.0, accuracy=0.8)
-    # The last rule: right on row 4, which the default (2) gets wrong.
+    # The last rule: right on row 4, which the default gets wrong.
     last = Rule((Condition(0, "x", ">", 3.5),), 1, 2, 1, 1.0, accuracy=0.7)
-    assert Listed._drop_unhelpful([first, second, last], 2, X, y, weight) == [first, second,
+    assert Listed._drop_unhelpful([first, second, last], 0, X, y, weight) == [first, second,
                                                                               last]
 
 
