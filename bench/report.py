@@ -34,6 +34,7 @@ import compare_categorical
 import compare_forest
 import compare_model_size
 import compare_predict
+import compare_serving
 import compare_ties
 import fasttree
 
@@ -124,6 +125,43 @@ def prediction(quick):
             "median of 9 calls. The last row is the first `predict_proba` right after `fit`.",
             markdown_table(["input", "tree predict", "tree predict_proba", "forest predict",
                             "forest predict_proba"], rows))
+
+
+def serving(quick):
+    results = compare_serving.main(["--quick"] if quick else ["--repeats", "9"])
+    peers = [peer for peer in compare_serving.PEERS
+             if any(f"{peer}_us" in row for row in results)]
+    rows, frame_rows = [], []
+    for row in results:
+        if "frame_ratio" in row:
+            frame_rows.append([row["data"], f"{row['fasttree_us']:.1f}",
+                               f"{row['ndarray_us']:.1f}", f"{row['frame_ratio']:.2f}"])
+            continue
+        cells = [row["data"], f"{row['batch']:,}", f"`{row['method']}`",
+                 f"{row['fasttree_us']:.2f}"]
+        for peer in peers:
+            cells += [f"{row[f'{peer}_us']:.2f}", f"{row[f'{peer}_ratio']:.2f}"]
+        rows.append(cells)
+    names = {"onnxruntime": "onnxruntime", "sklearn": "scikit-learn"}
+    header = ["data", "rows a call", "method", "fasttree µs/row"]
+    for peer in peers:
+        header += [f"{names[peer]} µs/row", f"ratio to {names[peer]}"]
+    tables = (markdown_table(header, rows) + "\n\nOne row of a DataFrame against one row of "
+              "an ndarray, fasttree's `predict_proba`:\n\n"
+              + markdown_table(["data", "DataFrame µs", "ndarray µs", "ratio"], frame_rows))
+    return ("Serving: a few rows at a time against onnxruntime",
+            "python bench/compare_serving.py --repeats 9",
+            "A 100-tree forest (full trees, `sqrt` features) of 2 classes on 80,000 x 50 "
+            "and of 26 classes on 16,000 letter-like rows x 16 (float32), predicting "
+            "held-out rows in batches of 1 to 10,000, a different batch each call, all on "
+            "one thread: fasttree (`n_jobs=1`), onnxruntime running "
+            "`fasttree.export_onnx(forest)` (one intra-op and one inter-op thread) and "
+            "scikit-learn's forest of the same parameters (`n_jobs=1`). Times are "
+            "microseconds per row, the median of 9 rounds of calls in which fasttree and "
+            "the peer take turns; the ratios are fasttree / that peer (onnxruntime and "
+            "scikit-learn each timed in its own pairing, the fasttree column from the "
+            "first).",
+            tables)
 
 
 def forests(quick):
@@ -282,7 +320,7 @@ def model_size(quick):
                             "model file MB", "model file / sklearn's pickle"], rows))
 
 
-SECTIONS = [single_trees, prediction, forests, ties, categorical, textbook_forests,
+SECTIONS = [single_trees, prediction, serving, forests, ties, categorical, textbook_forests,
             many_classes, capabilities, boosting, model_size]
 
 
