@@ -1,6 +1,7 @@
 """Trees as rules, text and DOT (``fasttree.rules``)."""
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -8,6 +9,7 @@ import pytest
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
                       export_graphviz, export_text, tree_rules)
+from fasttree.rules import Condition, Rule
 from tolerances import assert_rounding_close
 
 
@@ -431,3 +433,230 @@ def test_export_text_max_depth_cuts_subtrees_into_one_line_each():
     assert export_text(estimator, max_depth=tree.max_depth) == full
     with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
         export_text(estimator, max_depth=-1)
+
+
+def shapes_fit():
+    """A multiway (C4.5-style) tree: shape first, then, under "star", colour,
+    whose "gold" never occurs with a star (it goes where missing values
+    go)."""
+    rng = np.random.default_rng(0)
+    shape = rng.choice(np.array(["disc", "ring", "star"], dtype=object), 600)
+    colour = rng.choice(np.array(["red", "green", "blue", "gold"], dtype=object), 600)
+    colour[(shape == "star") & (colour == "gold")] = "red"
+    colour[rng.random(600) < 0.1] = None
+    y = np.select([shape == "disc", shape == "ring", colour == "red", colour == "blue"],
+                  [0, 1, 2, 3], 4)
+    X = pd.DataFrame({"shape": shape, "colour": colour})
+    return DecisionTreeClassifier(criterion="entropy", categorical_split="multiway").fit(X, y), X
+
+
+def test_a_condition_on_one_category_reads_equals_or_not_equals():
+    red = {"codes": frozenset({2}), "categories": ("red",)}
+    assert str(Condition(0, "colour", "in", **red)) == "colour = red"
+    assert str(Condition(0, "colour", "not in", **red)) == "colour != red"
+    assert str(Condition(0, "colour", "in", missing=True, show_missing=True, **red)) == (
+        "colour = red or missing")
+    two = {"codes": frozenset({0, 2}), "categories": ("blue", "red")}
+    assert str(Condition(0, "colour", "not in", missing=True, show_missing=True, **two)) == (
+        "colour not in {blue, red} or missing")
+
+
+def test_a_condition_says_where_missing_values_go_only_when_told_to():
+    passes = Condition(1, "dose", ">", threshold=2.5, missing=True)
+    assert str(passes) == "dose > 2.5"
+    assert str(replace(passes, show_missing=True)) == "dose > 2.5 or missing"
+    assert str(replace(passes, missing=False, show_missing=True)) == "dose > 2.5"
+
+
+def test_a_condition_writes_four_significant_digits_unless_told():
+    condition = Condition(0, "dose", "<=", threshold=1.234567)
+    assert str(condition) == "dose <= 1.235"
+    assert condition.format(6) == "dose <= 1.23457"
+
+
+def test_a_rule_without_conditions_always_holds_and_a_regressors_gives_its_error():
+    rule = Rule(conditions=(), prediction=2.5, leaf=0, n_samples=4, support=4.0,
+                mean_squared_error=0.125)
+    assert str(rule) == "if always then value = 2.5  (support 4, mse 0.125)"
+    assert rule.covers(np.zeros((3, 2))).all()
+    X = np.arange(6, dtype=np.float32).reshape(-1, 1)
+    stump = DecisionTreeRegressor(min_samples_split=10).fit(X, [1.0, 1.0, 1.0, 2.0, 2.0, 2.0])
+    (only,) = tree_rules(stump)
+    assert str(only) == "if always then value = 1.5  (support 6, mse 0.25)"
+
+
+def test_a_row_at_a_threshold_between_adjacent_floats_meets_the_rule_of_its_leaf():
+    # Between two adjacent float32 values the threshold is the lower one: a
+    # row equal to it goes left.
+    low = np.float32(1.0)
+    high = np.nextafter(low, np.float32(2.0))
+    X = np.array([[low], [low], [high], [high]], dtype=np.float32)
+    estimator = DecisionTreeClassifier().fit(X, [0, 0, 1, 1])
+    assert estimator.tree_.threshold[0] == low
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(X), estimator.apply(X) == rule.leaf)
+
+
+def test_rules_read_rows_given_as_lists_with_none_for_missing_values():
+    estimator, X = mixed_fit(max_depth=2)
+    codes = estimator._encoded(X)
+    rows = [[None if np.isnan(value) else value for value in row] for row in codes.tolist()]
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(rows), rule.covers(codes))
+
+
+def test_numeric_and_category_tests_say_or_missing_where_the_tree_met_missing_values():
+    estimator, _ = mixed_fit(max_depth=2)
+    lines = export_text(estimator).splitlines()
+    assert any(re.fullmatch(r"size (<=|>) [\d.]+ or missing", line) for line in lines)
+    assert any(re.fullmatch(r"\|   colour (not )?in \{\w+, \w+\} or missing", line)
+               for line in lines)
+    colours = [condition for rule in tree_rules(estimator) for condition in rule.conditions
+               if condition.name == "colour"]
+    assert any(str(condition).endswith(" or missing") for condition in colours)
+    # Fitted without missing values, no test says where they go.
+    complete, X = mixed_fit(max_depth=2)
+    complete = DecisionTreeClassifier(max_depth=2, random_state=0).fit(
+        X.fillna({"colour": "red", "size": 0.0}), complete.predict(X))
+    assert "missing" not in export_text(complete)
+    assert "missing" not in " ".join(str(rule) for rule in tree_rules(complete))
+
+
+def passing_missing_fit(categorical):
+    """A tree that tests a feature twice on a path, the second time at a node
+    that met no missing values, with another feature's test between: missing
+    values pass both tests (the first as learnt, the second by default)."""
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, 2, 2000).astype(float)
+    if categorical:
+        x = rng.choice(np.array(["red", "teal", "blue", "green", "gold"], dtype=object), 2000)
+        low, upper = np.isin(x, ["red", "teal"]), x != "blue"
+    else:
+        x = rng.normal(size=2000)
+        low, upper = x <= 0.0, x > 0.3
+    y = np.where(low, 0, np.where(z == 1, 1, np.where(upper, 2, 3)))
+    gone = (z == 1) & (rng.random(2000) < 0.4)
+    x[gone] = None if categorical else np.nan
+    y[gone] = 1
+    X = pd.DataFrame({"x": x, "z": z})
+    return DecisionTreeClassifier(random_state=0).fit(X, y), X
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_a_merged_test_says_or_missing_when_a_test_it_merges_met_missing_values(categorical):
+    estimator, X = passing_missing_fit(categorical)
+    tree = estimator.tree_
+    inner = np.flatnonzero(tree.children_left != -1)
+    assert tree.missing_seen[inner].sum() == 1  # only the root met missing values
+    rows = estimator._encoded(X)
+    said = 0
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(rows), estimator.apply(X) == rule.leaf)
+        for condition in rule.conditions:
+            if condition.name == "x" and condition.missing:
+                assert str(condition).endswith(" or missing"), str(rule)
+                said += 1
+    # Numeric: the rules of classes 1, 2 and 3 (its "x > 0" passes them, its
+    # "x <= 0.3" not); categories: of 1 and 2 ("x = blue" of class 3 fails them).
+    assert said == (2 if categorical else 3)
+
+
+def test_a_bound_followed_by_is_not_missing_keeps_the_bound():
+    rng = np.random.default_rng(0)
+    dose = rng.normal(size=600)
+    y = np.where(dose <= -1.0, 0, 1)
+    gone = rng.random(600) < 0.1
+    dose[gone], y[gone] = np.nan, 2
+    estimator = DecisionTreeClassifier(random_state=0).fit(dose[:, None], y)
+    text = export_text(estimator, feature_names=["dose"])
+    assert text.startswith("dose <= ") and "|   dose is not missing\n" in text
+    for rule in tree_rules(estimator, ["dose"]):
+        np.testing.assert_array_equal(rule.covers(dose[:, None]),
+                                      estimator.apply(dose[:, None]) == rule.leaf)
+    low = next(rule for rule in tree_rules(estimator, ["dose"]) if rule.prediction == 0)
+    threshold = float(estimator.tree_.threshold[0])
+    assert str(low).startswith(f"if dose <= {threshold:.4g} then class = 0")
+
+
+def test_rows_missing_a_value_the_tree_never_saw_missing_meet_the_rule_of_their_leaf():
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, 8, 800)
+    y = np.isin(codes, [1, 2, 5]).astype(int) + np.isin(codes, [2, 7]).astype(int)
+    size = rng.normal(size=800)
+    X = np.column_stack([codes, size + y])
+    estimator = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    fresh = X.copy()
+    fresh[::3, 0] = np.nan
+    fresh[1::3, 1] = np.nan
+    for rule in tree_rules(estimator):
+        np.testing.assert_array_equal(rule.covers(fresh), estimator.apply(fresh) == rule.leaf,
+                                      err_msg=str(rule))
+
+
+def test_categories_split_in_half_are_named_with_in_on_both_sides():
+    rng = np.random.default_rng(1)
+    colour = rng.choice(np.array(["blue", "green", "red", "teal"], dtype=object), 400)
+    X = pd.DataFrame({"colour": colour})
+    estimator = DecisionTreeClassifier(max_depth=1).fit(X, np.isin(colour, ["red", "teal"]))
+    assert export_text(estimator, show_statistics=False) == (
+        "colour in {blue, green}\n|   class: False\ncolour in {red, teal}\n|   class: True\n")
+
+
+def test_rules_of_a_multiway_tree_cover_exactly_their_leaves():
+    estimator, X = shapes_fit()
+    # Unseen and missing colours, and gold (never with a star), under "star".
+    fresh = pd.DataFrame({"shape": ["star"] * 5 + ["disc", None],
+                          "colour": ["gold", None, "violet", "red", "blue", "blue", "red"]})
+    for rows in (X, fresh):
+        leaves = estimator.apply(rows)
+        for rule in tree_rules(estimator):
+            np.testing.assert_array_equal(rule.covers(estimator._encoded(rows)),
+                                          leaves == rule.leaf, err_msg=str(rule))
+    text = export_text(estimator, show_statistics=False)
+    assert text == ("shape = disc\n|   class: 0\nshape = ring\n|   class: 1\nshape = star\n"
+                    "|   colour = blue\n|   |   class: 3\n"
+                    "|   colour in {gold, green} or missing\n|   |   class: 4\n"
+                    "|   colour = red\n|   |   class: 2\n")
+
+
+def test_max_depth_of_the_text_is_a_whole_number_from_zero():
+    estimator, _, _, _ = fitted(False, max_depth=3)
+    root_only = export_text(estimator, max_depth=0, show_statistics=False).splitlines()
+    assert len(root_only) == 4 and root_only[1].startswith("|   ... (a subtree of depth ")
+    for bad in (1.5, True, -1):
+        with pytest.raises(ValueError, match="max_depth must be None or an int >= 0"):
+            export_text(estimator, max_depth=bad)
+
+
+def test_an_unfitted_estimator_is_refused_by_name():
+    message = ("DecisionTreeRegressor is not a fitted fasttree tree; pass a fitted "
+               "DecisionTreeClassifier or DecisionTreeRegressor (or one of a forest's "
+               "estimators_)")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        export_text(DecisionTreeRegressor())
+
+
+def test_a_forests_tree_pickled_without_statistics_prints_without_them_and_has_no_rules():
+    from fasttree._structure import Tree
+    X = np.random.default_rng(0).normal(size=(200, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    forest = RandomForestClassifier(n_estimators=1, max_depth=2, random_state=0).fit(X, y)
+    member = forest.estimators_[0]
+    state = member.tree_.plain_state()
+    for name in ("leaf_n_node_samples", "leaf_weighted_n_node_samples", "impurity_rule"):
+        del state[name]
+    old = Tree.__new__(Tree)
+    old.__setstate__(state)
+    member.tree_ = old
+    text = export_text(member)
+    assert "samples" not in text and text.count("class: ") == member.get_n_leaves()
+    dot = export_graphviz(member, filled=True)
+    # Inner nodes keep no values: no outcome, no colour.
+    inner = np.flatnonzero(old.children_left != -1)
+    for node in inner:
+        assert re.search(rf'^{node} \[label="x\[\d\] <= [-\d.e]+"\];$', dot, flags=re.MULTILINE)
+    assert dot.count("fillcolor=") == old.node_count - inner.size
+    message = ("this tree belongs to a forest pickled by an older fasttree and keeps no "
+               "node statistics; rules need a tree fitted anew")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        tree_rules(member)

@@ -50,7 +50,7 @@ MODULES = {
     "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py"],
     "_cli": ["tests/test_cli.py"],
     "_model_file": ["tests/test_model_file.py"],
-    "rules": ["tests/test_rules.py"],
+    "rules": ["tests/test_rules.py", "tests/test_rules_drawing.py"],
     "_error_pruning": ["tests/test_error_pruning.py"],
     "rule_list": ["tests/test_rule_list.py"],
     "bagging": ["tests/test_bagging.py", "tests/test_routing.py", "tests/test_ensemble.py",

@@ -594,7 +594,8 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
         Drawn into the current axes when None.
     fontsize : float, default=None
         When None, matplotlib's default, made smaller until no two boxes
-        overlap (as far as the axes' size allows).
+        overlap, down to 1 point (a tree too big for its axes overlaps at
+        that size).
 
     Returns
     -------
@@ -632,9 +633,10 @@ def plot_tree(estimator, feature_names=None, class_names=None, decimals=3, max_d
         stack.append((node, depth, True))
         for child in reversed(children):
             stack.append((child, depth + 1, False))
+    # The slots and the levels share the axes evenly, each box in the middle
+    # of its share.
     deepest = max(depth for _, depth, _ in order)
-    width = max(next_slot - 1, 1)
-    position = {node: ((x_of[node] + 0.5) / (width + 1),
+    position = {node: ((x_of[node] + 0.5) / next_slot,
                        1.0 - (depth + 0.5) / (deepest + 1)) for node, depth, _ in order}
     box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "black"}
     kwargs = {} if fontsize is None else {"fontsize": fontsize}
@@ -665,11 +667,15 @@ def _shrink_to_fit(ax, boxes, depths):
         for box in boxes:
             box.draw(renderer)  # lays out the frame around the text
         extents = [box.get_bbox_patch().get_window_extent(renderer) for box in boxes]
-        scale = min(_room(extents, depths), 1.0)
-        if scale >= 1.0 or boxes[0].get_fontsize() * scale < 1.0:
+        scale = _room(extents, depths)
+        if scale >= 1.0:
             return
+        # No smaller than 1 point: a tree too big for its axes overlaps there.
+        size = max(boxes[0].get_fontsize() * scale * 0.97, 1.0)
         for box in boxes:
-            box.set_fontsize(box.get_fontsize() * scale * 0.97)
+            box.set_fontsize(size)
+        if size == 1.0:
+            return
 
 
 def _room(extents, depths):
