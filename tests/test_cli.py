@@ -480,3 +480,223 @@ def test_a_feature_that_looks_like_a_row_identifier_is_warned_about(tmp_path, ca
 def cli_module():
     from fasttree import _cli
     return _cli
+
+
+def test_train_reports_the_rows_features_time_and_training_score(tmp_path, capsys):
+    import time
+
+    model_path = tmp_path / "model.ft"
+    start = time.perf_counter()
+    status, out, err = run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 3,
+                           "--out", model_path)
+    elapsed = time.perf_counter() - start
+    assert status == 0 and err == ""
+    X, y = titanic_features_and_labels()
+    accuracy = fasttree.DecisionTreeClassifier(max_depth=3).fit(X, y).score(X, y)
+    first, second = out.splitlines()
+    head, _, tail = first.partition(" in ")
+    assert head == "trained DecisionTreeClassifier on 1309 rows x 5 features"
+    seconds, unit = tail.split(";")[0].split()
+    assert unit == "s" and 0 <= float(seconds) <= elapsed + 0.005
+    assert tail.endswith(f" s; training accuracy {accuracy:.4f}")
+    assert second == f"saved to {model_path}"
+    # A regressor reports R^2 on its training rows.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 2))
+    y = X[:, 0] + rng.normal(size=80) * 0.5
+    path = tmp_path / "numbers.csv"
+    with open(path, "w", newline="") as file:
+        csv.writer(file).writerows([["a", "b", "y"], *np.c_[X, y].tolist()])
+    status, out, _ = run(capsys, "train", path, "--target", "y", "--max-depth", 2,
+                         "--out", model_path)
+    r2 = fasttree.DecisionTreeRegressor(max_depth=2).fit(X, y).score(X, y)
+    assert status == 0 and out.splitlines()[0].endswith(f" s; training R^2 {r2:.4f}")
+    assert " on 80 rows x 2 features in " in out
+
+
+def test_predict_to_a_file_says_so_on_standard_error_only(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 2, "--out", model_path)
+    out_path = tmp_path / "predicted.csv"
+    status, out, err = run(capsys, "predict", model_path, TITANIC, "--out", out_path)
+    assert status == 0 and out == ""
+    assert err == f"wrote 1309 predictions to {out_path}\n"
+    status, out, err = run(capsys, "predict", model_path, TITANIC)
+    assert status == 0 and err == "" and out.splitlines() == out_path.read_text().splitlines()
+
+
+def test_predict_proba_writes_every_class_column(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 2))
+    y = np.digitize(X[:, 0] + rng.normal(size=120) * 0.5, [-0.5, 0.5]) + 1
+    model = fasttree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    model.save(tmp_path / "model.ft")
+    path = tmp_path / "rows.csv"
+    with open(path, "w", newline="") as file:
+        csv.writer(file).writerows([["a", "b"], *X.tolist()])
+    status, _, _ = run(capsys, "predict", tmp_path / "model.ft", path, "--proba", "--out",
+                       tmp_path / "p.csv")
+    assert status == 0
+    rows = rows_of(tmp_path / "p.csv")
+    assert list(rows[0]) == ["prediction", "proba_1", "proba_2", "proba_3"]
+    assert [int(row["prediction"]) for row in rows] == model.predict(X).tolist()
+    np.testing.assert_array_equal(
+        [[float(row[f"proba_{label}"]) for label in (1, 2, 3)] for row in rows],
+        model.predict_proba(X))
+
+
+def test_predict_proba_is_refused_for_regressors_and_several_targets(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    fasttree.DecisionTreeRegressor().fit(X, X[:, 0]).save(tmp_path / "regressor.ft")
+    two = np.c_[X[:, 0] > 0, X[:, 1] > 0].astype(int)
+    fasttree.DecisionTreeClassifier().fit(X, two).save(tmp_path / "two.ft")
+    path = write(tmp_path / "rows.csv", "a,b\n1,2\n3,4\n")
+    status, out, err = run(capsys, "predict", tmp_path / "regressor.ft", path, "--proba")
+    assert status == 1 and out == "" and err == (
+        "fasttree: error: --proba needs a classifier; DecisionTreeRegressor predicts numbers\n")
+    status, out, err = run(capsys, "predict", tmp_path / "two.ft", path, "--proba")
+    assert status == 1 and out == ""
+    assert err == "fasttree: error: --proba is for models of one target column\n"
+
+
+def test_evaluate_prints_the_confusion_matrix_in_columns_as_wide_as_the_longest_label(
+        tmp_path, capsys):
+    labels = ["a", "bb", "long_label_c"]
+    rng = np.random.default_rng(5)
+    cells = [labels[k] for k in rng.integers(0, 3, 90)]
+    path = numbers_file(tmp_path / "three.csv", cells)
+    status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 3,
+                         "--random-state", 1)
+    assert status == 0
+    X = np.array([[float(row["a"]), float(row["b"])] for row in rows_of(path)])
+    y = np.array(cells, dtype=object)
+    predicted = np.empty(90, dtype=object)
+    for fold in shuffled_folds(90, 3, 1):
+        train = np.setdiff1d(np.arange(90), fold)
+        tree = fasttree.DecisionTreeClassifier(random_state=1)
+        predicted[fold] = tree.fit(X[train], y[train]).predict(X[fold])
+    counts = [[int(np.sum((y == truth) & (predicted == guess))) for guess in labels]
+              for truth in labels]
+    recall = [counts[k][k] / sum(counts[k]) for k in range(3)]
+    width = len("long_label_c")
+    expected = [
+        f"accuracy: {np.mean(predicted == y):.4f}",
+        f"balanced accuracy: {np.mean(recall):.4f}",
+        "confusion matrix (rows: true class, columns: predicted):",
+        " " * width + "".join(" " + label.rjust(width) for label in labels),
+        *(labels[k].rjust(width) + "".join(" " + str(count).rjust(width)
+                                           for count in counts[k]) for k in range(3)),
+    ]
+    assert out.splitlines()[1:] == expected
+
+
+def test_evaluate_columns_are_at_least_six_wide_for_short_labels(tmp_path, capsys):
+    path = numbers_file(tmp_path / "digits.csv", [str(k % 2) for k in range(40)])
+    status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 2)
+    assert status == 0
+    lines = out.splitlines()
+    header = lines.index("confusion matrix (rows: true class, columns: predicted):")
+    assert lines[header + 1] == " " * 6 + "      0      1"
+    for line, label in zip(lines[header + 2:], "01"):
+        cells = [line[k:k + 6] for k in range(0, len(line), 7)]
+        assert len(line) == 20 and cells[0] == "     " + label
+        assert all(cell.strip().isdigit() and cell == cell.strip().rjust(6)
+                   for cell in cells[1:])
+    assert sum(int(cell) for line in lines[header + 2:] for cell in line.split()[1:]) == 40
+
+
+def test_evaluate_shuffles_with_seed_zero_unless_given_a_random_state(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(90, 2))
+    y = X[:, 0] + rng.normal(size=90) * 0.3
+    path = tmp_path / "numbers.csv"
+    with open(path, "w", newline="") as file:
+        csv.writer(file).writerows([["a", "b", "y"], *np.c_[X, y].tolist()])
+    status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 3,
+                         "--max-depth", 3)
+    assert status == 0
+    predicted = np.empty(90)
+    for fold in shuffled_folds(90, 3, 0):
+        train = np.setdiff1d(np.arange(90), fold)
+        tree = fasttree.DecisionTreeRegressor(max_depth=3)
+        predicted[fold] = tree.fit(X[train], y[train]).predict(X[fold])
+    r2 = 1.0 - np.sum((y - predicted) ** 2) / np.sum((y - y.mean()) ** 2)
+    assert out.splitlines()[1:] == [f"R^2: {r2:.4f}", f"MAE: {np.mean(np.abs(y - predicted)):.4f}"]
+
+
+def test_evaluate_of_a_constant_target_is_a_perfect_fit_not_a_division_by_zero(tmp_path,
+                                                                                capsys):
+    path = numbers_file(tmp_path / "constant.csv", ["2.5"] * 20)
+    status, out, err = run(capsys, "evaluate", path, "--target", "y", "--task", "regression",
+                           "--cv", 4)
+    assert status == 0 and err == ""
+    assert out.splitlines()[1:] == ["R^2: 1.0000", "MAE: 0.0000"]
+
+
+def test_show_summarises_a_regressor_a_forest_and_default_parameters(tmp_path, capsys):
+    X = np.random.default_rng(7).normal(size=(60, 3))
+    regressor = fasttree.DecisionTreeRegressor(max_depth=3, min_samples_leaf=2).fit(X, X[:, 1])
+    regressor.save(tmp_path / "regressor.ft")
+    status, out, _ = run(capsys, "show", tmp_path / "regressor.ft")
+    assert status == 0 and out == (
+        "DecisionTreeRegressor (3 features)\n"
+        f"depth {regressor.get_depth()}, {regressor.get_n_leaves()} leaves\n"
+        "parameters: max_depth=3, min_samples_leaf=2\n")
+    forest = fasttree.RandomForestClassifier(n_estimators=4, random_state=0).fit(X, X[:, 0] > 0)
+    forest.save(tmp_path / "forest.ft")
+    status, out, _ = run(capsys, "show", tmp_path / "forest.ft")
+    assert status == 0 and out == (
+        "RandomForestClassifier (3 features, classes [False, True])\n"
+        "trees: 4\n"
+        "parameters: n_estimators=4, random_state=0\n")
+    fasttree.DecisionTreeClassifier().fit(X, X[:, 0] > 0).save(tmp_path / "plain.ft")
+    status, out, _ = run(capsys, "show", tmp_path / "plain.ft")
+    assert status == 0 and out.splitlines()[-1] == "parameters: the defaults"
+
+
+def test_show_importances_are_sorted_largest_first_by_name_or_number(tmp_path, capsys):
+    model_path = tmp_path / "model.ft"
+    run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 4, "--out", model_path)
+    model = fasttree.load(model_path)
+    status, out, _ = run(capsys, "show", model_path, "--importances")
+    assert status == 0
+    lines = out.splitlines()
+    start = lines.index("feature importances:") + 1
+    names = list(model.feature_names_in_)
+    order = sorted(range(5), key=lambda k: (-model.feature_importances_[k], k))
+    assert lines[start:] == [f"  {names[k].ljust(30)} {model.feature_importances_[k]:.4f}"
+                             for k in order]
+    assert model.feature_importances_[order[0]] > model.feature_importances_[order[-1]]
+    # Without names, the features are numbered from 0.
+    X = np.random.default_rng(8).normal(size=(60, 3))
+    plain = fasttree.DecisionTreeRegressor(max_depth=3).fit(X, X[:, 2] + 0.1 * X[:, 0])
+    plain.save(tmp_path / "plain.ft")
+    status, out, _ = run(capsys, "show", tmp_path / "plain.ft", "--importances", "--rules")
+    assert status == 0
+    lines = out.splitlines()
+    start = lines.index("feature importances:") + 1
+    assert lines[start].startswith("  feature 2 ") and len(lines[start]) == 2 + 30 + 1 + 6
+    rules = [line for line in lines if line.startswith("if ")]
+    assert rules == [str(rule) for rule in fasttree.tree_rules(plain)]
+    assert rules[0].startswith("if x[2] ")
+
+
+def test_show_rules_names_a_bagging_members_own_features(tmp_path, capsys):
+    model_path = tmp_path / "bagging.ft"
+    status, _, _ = run(capsys, "train", TITANIC, "--target", "survived", "--model", "bagging",
+                       "--n-estimators", 3, "--max-features", 0.6, "--random-state", 0,
+                       "--out", model_path)
+    assert status == 0
+    model = fasttree.load(model_path)
+    names = list(model.feature_names_in_)
+    subset = [names[k] for k in model.estimators_features_[1]]
+    assert len(subset) == 3
+    status, out, _ = run(capsys, "show", model_path, "--rules", "--tree", 1)
+    assert status == 0
+    lines = out.splitlines()
+    start = lines.index("rules of tree 1:") + 1
+    assert lines[start:] == [str(rule) for rule in
+                             fasttree.tree_rules(model.estimators_[1], feature_names=subset)]
+    # Without --tree, the first member.
+    status, out, _ = run(capsys, "show", model_path, "--rules")
+    assert "rules of tree 0:" in out
