@@ -773,3 +773,20 @@ def test_a_parameter_that_is_a_class_is_passed_on_as_it_is():
     model = BaggingRegressor(BuildsItsKind(), n_estimators=3, random_state=0).fit(X, y)
     assert all(member.kind is DecisionTreeRegressor for member in model.estimators_)
     assert all(isinstance(member.fitted_, DecisionTreeRegressor) for member in model.estimators_)
+
+
+def test_log_probabilities_of_zero_are_minus_infinity_without_a_warning():
+    import warnings
+
+    X, y = classification_problem(90, seed=53)
+    model = BaggingClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=3,
+                              random_state=0).fit(X, y)
+    probabilities = model.predict_proba(X)
+    assert np.any(probabilities == 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log_probabilities = model.predict_log_proba(X)
+    np.testing.assert_array_equal(log_probabilities[probabilities == 0.0], -np.inf)
+    np.testing.assert_array_equal(log_probabilities, np.log(probabilities, where=probabilities > 0,
+                                                            out=np.full_like(probabilities,
+                                                                             -np.inf)))

@@ -129,8 +129,24 @@ def test_extra_arguments_without_routing_are_refused_by_name():
         BaggingRegressor(RecordingRegressor(Log())).fit(X, np.ones(20), groups=np.ones(20))
 
 
-def test_metadata_no_member_requested_is_refused():
+@pytest.mark.parametrize("voting, callee", [("soft", "predict_proba"), ("hard", "predict")])
+def test_metadata_no_member_requested_is_refused_naming_the_member_method(voting, callee):
+    # Soft voting asks the members for probabilities, hard voting for classes.
     with config_context(enable_metadata_routing=True):
-        bagging = BaggingClassifier(RecordingClassifier(Log()), n_estimators=2).fit(X, LABELS)
-        with pytest.raises(ValueError, match="metadata"):
+        bagging = BaggingClassifier(RecordingClassifier(Log()), n_estimators=2,
+                                    voting=voting).fit(X, LABELS)
+        with pytest.raises(ValueError, match=rf"\[metadata\] are passed but are not explicitly "
+                                             rf"set .* for RecordingClassifier.{callee}, which "
+                                             rf"is used within BaggingClassifier.predict\."):
             bagging.predict(X, metadata="x")
+
+
+def test_hard_voting_routes_predicts_metadata_to_the_members_predict():
+    log = Log()
+    with config_context(enable_metadata_routing=True):
+        member = RecordingClassifier(log).set_predict_request(metadata=True)
+        bagging = BaggingClassifier(member, n_estimators=3, voting="hard",
+                                    random_state=0).fit(X, LABELS)
+        bagging.predict(X, metadata="vote")
+    assert [call["metadata"] for call in recorded(log, "predict")] == ["vote"] * 3
+    assert recorded(log, "predict_proba") == []
