@@ -132,6 +132,7 @@ def upper_limit_tolerance(errors, n, confidence, expected):
         return 1e-9 * expected + np.nan_to_num(noise / beta.pdf(expected, a, b), nan=0.0)
 
 
+@pytest.mark.filterwarnings("error")
 def test_upper_limits_are_scipys_beta_quantiles_from_tiny_to_huge_counts():
     from scipy.stats import beta
     n, share, confidence = np.meshgrid(
