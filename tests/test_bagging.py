@@ -790,3 +790,25 @@ def test_log_probabilities_of_zero_are_minus_infinity_without_a_warning():
     np.testing.assert_array_equal(log_probabilities, np.log(probabilities, where=probabilities > 0,
                                                             out=np.full_like(probabilities,
                                                                              -np.inf)))
+
+
+class Float32Regressor(RegressorEstimator):
+    def fit(self, X, y):
+        self.mean_ = np.float32(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.mean_, dtype=np.float32) + X[:, 0].astype(np.float32)
+
+
+@pytest.mark.parametrize("aggregation", ["mean", "median"])
+def test_predictions_are_float64_whatever_the_members_return(aggregation):
+    X, y = regression_problem(50, seed=54)
+    model = BaggingRegressor(Float32Regressor(), n_estimators=3, aggregation=aggregation,
+                             random_state=0).fit(X, y)
+    predicted = model.predict(X)
+    assert predicted.dtype == np.float64
+    members = np.stack([member.predict(X[:, features]).astype(np.float64) for member, features
+                        in zip(model.estimators_, model.estimators_features_)])
+    expected = members.mean(axis=0) if aggregation == "mean" else np.median(members, axis=0)
+    assert_rounding_close(predicted, expected, data_scale(y))
