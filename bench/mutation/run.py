@@ -136,7 +136,10 @@ def prepare(module, kernels):
 def run(module, where, max_children):
     mutmut = Path(sys.executable).with_name("mutmut")
     # Tests that start ``python -m fasttree`` in a subprocess (test_cli) must
-    # import the mutated package there too, not whatever is installed.
+    # import the mutated package there too, not whatever is installed. The
+    # directory must exist before mutmut starts: Python remembers a missing
+    # path entry as empty, and mutmut's own runs would not find the package.
+    (where / "mutants" / "src").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(where / "mutants" / "src"), os.environ.get("PYTHONPATH")])))
     subprocess.run(["nice", str(mutmut), "run", "--max-children", str(max_children)],
