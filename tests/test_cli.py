@@ -283,6 +283,14 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path, capsys):
                            "--proba | head -n 2", shell=True, capture_output=True, text=True)
     assert piped.stdout.startswith("prediction,proba_") and len(piped.stdout.splitlines()) == 2
     assert piped.stderr == ""
+    # The command's own exit status (a shell pipeline reports head's) is 0.
+    process = subprocess.Popen([sys.executable, "-m", "fasttree", "predict", str(model_path),
+                                str(many)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = process.stdout.readline()
+    process.stdout.close()
+    err = process.stderr.read()
+    process.stderr.close()
+    assert process.wait() == 0 and first.strip() == b"prediction" and err == b""
 
 
 def numbers_file(path, target_cells, extra=None):
