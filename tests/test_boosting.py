@@ -637,3 +637,15 @@ def test_trees_boosted_on_labels_equal_trees_boosted_on_their_codes():
     on_labels.fit(X, y + 10)
     np.testing.assert_array_equal(on_labels.predict(X), on_codes.predict(X) + 10)
     np.testing.assert_array_equal(on_labels.estimator_weights_, on_codes.estimator_weights_)
+
+
+def test_categorical_features_named_by_column_are_told_to_the_members():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(20)
+    frame = pd.DataFrame({"a": rng.normal(size=90), "colour": rng.choice([0.0, 1.0, 2.0], 90),
+                          "b": rng.normal(size=90)})
+    y = ((frame["colour"] == 1.0) ^ (frame["a"] > 1)).to_numpy().astype(int)
+    boosted = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=3,
+                                 categorical_features=["colour"]).fit(frame, y)
+    for member in boosted.estimators_:
+        np.testing.assert_array_equal(member.categorical_features, [False, True, False])
