@@ -660,3 +660,23 @@ def test_a_forests_tree_pickled_without_statistics_prints_without_them_and_has_n
                "node statistics; rules need a tree fitted anew")
     with pytest.raises(ValueError, match=re.escape(message)):
         tree_rules(member)
+
+
+def test_a_branch_that_sent_missing_values_away_does_not_take_them_back():
+    # The root sends missing colours to "gold, green"; its other side tests
+    # colour again at a node that met none, where they would go by default.
+    rng = np.random.default_rng(0)
+    colour = rng.choice(np.array(["red", "teal", "blue", "green", "gold"], dtype=object), 1500)
+    y = np.select([np.isin(colour, ["red", "teal"]), colour == "blue"], [0, 1], 2)
+    gone = rng.random(1500) < 0.1
+    colour[gone], y[gone] = None, 2
+    X = pd.DataFrame({"colour": colour})
+    estimator = DecisionTreeClassifier(random_state=0).fit(X, y)
+    tree = estimator.tree_
+    assert tree.missing_seen[0] and not tree.missing_seen[tree.children_left[0]]
+    rules = tree_rules(estimator)
+    for rule in rules:
+        np.testing.assert_array_equal(rule.covers(estimator._encoded(X)),
+                                      estimator.apply(X) == rule.leaf, err_msg=str(rule))
+    assert [str(rule).split(" then")[0] for rule in rules] == [
+        "if colour = blue", "if colour in {red, teal}", "if (colour in {gold, green} or missing)"]

@@ -286,6 +286,7 @@ def test_plot_tree_keeps_a_font_size_given_whether_or_not_the_boxes_fit(axes):
     (3, (6.4, 4.8), 3.0),   # neighbours on a level bind
     (3, (20.0, 2.0), 3.0),  # levels bind: a wide, short figure
     (5, (9.0, 4.8), 1.0),   # a font between 1 and 2 points
+    (4, (12.0, 3.0), 3.0),  # where a step 3% too large is not made up later
 ])
 def test_plot_tree_shrinks_the_font_until_the_boxes_fit(max_depth, size, smallest):
     rng = np.random.default_rng(0)
@@ -320,3 +321,15 @@ def test_plot_tree_draws_a_tree_too_big_for_its_axes_at_one_point(axes):
     estimator = DecisionTreeClassifier(max_depth=7, random_state=0).fit(X, y)
     boxes = plot_tree(estimator, ax=axes)
     assert {box.get_fontsize() for box in boxes} == {1.0}
+
+
+def test_plot_tree_into_a_figure_that_cannot_measure_text_keeps_the_default_font(tmp_path):
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+    figure = Figure()
+    FigureCanvasSVG(figure)  # no renderer to measure text with before saving
+    estimator, _, _, _ = fitted(False, max_depth=4)
+    boxes = plot_tree(estimator, ax=figure.add_subplot())
+    assert {box.get_fontsize() for box in boxes} == {matplotlib.rcParams["font.size"]}
+    figure.savefig(tmp_path / "tree.svg")
+    assert (tmp_path / "tree.svg").stat().st_size > 1000
