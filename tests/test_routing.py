@@ -62,6 +62,14 @@ class RecordingRegressor(RegressorMixin, Recording):
         return np.full(len(X), self.mean_)
 
 
+class WeightedRecordingRegressor(RecordingRegressor):
+    def fit(self, X, y, sample_weight=None, groups=None):
+        self._record("fit", groups=np.asarray(groups).copy(),
+                     sample_weight=np.asarray(sample_weight).copy())
+        self.mean_ = float(np.average(y, weights=sample_weight))
+        return self
+
+
 X = np.arange(40, dtype=float).reshape(20, 2)
 LABELS = np.array([1, 2, 3, 1, 2] * 4)
 
@@ -150,3 +158,20 @@ def test_hard_voting_routes_predicts_metadata_to_the_members_predict():
         bagging.predict(X, metadata="vote")
     assert [call["metadata"] for call in recorded(log, "predict")] == ["vote"] * 3
     assert recorded(log, "predict_proba") == []
+
+
+def test_members_with_sample_weight_get_fit_params_of_every_row():
+    # Such a member sees every row, with its draw count as its weight (see
+    # test_bagging), and so the fit parameters of every row.
+    log = Log()
+    groups = np.arange(20) * 10
+    with config_context(enable_metadata_routing=True):
+        member = WeightedRecordingRegressor(log).set_fit_request(groups=True,
+                                                                 sample_weight=True)
+        bagging = BaggingRegressor(member, n_estimators=3, random_state=0).fit(
+            X, np.linspace(0.0, 1.0, 20), groups=groups)
+    fits = recorded(log, "fit")
+    assert len(fits) == 3
+    for call, rows in zip(fits, bagging.estimators_samples_):
+        np.testing.assert_array_equal(call["groups"], groups)
+        np.testing.assert_array_equal(call["sample_weight"], np.bincount(rows, minlength=20))
