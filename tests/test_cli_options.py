@@ -365,3 +365,10 @@ def test_errors_end_as_one_line_and_status_one_and_an_interrupt_as_130(capsys, m
             assert status == 130 and err == ""
         else:
             assert status == 1 and err == f"fasttree: error: {line}\n"
+
+
+def test_a_param_is_split_at_its_first_equals_sign():
+    args = _cli.parser_of().parse_args(["train", "d.csv", "--target", "y", "--param",
+                                        "class_weight={'a=b': 2}"])
+    estimator = _cli.build_estimator(args, "classification")
+    assert estimator.class_weight == {"a=b": 2}
