@@ -372,7 +372,8 @@ def test_show_rules_prints_a_forest_members_rules_by_its_names(tmp_path, capsys)
     status, out, err = run(capsys, "show", model_path, "--rules", "--tree", 3)
     assert status == 1 and out == "" and "--tree must be from 0 to 2" in err
     status, out, err = run(capsys, "show", model_path, "--tree", 1)
-    assert status == 1 and out == "" and "add --rules" in err
+    assert status == 1 and out == "" and err == (
+        "fasttree: error: --tree picks the member whose rules to print; add --rules\n")
     tree_path = tmp_path / "tree.ft"
     run(capsys, "train", TITANIC, "--target", "survived", "--out", tree_path)
     status, out, err = run(capsys, "show", tree_path, "--rules", "--tree", 1)
@@ -392,7 +393,7 @@ def test_show_prints_a_rule_lists_rules(tmp_path, capsys):
     assert f"rules: {len(model.rules_)}, then the default class" in out
     status, out, _ = run(capsys, "show", model_path, "--rules")
     assert status == 0
-    assert out.rstrip("\n").endswith(str(model))
+    assert out.rstrip("\n").endswith("\nrules, the first that holds decides:\n" + str(model))
     status, out, err = run(capsys, "show", model_path, "--importances")
     assert status == 1 and out == ""
     assert "a RuleListClassifier has no feature importances" in err
@@ -750,3 +751,21 @@ def test_the_saved_feature_names_are_an_object_array_as_in_scikit_learn(tmp_path
     run(capsys, "train", TITANIC, "--target", "survived", "--max-depth", 2, "--out", model_path)
     names = fasttree.load(model_path).feature_names_in_
     assert names.dtype == object and names.tolist() == ["pclass", "sex", "age", "sibsp", "parch"]
+
+
+def test_evaluate_r2_does_not_depend_on_the_targets_scale(tmp_path, capsys):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(80, 2))
+    y = X[:, 0] + rng.normal(size=80) * 0.5
+    r2_lines = []
+    for scale in (1.0, 1e-3):
+        path = tmp_path / f"scaled{scale}.csv"
+        with open(path, "w", newline="") as file:
+            csv.writer(file).writerows([["a", "b", "y"], *np.c_[X, y * scale].tolist()])
+        status, out, _ = run(capsys, "evaluate", path, "--target", "y", "--cv", 4,
+                             "--max-depth", 2, "--random-state", 0)
+        assert status == 0
+        r2_lines.append(out.splitlines()[1])
+    # The small target's sum of squares is far below 1; R^2 is a ratio of two.
+    assert np.sum((y * 1e-3 - np.mean(y * 1e-3)) ** 2) < 1e-3
+    assert r2_lines[0] == r2_lines[1] and r2_lines[0].startswith("R^2: 0.")

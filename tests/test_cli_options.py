@@ -94,7 +94,9 @@ def test_a_bad_max_features_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["train", str(TITANIC), "--target", "survived", "--max-features", "half"])
     assert stop.value.code == 2
-    assert "must be sqrt, log2, a count or a fraction" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "python -m fasttree train: error: argument --max-features: must be sqrt, log2, a "
+        "count or a fraction")
 
 
 def test_a_missing_target_option_or_an_unknown_model_is_a_usage_error(capsys):
@@ -372,3 +374,31 @@ def test_a_param_is_split_at_its_first_equals_sign():
                                         "class_weight={'a=b': 2}"])
     estimator = _cli.build_estimator(args, "classification")
     assert estimator.class_weight == {"a=b": 2}
+
+
+@pytest.mark.parametrize("n_text, shown", [
+    (2, "'t0' (line 2), 't1' (line 22)"),
+    (3, "'t0' (line 2), 't1' (line 22), 't2' (line 42)"),
+    (4, "'t0' (line 2), 't1' (line 22), 't2' (line 42) and 1 more"),
+])
+def test_stray_text_shows_three_cells_and_counts_the_rest(tmp_path, capsys, n_text, shown):
+    cells = ["0.25", "1.75"] * 40
+    for k in range(n_text):
+        cells[20 * k] = f"t{k}"
+    path = target_file(tmp_path / "typos.csv", cells)
+    status, _, err = run(capsys, "train", path, "--target", "y", "--task", "regression")
+    assert status == 1 and err == (
+        f"fasttree: error: the target column 'y' holds numbers but {n_text} cells of text: "
+        f"{shown}; correct those cells or drop their rows\n")
+
+
+def test_help_lists_every_command_on_a_line_of_its_own(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "usage: python -m fasttree [-h] COMMAND ..."
+    # A command's name is indented by 4 spaces, a wrapped help line by more.
+    listed = [line.split()[0] for line in lines
+              if line.startswith("    ") and not line.startswith("     ")]
+    assert listed == ["train", "predict", "evaluate", "show", "demo"]
