@@ -392,7 +392,8 @@ def test_stray_text_shows_three_cells_and_counts_the_rest(tmp_path, capsys, n_te
         f"{shown}; correct those cells or drop their rows\n")
 
 
-def test_help_lists_every_command_on_a_line_of_its_own(capsys):
+def test_help_lists_every_command_on_a_line_of_its_own(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps help to the terminal's width
     with pytest.raises(SystemExit) as stop:
         main(["--help"])
     assert stop.value.code == 0
