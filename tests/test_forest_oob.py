@@ -22,6 +22,7 @@ from sklearn.metrics import r2_score
 from sklearn.utils.class_weight import compute_sample_weight
 
 from fasttree import RandomForestClassifier, RandomForestRegressor, reference
+from fasttree._forest import add_out_of_bag, out_of_bag_correct
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close, data_scale, rounding_equal
 
@@ -305,3 +306,61 @@ def test_out_of_bag_attributes_exist_only_with_oob_score(forest_class):
     assert not hasattr(forest, "oob_score_")
     assert not hasattr(forest, "oob_decision_function_")
     assert not hasattr(forest, "oob_prediction_")
+
+
+def test_out_of_bag_sums_add_each_members_values_at_its_rows_in_order():
+    rng = np.random.default_rng(0)
+    n_samples, n_values = 50, 3
+    sums, counts = np.zeros((n_samples, n_values)), np.zeros(n_samples, dtype=np.int64)
+    expected_sums, expected_counts = sums.copy(), counts.copy()
+    for _ in range(20):
+        rows = np.flatnonzero(rng.random(n_samples) < 0.4)
+        values = rng.normal(size=(rows.size, n_values)) * 10.0 ** rng.integers(-8, 8)
+        add_out_of_bag(sums, counts, rows, values)
+        np.add.at(expected_sums, rows, values)
+        np.add.at(expected_counts, rows, 1)
+    # The same additions in the same order: the same bits.
+    np.testing.assert_array_equal(sums, expected_sums)
+    np.testing.assert_array_equal(counts, expected_counts)
+
+
+@pytest.mark.parametrize("rows, values, message", [
+    ([0, 4], np.ones((2, 2)), "row 4 is not in"),
+    ([-1], np.ones((1, 2)), "row -1 is not in"),
+    ([0, 1], np.ones((3, 2)), "shapes disagree"),
+    ([0, 1], np.ones((2, 3)), "shapes disagree"),
+])
+def test_out_of_bag_sums_refuse_rows_and_values_that_do_not_fit(rows, values, message):
+    sums, counts = np.zeros((4, 2)), np.zeros(4, dtype=np.int64)
+    with pytest.raises(ValueError, match=message):
+        add_out_of_bag(sums, counts, np.array(rows, dtype=np.intp), values)
+    assert not sums.any() and not counts.any()
+
+
+def test_out_of_bag_correct_counts_the_class_of_the_largest_mean_first_on_ties():
+    rng = np.random.default_rng(1)
+    n_samples, n_classes = 400, 5
+    # Small whole numbers: many rows tie between classes.
+    sums = rng.integers(0, 4, size=(n_samples, n_classes)).astype(np.float64)
+    counts = rng.integers(0, 3, size=n_samples).astype(np.int64)
+    class_index = rng.integers(0, n_classes, size=n_samples).astype(np.int32)
+    covered = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts[:, None]
+    predicted = np.argmax(means[covered], axis=1)
+    n_covered, n_correct = out_of_bag_correct(sums, counts, class_index)
+    assert n_covered == np.count_nonzero(covered)
+    assert n_correct == np.count_nonzero(predicted == class_index[covered])
+    # Ties are common here, so "first on ties" is what is being checked.
+    top = means[covered].max(axis=1, keepdims=True)
+    assert np.count_nonzero((means[covered] == top).sum(axis=1) > 1) > 50
+
+
+def test_out_of_bag_correct_compares_means_not_sums():
+    # Two sums one float64 step apart whose means, divided by 85, are equal:
+    # the means tie and the first class wins, though the second sum is larger.
+    sums = np.array([[171.85413666758538, np.nextafter(171.85413666758538, np.inf)]])
+    counts = np.array([85], dtype=np.int64)
+    means = sums / counts[:, None]
+    assert sums[0, 1] > sums[0, 0] and means[0, 0] == means[0, 1]
+    assert out_of_bag_correct(sums, counts, np.array([0], dtype=np.int32)) == (1, 1)

@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 
 from ._base import BaseEstimator
+from ._forest import add_out_of_bag
 from ._frames import is_frame
 from ._threads import available_cores, run_together
 from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
@@ -282,8 +283,8 @@ class OutOfBagSums:
         """Add one member's ``values`` (n_rows, n_values) at its out-of-bag ``rows``."""
         if self.sums is None:
             self.sums = np.zeros((self.n_samples, values.shape[1]))
-        self.sums[rows] += values
-        self.counts[rows] += 1
+        add_out_of_bag(self.sums, self.counts, np.asarray(rows, dtype=np.intp),
+                       np.ascontiguousarray(values, dtype=np.float64))
 
     def averages(self):
         """Per row, the mean over its out-of-bag members (NaN without any)."""

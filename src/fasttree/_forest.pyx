@@ -1,10 +1,11 @@
 # cython: language_level=3
-"""Forest prediction: every tree, every row, one nogil pass."""
+"""Forest prediction: every tree, every row, one nogil pass; and the running
+out-of-bag sums of a forest as it grows."""
 
 import numpy as np
 cimport numpy as cnp
 
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
@@ -393,3 +394,76 @@ def tree_outputs(WalkTests walk not None, const intp_t[::1] tree_starts not None
     if status < 0:
         raise MemoryError()
     return status
+
+
+def add_out_of_bag(double[:, ::1] sums not None, int64_t[::1] counts not None,
+                   const intp_t[::1] rows not None, const double[:, ::1] values not None):
+    """Add one member's ``values`` at the rows it left out, in row order:
+    ``sums[rows[i]] += values[i]`` and ``counts[rows[i]] += 1``.
+
+    Parameters
+    ----------
+    sums : ndarray of shape (n_samples, n_values), float64
+        Running sums, updated in place.
+    counts : ndarray of shape (n_samples,), int64
+        Members that left each row out, updated in place.
+    rows : ndarray of shape (n_rows,), intp
+        The member's out-of-bag rows, each in ``[0, n_samples)``.
+    values : ndarray of shape (n_rows, n_values), float64
+        The member's values for those rows.
+    """
+    cdef intp_t n_rows = rows.shape[0], n_values = sums.shape[1]
+    cdef intp_t i, k, row
+    cdef double* row_sums
+    if values.shape[0] != n_rows or values.shape[1] != n_values or counts.shape[0] != sums.shape[0]:
+        raise ValueError(f"out-of-bag shapes disagree: sums ({sums.shape[0]}, {n_values}), "
+                         f"counts {counts.shape[0]}, rows {n_rows}, values "
+                         f"({values.shape[0]}, {values.shape[1]})")
+    for i in range(n_rows):
+        if not 0 <= rows[i] < sums.shape[0]:
+            raise ValueError(f"out-of-bag row {rows[i]} is not in [0, {sums.shape[0]})")
+    with nogil:
+        for i in range(n_rows):
+            row = rows[i]
+            counts[row] += 1
+            row_sums = &sums[row, 0]
+            for k in range(n_values):
+                row_sums[k] += values[i, k]
+
+
+def out_of_bag_correct(const double[:, ::1] sums not None, const int64_t[::1] counts not None,
+                       const int32_t[::1] class_index not None):
+    """Rows with out-of-bag values, and those of them whose class of largest
+    mean value (``sums[row] / counts[row]``, the first on ties, as
+    ``numpy.argmax`` of the means) is ``class_index[row]``.
+
+    Returns
+    -------
+    (n_covered, n_correct) : tuple of int
+    """
+    cdef intp_t n_samples = sums.shape[0], n_values = sums.shape[1]
+    cdef intp_t row, k, best
+    cdef intp_t n_covered = 0, n_correct = 0
+    cdef double count, best_mean, mean
+    if counts.shape[0] != n_samples or class_index.shape[0] != n_samples:
+        raise ValueError(f"out-of-bag shapes disagree: sums {n_samples} rows, counts "
+                         f"{counts.shape[0]}, class_index {class_index.shape[0]}")
+    if n_values == 0:
+        raise ValueError("out-of-bag sums hold no values")
+    with nogil:
+        for row in range(n_samples):
+            if counts[row] <= 0:
+                continue
+            n_covered += 1
+            # The means themselves, not the sums: dividing can round two
+            # different sums to one mean, and then the first class wins.
+            count = <double> counts[row]
+            best = 0
+            best_mean = sums[row, 0] / count
+            for k in range(1, n_values):
+                mean = sums[row, k] / count
+                if mean > best_mean:
+                    best_mean = mean
+                    best = k
+            n_correct += best == class_index[row]
+    return n_covered, n_correct

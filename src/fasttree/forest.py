@@ -17,7 +17,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
-from ._forest import tree_outputs
+from ._forest import out_of_bag_correct, tree_outputs
 from ._targets import (class_weight_per_sample, check_regression_target, encode_outputs,
                        target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
@@ -895,6 +895,15 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         predict_leaf_outputs(tree.walk_tests, leaf_class, X, predicted,
                              refill=tree.refill_walk)
         return float(np.mean(predicted == class_index))
+
+    def _oob_error(self, oob, targets):
+        if targets.get("widths") is not None or targets["loss"] is not None:
+            return super()._oob_error(oob, targets)
+        # One class per row by its largest mean: counted in one compiled pass,
+        # as 1 - accuracy of the means' classes would count them.
+        n_covered, n_correct = out_of_bag_correct(oob.sums, oob.counts,
+                                                  targets["class_index"])
+        return np.nan if n_covered == 0 else 1.0 - n_correct / n_covered
 
     def _oob_score_of(self, averages, targets, rows, builtin=False):
         # As scikit-learn: the scores compare encoded classes.
