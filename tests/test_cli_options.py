@@ -3,6 +3,8 @@ estimator, --param, --max-features, --task and the target checks, --drop,
 --cv, the options of show, and the exit statuses of run."""
 
 import csv
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -403,3 +405,63 @@ def test_help_lists_every_command_on_a_line_of_its_own(capsys, monkeypatch):
     listed = [line.split()[0] for line in lines
               if line.startswith("    ") and not line.startswith("     ")]
     assert listed == ["train", "predict", "evaluate", "show", "demo"]
+
+
+def help_of(capsys, monkeypatch, command):
+    """The text of ``python -m fasttree COMMAND --help`` at a width of 100 columns."""
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps help to the terminal's width
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_usage_names_each_option_with_the_placeholder_of_the_documentation(
+        capsys, monkeypatch):
+    # The synopsis of docs/command-line.md, such as "[--max-depth N]", one line a
+    # command; the lines that continue a command's synopsis are indented.
+    page = (Path(__file__).parents[1] / "docs" / "command-line.md").read_text()
+    synopsis = page.split("```text\n", 1)[1].split("```", 1)[0]
+    documented = {}
+    for line in synopsis.splitlines():
+        if line.startswith("python -m fasttree "):
+            command = line.split()[3]
+        documented[command] = documented.get(command, "") + " " + line
+    placeholder = re.compile(r"(--[a-z-]+) ([A-Z][A-Z=]*(?:\[,[A-Z]+\.\.\.\])?)(?![a-z])")
+    expected = {command: placeholder.findall(text) for command, text in documented.items()}
+    # evaluate takes "the model options of train": all but train's --out.
+    assert "[the model options of train]" in documented["evaluate"]
+    expected["evaluate"] += [pair for pair in expected["train"] if pair[0] != "--target"]
+    assert ("--random-state", "SEED") in expected["train"]
+    assert ("--drop", "COLUMN[,COLUMN...]") in expected["train"]
+    assert ("--tree", "N") in expected["show"]
+    for command in ("train", "evaluate", "show"):
+        usage = " ".join(help_of(capsys, monkeypatch, command).split("\n\n")[0].split())
+        for option, name in expected[command]:
+            assert f"{option} {name}" in usage, (command, option, usage)
+
+
+def option_help(text):
+    """Each option of a command's help text, with its description on one line."""
+    described, option = {}, None
+    for line in text.split("options:\n", 1)[1].splitlines():
+        if line.startswith("  -"):
+            option = line.split()[0].rstrip(",")
+            described[option] = " ".join(line.split()[1:])
+        else:
+            described[option] += " " + line.strip()
+    return described
+
+
+def test_help_states_the_defaults_the_options_take(capsys, monkeypatch):
+    parser = _cli.parser_of()
+    for command, arguments, options in (
+            ("train", ["data.csv", "--target", "y"],
+             {"--model": "model", "--task": "task", "--out": "out"}),
+            ("evaluate", ["data.csv", "--target", "y"],
+             {"--model": "model", "--task": "task", "--cv": "cv"})):
+        defaults = vars(parser.parse_args([command, *arguments]))
+        described = option_help(help_of(capsys, monkeypatch, command))
+        for option, name in options.items():
+            assert described[option].endswith(f"(default: {defaults[name]})"), (
+                command, option, described[option])
