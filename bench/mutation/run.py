@@ -8,7 +8,7 @@ tools, since the build runs without isolation)::
     python bench/mutation/run.py --score forest   # the scores of the last run, without running
 
 Each module is mutated in its own directory ``.mutation/<module>/`` holding a
-copy of ``src/`` and ``tests/`` and a ``pyproject.toml`` whose ``[tool.mutmut]``
+copy of ``src/``, ``tests/`` and ``docs/`` and a ``pyproject.toml`` whose ``[tool.mutmut]``
 table is the repository's with ``only_mutate`` set to the module and
 ``pytest_add_cli_args_test_selection`` to the module's own tests (MODULES
 below), so that mutmut records which of those tests reach each function and
@@ -101,6 +101,9 @@ def mutmut_table(module):
     table = dict(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"])
     table["only_mutate"] = [f"src/fasttree/{module}.py"]
     table["pytest_add_cli_args_test_selection"] = MODULES[module]
+    # Some tests compare the program with its documentation (test_cli_options
+    # reads the synopsis of docs/command-line.md).
+    table["also_copy"] = [*table.get("also_copy", []), "docs/"]
     # TOML and JSON agree on strings, lists of strings and booleans.
     return "[tool.mutmut]\n" + "".join(
         f"{key} = {json.dumps(value)}\n" for key, value in table.items())
@@ -109,7 +112,7 @@ def mutmut_table(module):
 def prepare(module, kernels):
     """Lay out ``.mutation/<module>/``; keeps mutmut's results of an earlier run."""
     where = WORK / module
-    for part in ("src", "tests"):
+    for part in ("src", "tests", "docs"):
         if (where / part).exists():
             shutil.rmtree(where / part)
         shutil.copytree(REPO / part, where / part,
