@@ -6,6 +6,7 @@ in test_tree_fitting.py.
 """
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -476,7 +477,8 @@ def reduced_error_pruned_nodes(tree, X_train, y_train, X_val, y_val, loss):
     the first on ties); a validation row of class i predicted j costs
     loss[i, j]. Bottom-up, a node becomes a leaf when its validation rows
     cost no more with its prediction than with its subtree's, as pruned
-    below (docstring of prune_reduced_error)."""
+    below (docstring of prune_reduced_error). A label the tree never saw
+    (-1) costs the most any class costs for that prediction."""
     n_classes = loss.shape[0]
     collapsed = set()
 
@@ -488,7 +490,8 @@ def reduced_error_pruned_nodes(tree, X_train, y_train, X_val, y_val, loss):
         # round one either way.
         assert sorted(costs)[0] < sorted(costs)[1] or not train_rows
         predicted = costs.index(min(costs))
-        own = sum(loss[y_val[row], predicted] for row in val_rows)
+        own = sum(loss[y_val[row], predicted] if y_val[row] >= 0
+                  else max(loss[i, predicted] for i in range(n_classes)) for row in val_rows)
         if tree.children_left[node] == -1:
             return own
         feature, threshold = tree.feature[node], tree.threshold[node]
@@ -507,18 +510,21 @@ def reduced_error_pruned_nodes(tree, X_train, y_train, X_val, y_val, loss):
     return collapsed
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_reduced_error_pruning_prices_held_out_rows_with_the_loss_matrix(seed):
+@pytest.mark.parametrize("seed, unseen", [(0, False), (1, False), (2, False), (0, True),
+                                          (3, True)])
+def test_reduced_error_pruning_prices_held_out_rows_with_the_loss_matrix(seed, unseen):
     X, y = classification_data(900, 4, n_classes=3, seed=seed)
     X = X.astype(np.float32)
     # Not symmetric: whole costs, so that every sum is exact and ties of the
     # held-out loss between a node and its subtree are true ties; primes,
     # so that no node has two classes of least expected cost.
     loss = np.array([[0.0, 11.0, 61.0], [47.0, 0.0, 13.0], [29.0, 83.0, 0.0]])
-    X_train, y_train, X_val, y_val = X[:450], y[:450], X[450:], y[450:]
+    X_train, y_train, X_val, y_val = X[:450], y[:450], X[450:], y[450:].copy()
     grown = DecisionTreeClassifier(min_samples_leaf=3, loss_matrix=loss,
                                    random_state=0).fit(X_train, y_train)
-    pruned = grown.prune_reduced_error(X_val, y_val)
+    if unseen:  # a label the tree never saw, 7, on a fifth of the held-out rows
+        y_val[::5] = -1
+    pruned = grown.prune_reduced_error(X_val, np.where(y_val == -1, 7, y_val))
     collapsed = reduced_error_pruned_nodes(grown.tree_, X_train, y_train, X_val, y_val, loss)
     left, right, feature, threshold = structure_with_leaves_at(grown.tree_, collapsed)
     assert 1 < len(left) < grown.tree_.node_count
@@ -529,8 +535,9 @@ def test_reduced_error_pruning_prices_held_out_rows_with_the_loss_matrix(seed):
     np.testing.assert_array_equal(pruned.tree_.feature[inner], np.array(feature)[inner])
     np.testing.assert_array_equal(pruned.tree_.threshold[inner], np.array(threshold)[inner])
     # Pruned on them, the tree costs no more on the held-out rows.
-    assert (loss[y_val, pruned.predict(X_val)].sum()
-            <= loss[y_val, grown.predict(X_val)].sum())
+    priced = np.vstack([loss, loss.max(axis=0)])  # row -1: the unseen label
+    assert (priced[y_val, pruned.predict(X_val)].sum()
+            <= priced[y_val, grown.predict(X_val)].sum())
 
 
 @pytest.mark.parametrize("loss_matrix, message", [
@@ -841,3 +848,118 @@ def test_a_squared_error_of_targets_too_far_apart_is_refused_naming_y(name, n_ou
         y = np.column_stack([np.arange(6.0), y])
     with pytest.raises(ValueError, match="y spreads too wide for criterion='squared_error'"):
         HUGE_TARGET_REGRESSORS[name]("squared_error").fit(X, y)
+
+
+# -- options that exclude each other, constraints, categories --------------------
+
+CATEGORICAL_FRAME = pd.DataFrame({"colour": pd.Categorical(["red", "green", "blue"] * 4),
+                                  "size": np.arange(12.0)})
+# green, the middle code of three, is set apart by one split of the categories only.
+GREEN = (CATEGORICAL_FRAME["colour"] == "green").to_numpy().astype(int)
+
+
+@pytest.mark.parametrize("make, y, message", [
+    (lambda: DecisionTreeClassifier(monotonic_cst=[1, 0]), [0, 1, 2] * 4,
+     "Monotonicity constraints are not supported with multiclass classification."),
+    (lambda: DecisionTreeClassifier(monotonic_cst=[0, 1]), np.c_[GREEN, GREEN],
+     "Monotonicity constraints are not supported with multiple outputs."),
+    (lambda: DecisionTreeRegressor(monotonic_cst=[0, 1]), np.c_[GREEN, GREEN],
+     "Monotonicity constraints are not supported with multiple outputs."),
+    (lambda: DecisionTreeClassifier(monotonic_cst=[1, 0]), GREEN,
+     "monotonic_cst constrains numeric features only; give the categorical features 0"),
+    (lambda: DecisionTreeRegressor(monotonic_cst=[-1, 0]), GREEN,
+     "monotonic_cst constrains numeric features only; give the categorical features 0"),
+    (lambda: DecisionTreeRegressor(criterion="absolute_error"), GREEN,
+     "criterion='absolute_error' splits numeric features only; encode the categorical "
+     "features as numbers (say, ordinal codes) or use another criterion"),
+    (lambda: DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                    monotonic_cst=[0, 1]), GREEN,
+     "monotonic_cst constrains binary trees; multiway (C4.5) trees take none"),
+    (lambda: DecisionTreeClassifier(criterion="entropy", categorical_split="multiway"),
+     np.c_[GREEN, GREEN],
+     "categorical_split='multiway' grows a tree for one output; y has several columns"),
+    (lambda: DecisionTreeClassifier(loss_matrix=[[0, 1], [1, 0]]), np.c_[GREEN, GREEN],
+     "loss_matrix prices the classes of one output; y has several columns"),
+])
+def test_options_that_do_not_go_together_are_refused_with_their_messages(make, y, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        make().fit(CATEGORICAL_FRAME, y)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS)
+def test_monotonic_cst_makes_predictions_follow_the_constraint(estimator_class):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 2))
+    # Rising in feature 0 overall, but falling inside (0.4, 0.6).
+    y = X[:, 0] + np.where((X[:, 0] > 0.4) & (X[:, 0] < 0.6), -0.5, 0.0)
+    if estimator_class is DecisionTreeClassifier:
+        y = (y + 0.1 * rng.normal(size=400) > 0.5).astype(int)
+    grid = np.c_[np.linspace(0.0, 1.0, 201), np.full(201, 0.5)]
+
+    def steps(tree):
+        values = (tree.predict_proba(grid)[:, 1] if estimator_class is DecisionTreeClassifier
+                  else tree.predict(grid))
+        return np.diff(values)
+
+    params = dict(max_depth=6, random_state=0)
+    assert (steps(estimator_class(**params).fit(X, y)) < 0).any()
+    for constraint, sign in ((1, 1.0), (-1, -1.0)):
+        constrained = estimator_class(monotonic_cst=[constraint, 0], **params).fit(X, y)
+        assert (sign * steps(constrained) >= 0).all()
+        assert constrained.get_params()["monotonic_cst"] == [constraint, 0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DecisionTreeClassifier(max_depth=1),
+    lambda: DecisionTreeRegressor(max_depth=1),
+    lambda: ExtraTreeRegressor(random_state=0),
+    lambda: DecisionTreeClassifier(max_depth=1, categorical_features=["colour"]),
+])
+def test_categorical_columns_split_on_sets_of_categories(make):
+    frame = CATEGORICAL_FRAME
+    if make().categorical_features != "from_dtype":
+        frame = frame.assign(colour=frame["colour"].astype(str))  # named, not typed
+    tree = make().fit(frame[["colour"]], GREEN)
+    np.testing.assert_array_equal(tree.is_categorical_, [True])
+    np.testing.assert_array_equal(tree.categories_[0], ["blue", "green", "red"])
+    # One split of the categories sets green apart; thresholds on codes cannot.
+    np.testing.assert_array_equal(tree.predict(frame[["colour"]]), GREEN)
+    assert tree.tree_.is_categorical[0]
+
+
+def test_a_classifier_of_two_outputs_takes_categorical_columns_and_names():
+    tree = DecisionTreeClassifier(max_depth=1).fit(CATEGORICAL_FRAME, np.c_[GREEN, 1 - GREEN])
+    np.testing.assert_array_equal(tree.is_categorical_, [True, False])
+    np.testing.assert_array_equal(tree.feature_names_in_, ["colour", "size"])
+    np.testing.assert_array_equal(tree.predict(CATEGORICAL_FRAME), np.c_[GREEN, 1 - GREEN])
+
+
+def test_the_regressor_takes_feature_names_from_a_dataframe():
+    tree = DecisionTreeRegressor(max_depth=2).fit(CATEGORICAL_FRAME[["size"]], GREEN)
+    np.testing.assert_array_equal(tree.feature_names_in_, ["size"])
+
+
+def test_multiway_trees_draw_their_features_from_random_state():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(200, 6)).astype(np.float64)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=200)) % 3
+
+    def grown(seed):
+        return DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                      max_features=1, random_state=seed).fit(X, y).tree_
+
+    trees = [grown(seed) for seed in (0, 0, 1, 2)]
+    np.testing.assert_array_equal(trees[0].feature, trees[1].feature)
+    assert any(not np.array_equal(trees[0].feature, other.feature) for other in trees[2:])
+
+
+@pytest.mark.parametrize("make, sklearn_class", [
+    ("ExtraTreeClassifier", "ExtraTreeClassifier"),
+    ("ExtraTreeRegressor", "ExtraTreeRegressor")])
+def test_extra_trees_take_scikit_learns_defaults(make, sklearn_class):
+    import fasttree
+    import sklearn.tree
+    ours = getattr(fasttree, make)().get_params()
+    theirs = getattr(sklearn.tree, sklearn_class)().get_params()
+    assert {name: ours[name] for name in theirs} == theirs
+

@@ -47,7 +47,8 @@ WORK = REPO / ".mutation"
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
     "forest": ["tests/test_forest.py", "tests/test_forest_oob.py", "tests/test_forest_growth.py"],
-    "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py"],
+    "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_prediction.py",
+             "tests/test_tree_pruning.py"],
     "_cli": ["tests/test_cli.py", "tests/test_cli_options.py"],
     "_model_file": ["tests/test_model_file.py"],
     "rules": ["tests/test_rules.py", "tests/test_rules_drawing.py"],
