@@ -35,6 +35,7 @@ array's dtype, then each estimator's consistency (see ``_check_model``).
 """
 
 import bisect
+import codecs
 import dataclasses
 import io
 import json
@@ -326,7 +327,9 @@ def _what_it_is(data):
     if data.startswith(b"\x93NUMPY"):
         return "it is a numpy .npy array"
     try:
-        text = data[:4096].decode("utf-8")
+        # A character cut at byte 4096 is left out, not taken for binary data.
+        text = codecs.getincrementaldecoder("utf-8")().decode(data[:4096],
+                                                              final=len(data) <= 4096)
     except UnicodeDecodeError:
         return "it is not a zip archive"
     lines = text.splitlines()
@@ -408,7 +411,9 @@ def _check_estimator(estimator, depth):
 
     from ._structure import Tree
     name = type(estimator).__name__
-    if depth > 4 or not isinstance(estimator, BaseEstimator):
+    if depth > 4:
+        raise ModelFileError("the model nests ensembles more than 4 deep")
+    if not isinstance(estimator, BaseEstimator):
         raise ModelFileError(f"an ensemble member is not a fasttree estimator ({name})")
     missing = [parameter for parameter in type(estimator)._parameter_names()
                if parameter not in estimator.__dict__]
