@@ -48,7 +48,7 @@ WORK = REPO / ".mutation"
 MODULES = {
     "forest": ["tests/test_forest.py", "tests/test_forest_oob.py", "tests/test_forest_growth.py"],
     "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_prediction.py",
-             "tests/test_tree_pruning.py"],
+             "tests/test_tree_pruning.py", "tests/test_tree_options.py"],
     "_cli": ["tests/test_cli.py", "tests/test_cli_options.py"],
     "_model_file": ["tests/test_model_file.py", "tests/test_model_file_checks.py"],
     "rules": ["tests/test_rules.py", "tests/test_rules_drawing.py"],
