@@ -126,7 +126,7 @@ MUTATIONS = [
     ),
     Mutation(
         "squared-error-missed-weight",
-        "_criterion.pyx",
+        "_criterion_regression.pyx",
         "        cdef double weight = self.node_weight[position]\n"
         "        self.sum_left += weight * self.node_target[position]\n",
         "        cdef double weight = self.node_weight[position]\n"

@@ -1,4 +1,4 @@
-"""The impurity criteria of fasttree._criterion against the pure-Python oracle.
+"""The impurity criteria (fasttree._criterion_*) against the pure-Python oracle.
 
 ``node_statistics(criterion, samples)`` runs the criterion's ``init_node`` on
 a node and reports its impurity, total weight and value (class fractions or
@@ -14,9 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fasttree._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini,
-                                 Misclassification, MultiOutput, OutputImpurity, Poisson,
-                                 SquaredError, node_statistics)
+from fasttree._criterion import node_statistics
+from fasttree._criterion_absolute_error import AbsoluteError
+from fasttree._criterion_classification import (CostSensitiveGini, Entropy, Gini,
+                                                Misclassification)
+from fasttree._criterion_multi_output import MultiOutput, OutputImpurity
+from fasttree._criterion_regression import Poisson, SquaredError
 from fasttree.reference import CostSensitiveGini as ReferenceCostGini
 from fasttree.reference import impurity
 from tolerances import assert_rounding_close, data_scale, rounding_equal

@@ -24,7 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fasttree._criterion import Entropy, Gini, Misclassification, SquaredError
+from fasttree._criterion_classification import Entropy, Gini, Misclassification
+from fasttree._criterion_regression import SquaredError
 from fasttree._features import rank_features
 from fasttree._splitter import SplitMethod, Splitter, find_split
 from fasttree.reference import best_split, impurity

@@ -8,7 +8,7 @@ import pytest
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                       ExtraTreeRegressor, RandomForestClassifier, RandomForestRegressor,
-                      _criterion, _splitter)
+                      _criterion_classification, _splitter)
 from synthetic import classification_data, data_for, regression_data, tied_columns
 from fasttree._structure import Tree
 from tolerances import assert_rounding_close, data_scale
@@ -445,7 +445,7 @@ def test_whole_weights_take_the_exact_shortcuts_to_the_same_trees(
                                 (_splitter.SplitMethod.SPLIT_COUNT, True),
                                 (_splitter.SplitMethod.SPLIT_AUTO, True)]:
         monkeypatch.setattr(_splitter, "split_method", method)
-        monkeypatch.setattr(_criterion, "children_from_sweeps", from_sweeps)
+        monkeypatch.setattr(_criterion_classification, "children_from_sweeps", from_sweeps)
         fitted.append(estimator_class(**params).fit(X, y, sample_weight=weights))
     trees = [getattr(model, "estimators_", [model]) for model in fitted]
     assert trees[0][0].tree_.node_count > 50

@@ -7,11 +7,8 @@ from libc.math cimport INFINITY, log
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport calloc, free
 
+from ._criterion cimport weight_log_weight
 from ._utils cimport beats_best, cancelling_scale, intp_t, midpoint
-
-
-cdef inline double weight_log_weight(double weight) noexcept nogil:
-    return weight * log(weight) if weight > 0.0 else 0.0
 
 
 cdef double entropy_proxy(const double* left, const double* total, intp_t n_classes,

@@ -9,7 +9,7 @@
 # from a few contiguous cache lines, whichever rows of the training set they
 # are.
 
-cimport cython
+from libc.math cimport INFINITY, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._utils cimport intp_t
@@ -166,286 +166,23 @@ cdef class Criterion:
     cdef void children_values(self, double* left, double* right) noexcept nogil
 
 
-# The classes seen among some positions and their weights, by class index.
-cdef struct ClassTally:
-    double* total          # weight of every class; zero for the classes not seen
-    char* seen             # 1 for the classes seen
-    intp_t* classes        # the classes seen, in the order first seen
-    intp_t n_seen          # how many
-    double weight          # weight of all the positions added
+# A buffer of count items of size bytes (at least one item), or MemoryError.
+cdef void* allocate(intp_t count, size_t size) except NULL
 
 
-cdef class ClassificationCriterion(Criterion):
-    cdef const int32_t* class_index    # encoded class of every sample
-    cdef intp_t n_classes
-    # Whole weights summing below 2**31: a sample's weight and its count add
-    # to a bin as one 64-bit integer, (weight << 32) | 1.
-    cdef bint packed_sums
-    cdef int64_t* position_increment   # packed_sums: (weight << 32) | 1 of the sample at
-                                       # every position; NULL otherwise
-    cdef int64_t* spare_increment      # partition buffer of the same length
-    # Sums are exact and every position's weight is positive (so a class is
-    # in a child exactly when its weight there is): the children's states
-    # are the kept left child and the node minus it.
-    cdef bint children_from_kept
-    cdef bint may_keep_children        # the module's children_from_sweeps at construction
-    cdef double* kept_left             # keep_left's per-class weights, by class number
-    cdef double kept_weight_left       # and their total
-    cdef int32_t* position_class       # class of the sample at every position
-    cdef int32_t* spare_class          # partition buffer of the same length
-    cdef const int32_t* node_class     # position_class from the current node's start
-    # The current node's classes. The sweeps number only the classes present
-    # in it, in index order, so that resets, bins and proxies cost O(classes
-    # present), not O(n_classes): deep nodes hold few of many classes.
-    cdef intp_t n_node_classes         # classes present in the node
-    cdef intp_t* node_classes          # those classes, ascending
-    cdef intp_t* class_number          # each present class's number in the node
-    cdef double* node_class_total      # per-class weight of the node, by class number
-    # Tallies of the classes of a set of positions, for compute_state and
-    # for the two sides of a partition: tallies[1] the left, tallies[0] the
-    # right, so that a position's goes_left flag picks its side's tally.
-    cdef ClassTally tallies[2]
-    cdef double* weight_left           # per-class weight of the left child, by class number
-    cdef double* weight_right          # per-class weight of the right child, by class number
-    cdef double* group_weight          # per-class weight of the tied samples move_left
-                                       # moves at once; all zeros between calls
-    cdef intp_t* group_classes         # classes present in that group
-    cdef int64_t* value_sums           # move_values_left's packed sums: 4 copies per class
-    cdef double* value_bin             # and the bin it moves (1 + n_classes doubles)
-    cdef object _keep_alive            # owners of the arrays pointed to
+# Helpers of several criterion families, inline wherever they are cimported.
 
-    # The fraction of class 1 in a class-number-indexed set of weights.
-    cdef double positive_fraction(self, const double* weights, double total) noexcept nogil
-    # Moves one class's weight from the right child to the left one.
-    cdef void move_class_weight_left(self, intp_t label, double weight) noexcept nogil
-    # The children's states from the kept left child (children_from_kept).
-    cdef void write_kept_states(self, double* left_state, double* right_state) noexcept nogil
+cdef inline double weight_log_weight(double weight) noexcept nogil:
+    # 0 log 0 = 0, the convention of information theory.
+    if weight <= 0.0:
+        return 0.0
+    return weight * log(weight)
 
 
-cdef class Gini(ClassificationCriterion):
-    cdef double squares_left           # sum over classes of weight_left**2
-    cdef double squares_right          # sum over classes of weight_right**2
-    cdef double node_squares           # sum over the node's classes of total**2
-
-
-cdef class CostSensitiveGini(ClassificationCriterion):
-    # Impurity sum over i != j of loss[i, j] p_i p_j, that is w' L w / W**2
-    # for class weights w of total W; moving weight s of class c to the left
-    # adds s (M w_left)[c] to w_left' L w_left, with M = L + L' (L's
-    # diagonal is zero), and takes s (M w_right)[c] from the right's.
-    cdef const double* loss            # n_classes x n_classes, row-major, zero diagonal
-    cdef double* node_symmetric        # M over the node's classes, by class number
-    cdef double quadratic_left         # w_left' L w_left
-    cdef double quadratic_right        # w_right' L w_right
-    cdef double node_quadratic         # w' L w of the node
-    cdef object _loss_array
-
-
-cdef class Entropy(ClassificationCriterion):
-    # With integer weights every count is a whole number, so w log w comes
-    # from a table instead of a log call per class per candidate.
-    cdef const double* weight_log_weight_table   # i log i for i <= total weight, or NULL
-    cdef object _table
-    # proxy_bound's state. The proxy sums w log w over the classes of both
-    # children; move_stats_left keeps that sum up to date, in O(1) per class
-    # moved, though in another order than the proxy adds it, so it may
-    # differ in the last bits: these bound by how much.
-    cdef bint node_logs_ready          # node_log_sum and node_log_size are the node's
-    cdef double node_log_sum           # sum over the node's classes of w log w
-    cdef double node_log_size          # and of |w log w|
-    cdef double log_sum                # the sum for the current children
-    cdef double log_size               # and of |w log w|
-    cdef double log_drift              # its rounding so far, in units of 2**-53
-
-    cdef double weight_log(self, double weight) noexcept nogil
-
-
-cdef class Misclassification(ClassificationCriterion):
-    # proxy_bound's state: the children's largest class weights, exact on
-    # the left (move_stats_left keeps it) and bounded on the right (weights
-    # only leave the right child; each proxy_improvement tightens it).
-    cdef double largest_left
-    cdef double largest_right_bound
-
-
-cdef class SquaredError(Criterion):
-    # A node's sums are of target - reference, its reference being the target
-    # of its first position: equal targets sum to exactly 0 (the node's value
-    # is then that target), and the sums keep the precision of the node's
-    # own spread, whatever the magnitudes of the targets or of the other
-    # rows. The state of a node is its weight, sum, loss and reference.
-    # Whatever computes a node's state (partition, compute_state) writes its
-    # targets minus its reference at its positions, which its sweeps read.
-    cdef const double* target          # regression target of every sample
-    cdef double* position_target       # target of the sample at every position
-    cdef double* spare_target          # partition buffer of the same length
-    cdef bint centres                  # references are targets; else 0 (Poisson)
-    cdef double* position_centred      # target - reference at every position
-    cdef double* spare_centred         # partition buffer of the same length
-    cdef const double* node_target     # position_centred from the current node's start
-    cdef double reference              # the current node's reference
-    cdef double sum_total              # weighted sum of the node's position_centred
-    cdef double node_loss              # weighted loss of the node about its mean:
-                                       # sum of (target - mean)**2 (squared error)
-    cdef double sum_left               # weighted sum of position_centred moved left
-    # move_values_left's pass for one side: the values at most threshold, or
-    # the missing ones.
-    cdef intp_t move_side_left(self, const float* values, float threshold, bint missing,
-                               intp_t n_node) noexcept nogil
-    cdef object _keep_alive
-
-    # Adds state[2], the weighted loss of positions [start, end) about their
-    # mean (node_loss), to a state holding their weight and weighted sum.
-    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil
-
-
-cdef class Poisson(SquaredError):
-    # The same bins and sums as the squared error, of the targets as they are
-    # (reference 0); node_loss is the half Poisson deviance, sum of
-    # w y log(y / mean), and a split that leaves a child a target sum of
-    # (about) zero, whose mean would predict 0, is never taken. state[3]
-    # holds the node's common target, NaN when its targets differ.
-    cdef double zero_sum_bound         # child target sums at or below this are
-                                       # taken as 0: the rounding a sum of the
-                                       # node's targets can leave behind
-    cdef double common_target          # the current node's state[3]
-
-
-# What a MultiOutput criterion measures in each output.
-cpdef enum OutputImpurity:
-    IMPURITY_GINI = 0
-    IMPURITY_ENTROPY = 1
-    IMPURITY_MISCLASSIFICATION = 2
-    IMPURITY_SQUARED_ERROR = 3
-    IMPURITY_POISSON = 4
-
-
-# Final (as are the other criteria below without subclasses): their calls
-# to their own methods are direct, which the compiler may inline.
-@cython.final
-cdef class MultiOutput(Criterion):
-    # Several targets per sample (scikit-learn's y of shape (n, k)): the
-    # impurity is the mean of the outputs' impurities. Every sample adds
-    # weight * value to one column per output: for a regression output k,
-    # its target to column k; for a classification output, 1 to the
-    # column of its class among the output's columns. The running sums
-    # of those columns serve every impurity: a column's sum over the weight
-    # is a class fraction or a mean.
-    cdef OutputImpurity impurity_kind
-    cdef intp_t n_outputs
-    cdef const int32_t* sample_column  # (n_samples, n_outputs) column of every sample's entries
-    cdef const double* sample_value    # (n_samples, n_outputs) their values
-    cdef const intp_t* output_start    # output k owns columns [output_start[k], output_start[k + 1])
-    cdef int32_t* position_column      # sample_column of the sample at every position
-    cdef double* position_value        # sample_value of the sample at every position
-    cdef int32_t* spare_column         # partition buffers of the same lengths
-    cdef double* spare_value
-    cdef const int32_t* node_column    # position_column from the current node's start
-    cdef const double* node_value_of   # position_centred from the current node's start
-    cdef double* sum_total             # per column, the node's weighted sum
-    cdef double* sum_left              # per column, the left child's
-    cdef double* group                 # move_left's bin; all zeros between calls
-    cdef double* output_mean           # add_node_loss's means, one per output
-    # Squared error: each output's sums are of target - reference, as in
-    # SquaredError, and a state's last n_values doubles are the references.
-    # Poisson: the sums are of the targets, and those doubles are each
-    # output's common target, NaN where its targets differ. Classification
-    # states have no such doubles.
-    cdef bint centres                  # squared error: references are targets
-    cdef double* position_centred      # squared error: position_value minus the
-                                       # references of the node holding the
-                                       # position; else position_value itself
-    cdef double* spare_centred         # partition buffer of the same length
-    cdef double* reference             # per column, the current node's (else 0)
-    cdef double* common_target         # Poisson: per column, the current node's
-    cdef double* side_reference        # partition's references of the two sides
-    cdef double node_loss              # regression: the node's squared deviations
-                                       # from its means (or Poisson deviance), summed
-                                       # over the outputs
-    cdef double zero_sum_bound         # Poisson: child sums at or below it count as 0
-    cdef object _keep_alive
-
-    # Squared error or Poisson: every output is a regression.
-    cdef bint is_regression(self) noexcept nogil
-    # Writes state[1], the regression loss of positions [start, end) about
-    # the means of a state holding their weight, column sums (state[2:]) and
-    # references (squared error), and Poisson's common targets.
-    cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil
-
-
-# Where a set's weighted median lies among the node's distinct targets.
-cdef struct MedianCursor:
-    intp_t index          # the first distinct target at which the set's cumulative
-                          # weight reaches half of its total
-    double below_weight   # the set's weight below that target
-    double below_sum      # its weighted target sum there
-
-
-@cython.final
-cdef class AbsoluteError(Criterion):
-    # Mean absolute deviation from the weighted median, per output, averaged
-    # over the outputs (scikit-learn's 'absolute_error'); a node predicts
-    # the weighted medians. The median is where the cumulative weight of the
-    # sorted targets reaches half the total, the mean of that target and the
-    # next when it reaches exactly half. Each output's targets are ranked
-    # once; a node sorts its ranks once (restore_node) into its distinct
-    # targets, and the sweeps keep the weight, weighted sum and count of
-    # each child's targets per distinct target, with a cursor on each
-    # child's median walked from entry to entry as samples move (a sweep's
-    # walks add up to O(m log n) steps through contiguous memory for m
-    # distinct targets); a child's absolute deviation is then O(1).
-    cdef intp_t n_outputs
-    cdef const double* target          # (n_samples, n_outputs) targets
-    cdef const uint32_t* target_rank   # (n_samples, n_outputs) their ranks per output
-    cdef const int* rank_bits          # per output, significant bits of its largest rank
-    cdef double* position_target       # target and rank of the sample at every position
-    cdef uint32_t* position_rank
-    cdef double* spare_target          # partition buffers of the same lengths
-    cdef uint32_t* spare_rank
-    cdef const double* node_target     # position_target from the current node's start
-    cdef uint32_t* local_rank          # (n_node, n_outputs) index of each node position's
-                                       # target among the node's distinct targets
-    cdef double* local_centred         # (n_node, n_outputs) each node position's
-                                       # distinct_value
-    cdef uint64_t* items               # sort buffers for the node's ranks
-    cdef uint64_t* scratch
-    # Per output k, blocks of n_samples + 1 entries at k * (n_samples + 1):
-    cdef intp_t* n_distinct            # the node's distinct targets of each output
-    cdef double* distinct_value        # the node's distinct targets, ascending, as halves
-                                       # minus node_reference
-    cdef double* distinct_target       # and as they are
-    cdef double* node_point            # per distinct target: weight, weighted sum, count
-    cdef double* left_point            # the same for the left child (the right's: the
-                                       # node's minus the left's)
-    # The sweeps work on halves of the targets (see HALF) minus half the
-    # node's least target (of each output): their weighted sums keep the
-    # precision of the node's spread whatever the targets' magnitudes, and
-    # losses and the cursors' medians are in those units too.
-    cdef double* node_reference        # per output, half the current node's least target
-    cdef double* node_sum              # per output, the node's weighted target sum
-    cdef double* left_sum              # and the left child's
-    cdef double* node_median           # per output, the node's weighted median (a target,
-                                       # or the mean of two)
-    cdef MedianCursor* node_cursor     # per output, where the node's median lies
-    cdef MedianCursor* left_cursor     # and each child's, walked as samples move
-    cdef MedianCursor* right_cursor
-    cdef double node_loss              # the node's absolute deviations, summed over outputs
-    cdef double steps_per_loss         # the proxy counts losses in steps of the
-                                       # inverse of this power of two
-    cdef double count_left             # samples moved left
-    cdef intp_t n_node
-    cdef intp_t block_size             # n_samples + 1
-    cdef object _keep_alive
-
-    # Moves a child's cursor of output k to its median's entry for the
-    # child's half weight (right: the child whose points are the node's
-    # minus left_point).
-    cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
-                          double half) noexcept nogil
-    # A child's weighted median of output k, from its cursor and weight.
-    cdef double side_median(self, intp_t k, const MedianCursor* cursor, bint right,
-                            double weight) noexcept nogil
-    # The absolute deviation of one child's targets of output k from their
-    # weighted median, from its cursor, weight and weighted sum.
-    cdef double side_loss(self, intp_t k, const MedianCursor* cursor, bint right,
-                          double weight, double weighted_sum) noexcept nogil
+cdef inline double log_ratio(double target, double mean) noexcept nogil:
+    # log(target / mean) of positive numbers, also when the ratio under- or
+    # overflows (targets 1e-300 and 1e300 in one node).
+    cdef double ratio = target / mean
+    if 0.0 < ratio < INFINITY:
+        return log(ratio)
+    return log(target) - log(mean)

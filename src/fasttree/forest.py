@@ -10,7 +10,7 @@ import numpy as np
 
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
-from ._criterion import CostSensitiveGini
+from ._criterion_classification import CostSensitiveGini
 from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_n_estimators, describe_y,

@@ -8,8 +8,10 @@ import numpy as np
 
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
-from ._criterion import (AbsoluteError, CostSensitiveGini, Entropy, Gini, Misclassification,
-                         MultiOutput, OutputImpurity, Poisson, SquaredError)
+from ._criterion_absolute_error import AbsoluteError
+from ._criterion_classification import CostSensitiveGini, Entropy, Gini, Misclassification
+from ._criterion_multi_output import MultiOutput, OutputImpurity
+from ._criterion_regression import Poisson, SquaredError
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._splitter import SplitMethod, Splitter

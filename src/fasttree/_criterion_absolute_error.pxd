@@ -1,0 +1,84 @@
+# Absolute error from the weighted median, of one or several outputs.
+cimport cython
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+
+from ._criterion cimport BinSource, Criterion
+from ._utils cimport intp_t
+
+
+# Where a set's weighted median lies among the node's distinct targets.
+cdef struct MedianCursor:
+    intp_t index          # the first distinct target at which the set's cumulative
+                          # weight reaches half of its total
+    double below_weight   # the set's weight below that target
+    double below_sum      # its weighted target sum there
+
+
+@cython.final
+cdef class AbsoluteError(Criterion):
+    # Mean absolute deviation from the weighted median, per output, averaged
+    # over the outputs (scikit-learn's 'absolute_error'); a node predicts
+    # the weighted medians. The median is where the cumulative weight of the
+    # sorted targets reaches half the total, the mean of that target and the
+    # next when it reaches exactly half. Each output's targets are ranked
+    # once; a node sorts its ranks once (restore_node) into its distinct
+    # targets, and the sweeps keep the weight, weighted sum and count of
+    # each child's targets per distinct target, with a cursor on each
+    # child's median walked from entry to entry as samples move (a sweep's
+    # walks add up to O(m log n) steps through contiguous memory for m
+    # distinct targets); a child's absolute deviation is then O(1).
+    cdef intp_t n_outputs
+    cdef const double* target          # (n_samples, n_outputs) targets
+    cdef const uint32_t* target_rank   # (n_samples, n_outputs) their ranks per output
+    cdef const int* rank_bits          # per output, significant bits of its largest rank
+    cdef double* position_target       # target and rank of the sample at every position
+    cdef uint32_t* position_rank
+    cdef double* spare_target          # partition buffers of the same lengths
+    cdef uint32_t* spare_rank
+    cdef const double* node_target     # position_target from the current node's start
+    cdef uint32_t* local_rank          # (n_node, n_outputs) index of each node position's
+                                       # target among the node's distinct targets
+    cdef double* local_centred         # (n_node, n_outputs) each node position's
+                                       # distinct_value
+    cdef uint64_t* items               # sort buffers for the node's ranks
+    cdef uint64_t* scratch
+    # Per output k, blocks of n_samples + 1 entries at k * (n_samples + 1):
+    cdef intp_t* n_distinct            # the node's distinct targets of each output
+    cdef double* distinct_value        # the node's distinct targets, ascending, as halves
+                                       # minus node_reference
+    cdef double* distinct_target       # and as they are
+    cdef double* node_point            # per distinct target: weight, weighted sum, count
+    cdef double* left_point            # the same for the left child (the right's: the
+                                       # node's minus the left's)
+    # The sweeps work on halves of the targets (see HALF) minus half the
+    # node's least target (of each output): their weighted sums keep the
+    # precision of the node's spread whatever the targets' magnitudes, and
+    # losses and the cursors' medians are in those units too.
+    cdef double* node_reference        # per output, half the current node's least target
+    cdef double* node_sum              # per output, the node's weighted target sum
+    cdef double* left_sum              # and the left child's
+    cdef double* node_median           # per output, the node's weighted median (a target,
+                                       # or the mean of two)
+    cdef MedianCursor* node_cursor     # per output, where the node's median lies
+    cdef MedianCursor* left_cursor     # and each child's, walked as samples move
+    cdef MedianCursor* right_cursor
+    cdef double node_loss              # the node's absolute deviations, summed over outputs
+    cdef double steps_per_loss         # the proxy counts losses in steps of the
+                                       # inverse of this power of two
+    cdef double count_left             # samples moved left
+    cdef intp_t n_node
+    cdef intp_t block_size             # n_samples + 1
+    cdef object _keep_alive
+
+    # Moves a child's cursor of output k to its median's entry for the
+    # child's half weight (right: the child whose points are the node's
+    # minus left_point).
+    cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
+                          double half) noexcept nogil
+    # A child's weighted median of output k, from its cursor and weight.
+    cdef double side_median(self, intp_t k, const MedianCursor* cursor, bint right,
+                            double weight) noexcept nogil
+    # The absolute deviation of one child's targets of output k from their
+    # weighted median, from its cursor, weight and weighted sum.
+    cdef double side_loss(self, intp_t k, const MedianCursor* cursor, bint right,
+                          double weight, double weighted_sum) noexcept nogil
