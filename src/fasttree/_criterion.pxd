@@ -4,8 +4,8 @@
 #
 # A criterion reads what the moves need (weights, classes, targets) from
 # arrays indexed by position in the builder's samples array, not by sample:
-# init_positions fills them once per tree, and partition keeps them aligned
-# with the samples whenever a node is split. A node's samples then read them
+# init_positions fills them once per tree, and the splitter keeps them aligned
+# with the samples whenever it partitions a node. A node's samples then read them
 # from a few contiguous cache lines, whichever rows of the training set they
 # are.
 
@@ -34,6 +34,16 @@ cdef inline intp_t bin_of(BinSource source, intp_t position) noexcept nogil:
     return (<const uint32_t*> source.bins)[source.node_samples[position]] - source.first_bin
 
 
+# One array a criterion keeps by position.
+cdef struct PositionArray:
+    char* items                        # the item of position 0
+    size_t item_size                   # bytes per position
+
+
+cdef enum:
+    MAX_MOVED_ARRAYS = 4               # position_weight and at most three of a family's
+
+
 cdef class Criterion:
     cdef int allocate_positions(self, intp_t n_samples) except -1
     cdef const double* sample_weight   # weight of every training sample
@@ -56,8 +66,14 @@ cdef class Criterion:
     cdef readonly bint needs_sorted_moves
     cdef double* position_weight       # weight of the sample at every position
     cdef bint unit_weights             # every one of them is 1.0 (init_positions)
-    cdef double* spare_weight          # partition buffers of the same length
-    cdef uint32_t* spare_sample
+    # The arrays kept by position that the splitter moves with the samples
+    # when it partitions a node (_utils.stable_partition): position_weight
+    # and the family's own. Arrays that computing a node's state rewrites
+    # (targets minus the node's reference) need no moving and are not here.
+    cdef PositionArray moved[MAX_MOVED_ARRAYS]
+    cdef readonly intp_t n_moved
+    cdef readonly size_t largest_item  # bytes of the largest item of those, or of a sample
+    cdef int move_with_samples(self, void* items, size_t item_size) except -1
     cdef const double* node_weight     # position_weight from the current node's start
 
     # Doubles that hold a node's statistics (its "state"): what makes a node
@@ -74,16 +90,15 @@ cdef class Criterion:
     # Makes positions [start, end) the current node from its state, in
     # O(classes present): the same numbers init_node computes.
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil
-    # Moves the positions [start, end) whose goes_left[i - start] is set
-    # before the others, keeping the order within each side, with samples
-    # (indexed by position too) along with them, and writes the states of
-    # the two sides, in the same pass.
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil
+    # Writes the states of positions [start, middle) and [middle, end), the
+    # two children of a node the splitter has just partitioned: compute_state
+    # of each, unless the criterion knows them from the sweep that chose
+    # the split (see keep_left).
+    cdef void children_states(self, intp_t start, intp_t middle, intp_t end,
+                              double* left_state, double* right_state) noexcept nogil
     # Remembers the current left child as the best split's so far (a
-    # sweep calls it whenever a split beats the best); partition may then
-    # take the children's states from it instead of adding them up.
+    # sweep calls it whenever a split beats the best); children_states may
+    # then take the children's states from it instead of adding them up.
     cdef void keep_left(self) noexcept nogil
     # Puts every sample of the node back into the right child.
     cdef void reset(self) noexcept nogil

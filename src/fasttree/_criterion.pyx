@@ -28,15 +28,24 @@ cdef class Criterion:
 
     def __dealloc__(self):
         free(self.position_weight)
-        free(self.spare_weight)
-        free(self.spare_sample)
         free(self.scratch_state)
 
     cdef int allocate_positions(self, intp_t n_samples) except -1:
         self.position_weight = <double*> allocate(n_samples, sizeof(double))
-        self.spare_weight = <double*> allocate(n_samples, sizeof(double))
-        self.spare_sample = <uint32_t*> allocate(n_samples, sizeof(uint32_t))
         self.scratch_state = <double*> allocate(self.state_size, sizeof(double))
+        self.n_moved = 0
+        self.largest_item = sizeof(uint32_t)
+        self.move_with_samples(self.position_weight, sizeof(double))
+        return 0
+
+    cdef int move_with_samples(self, void* items, size_t item_size) except -1:
+        if self.n_moved == MAX_MOVED_ARRAYS:
+            raise ValueError(f"a criterion moves at most {MAX_MOVED_ARRAYS} arrays "
+                             "with the samples")
+        self.moved[self.n_moved].items = <char*> items
+        self.moved[self.n_moved].item_size = item_size
+        self.n_moved += 1
+        self.largest_item = max(self.largest_item, item_size)
         return 0
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
@@ -57,10 +66,10 @@ cdef class Criterion:
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         pass
 
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil:
-        pass
+    cdef void children_states(self, intp_t start, intp_t middle, intp_t end,
+                              double* left_state, double* right_state) noexcept nogil:
+        self.compute_state(start, middle, left_state)
+        self.compute_state(middle, end, right_state)
 
     cdef void keep_left(self) noexcept nogil:
         pass

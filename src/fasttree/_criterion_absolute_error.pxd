@@ -33,8 +33,6 @@ cdef class AbsoluteError(Criterion):
     cdef const int* rank_bits          # per output, significant bits of its largest rank
     cdef double* position_target       # target and rank of the sample at every position
     cdef uint32_t* position_rank
-    cdef double* spare_target          # partition buffers of the same lengths
-    cdef uint32_t* spare_rank
     cdef const double* node_target     # position_target from the current node's start
     cdef uint32_t* local_rank          # (n_node, n_outputs) index of each node position's
                                        # target among the node's distinct targets

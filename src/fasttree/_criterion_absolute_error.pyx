@@ -75,8 +75,8 @@ cdef class AbsoluteError(Criterion):
         cdef intp_t blocks = self.block_size * self.n_outputs
         self.position_target = <double*> allocate(entries, sizeof(double))
         self.position_rank = <uint32_t*> allocate(entries, sizeof(uint32_t))
-        self.spare_target = <double*> allocate(entries, sizeof(double))
-        self.spare_rank = <uint32_t*> allocate(entries, sizeof(uint32_t))
+        self.move_with_samples(self.position_target, self.n_outputs * sizeof(double))
+        self.move_with_samples(self.position_rank, self.n_outputs * sizeof(uint32_t))
         self.local_rank = <uint32_t*> allocate(entries, sizeof(uint32_t))
         self.local_centred = <double*> allocate(entries, sizeof(double))
         self.items = <uint64_t*> allocate(n_samples, sizeof(uint64_t))
@@ -101,8 +101,6 @@ cdef class AbsoluteError(Criterion):
     def __dealloc__(self):
         free(self.position_target)
         free(self.position_rank)
-        free(self.spare_target)
-        free(self.spare_rank)
         free(self.local_rank)
         free(self.local_centred)
         free(self.items)
@@ -228,46 +226,6 @@ cdef class AbsoluteError(Criterion):
         frexp(scale, &exponent)
         self.steps_per_loss = ldexp(1.0, 41 - max(exponent, -960))
         self.reset()
-
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil:
-        cdef intp_t i, k, n_left = 0, n_right = 0, n_outputs = self.n_outputs
-        cdef uint32_t sample
-        cdef double weight
-        cdef double side_weight[2]
-        cdef uint32_t* node_samples = samples + start
-        cdef double* node_weight = self.position_weight + start
-        cdef double* node_target = self.position_target + start * n_outputs
-        cdef uint32_t* node_rank = self.position_rank + start * n_outputs
-        side_weight[0] = 0.0
-        side_weight[1] = 0.0
-        for i in range(end - start):
-            sample = node_samples[i]
-            weight = node_weight[i]
-            side_weight[goes_left[i]] += weight
-            if goes_left[i]:
-                node_samples[n_left] = sample
-                node_weight[n_left] = weight
-                for k in range(n_outputs):
-                    node_target[n_left * n_outputs + k] = node_target[i * n_outputs + k]
-                    node_rank[n_left * n_outputs + k] = node_rank[i * n_outputs + k]
-                n_left += 1
-            else:
-                self.spare_sample[n_right] = sample
-                self.spare_weight[n_right] = weight
-                for k in range(n_outputs):
-                    self.spare_target[n_right * n_outputs + k] = node_target[i * n_outputs + k]
-                    self.spare_rank[n_right * n_outputs + k] = node_rank[i * n_outputs + k]
-                n_right += 1
-        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
-        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
-        memcpy(node_target + n_left * n_outputs, self.spare_target,
-               n_right * n_outputs * sizeof(double))
-        memcpy(node_rank + n_left * n_outputs, self.spare_rank,
-               n_right * n_outputs * sizeof(uint32_t))
-        left_state[0] = side_weight[1]
-        right_state[0] = side_weight[0]
 
     cdef void reset(self) noexcept nogil:
         cdef intp_t k, m, block = self.block_size

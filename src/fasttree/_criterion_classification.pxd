@@ -24,7 +24,6 @@ cdef class ClassificationCriterion(Criterion):
     cdef bint packed_sums
     cdef int64_t* position_increment   # packed_sums: (weight << 32) | 1 of the sample at
                                        # every position; NULL otherwise
-    cdef int64_t* spare_increment      # partition buffer of the same length
     # Sums are exact and every position's weight is positive (so a class is
     # in a child exactly when its weight there is): the children's states
     # are the kept left child and the node minus it.
@@ -33,7 +32,6 @@ cdef class ClassificationCriterion(Criterion):
     cdef double* kept_left             # keep_left's per-class weights, by class number
     cdef double kept_weight_left       # and their total
     cdef int32_t* position_class       # class of the sample at every position
-    cdef int32_t* spare_class          # partition buffer of the same length
     cdef const int32_t* node_class     # position_class from the current node's start
     # The current node's classes. The sweeps number only the classes present
     # in it, in index order, so that resets, bins and proxies cost O(classes
@@ -42,10 +40,7 @@ cdef class ClassificationCriterion(Criterion):
     cdef intp_t* node_classes          # those classes, ascending
     cdef intp_t* class_number          # each present class's number in the node
     cdef double* node_class_total      # per-class weight of the node, by class number
-    # Tallies of the classes of a set of positions, for compute_state and
-    # for the two sides of a partition: tallies[1] the left, tallies[0] the
-    # right, so that a position's goes_left flag picks its side's tally.
-    cdef ClassTally tallies[2]
+    cdef ClassTally tally              # compute_state's tally of a set of positions
     cdef double* weight_left           # per-class weight of the left child, by class number
     cdef double* weight_right          # per-class weight of the right child, by class number
     cdef double* group_weight          # per-class weight of the tied samples move_left

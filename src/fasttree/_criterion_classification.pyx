@@ -161,26 +161,22 @@ cdef class ClassificationCriterion(Criterion):
         self.packed_sums = whole and weights.sum() < MAX_PACKED_WEIGHT
         self.allocate_positions(class_index.shape[0])
         self.position_increment = NULL
-        self.spare_increment = NULL
         self.position_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
-        self.spare_class = <int32_t*> allocate(class_index.shape[0], sizeof(int32_t))
+        self.move_with_samples(self.position_class, sizeof(int32_t))
         if self.packed_sums:
             self.position_increment = <int64_t*> allocate(class_index.shape[0],
                                                           sizeof(int64_t))
-            self.spare_increment = <int64_t*> allocate(class_index.shape[0], sizeof(int64_t))
-        cdef int side
+            self.move_with_samples(self.position_increment, sizeof(int64_t))
         self.n_node_classes = 0
         self.node_classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
         self.class_number = <intp_t*> calloc(n_classes, sizeof(intp_t))
-        for side in range(2):
-            self.tallies[side].total = <double*> calloc(n_classes, sizeof(double))
-            self.tallies[side].seen = <char*> calloc(n_classes, sizeof(char))
-            self.tallies[side].classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
-            self.tallies[side].n_seen = 0
-            self.tallies[side].weight = 0.0
-            if not (self.tallies[side].total and self.tallies[side].seen
-                    and self.tallies[side].classes):
-                raise MemoryError()
+        self.tally.total = <double*> calloc(n_classes, sizeof(double))
+        self.tally.seen = <char*> calloc(n_classes, sizeof(char))
+        self.tally.classes = <intp_t*> calloc(n_classes, sizeof(intp_t))
+        self.tally.n_seen = 0
+        self.tally.weight = 0.0
+        if not (self.tally.total and self.tally.seen and self.tally.classes):
+            raise MemoryError()
         self.node_class_total = <double*> calloc(n_classes, sizeof(double))
         self.kept_left = <double*> calloc(n_classes, sizeof(double))
         self.children_from_kept = False
@@ -197,17 +193,13 @@ cdef class ClassificationCriterion(Criterion):
             raise MemoryError()
 
     def __dealloc__(self):
-        cdef int side
         free(self.position_class)
-        free(self.spare_class)
         free(self.position_increment)
-        free(self.spare_increment)
         free(self.node_classes)
         free(self.class_number)
-        for side in range(2):
-            free(self.tallies[side].total)
-            free(self.tallies[side].seen)
-            free(self.tallies[side].classes)
+        free(self.tally.total)
+        free(self.tally.seen)
+        free(self.tally.classes)
         free(self.node_class_total)
         free(self.kept_left)
         free(self.weight_left)
@@ -238,7 +230,7 @@ cdef class ClassificationCriterion(Criterion):
 
     cdef void compute_state(self, intp_t start, intp_t end, double* state) noexcept nogil:
         cdef intp_t i
-        cdef ClassTally* tally = &self.tallies[0]
+        cdef ClassTally* tally = &self.tally
         for i in range(start, end):
             tally_add(tally, self.position_class[i], self.position_weight[i])
         tally_write_state(tally, self.n_classes, state)
@@ -256,78 +248,12 @@ cdef class ClassificationCriterion(Criterion):
             self.class_number[label] = k
             self.node_class_total[k] = state[3 + 2 * k]
 
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil:
-        # Every position is written to both sides and only its own side
-        # advances (no branch to mispredict on every other position); its
-        # class and weight join its side's tally on the way, in position
-        # order, as compute_state of each side would add them.
-        cdef intp_t i, n_left = 0, n_right = 0, side
-        cdef uint32_t sample
-        cdef int32_t label
-        cdef double weight
-        cdef int64_t increment
-        cdef bint packed = self.packed_sums
-        cdef bint tally = not self.children_from_kept
-        cdef uint32_t* node_samples = samples + start
-        cdef int32_t* node_class = self.position_class + start
-        cdef double* node_weight = self.position_weight + start
-        cdef int64_t* node_increment = self.position_increment + start if packed else NULL
-        # Locals, so that the loop does not reload them after every store.
-        cdef uint32_t* spare_sample = self.spare_sample
-        cdef int32_t* spare_class = self.spare_class
-        cdef double* spare_weight = self.spare_weight
-        cdef int64_t* spare_increment = self.spare_increment
-        cdef double* side_total[2]
-        cdef char* side_seen[2]
-        cdef intp_t* side_classes[2]
-        cdef intp_t side_n_seen[2]
-        cdef double side_weight[2]
-        for side in range(2):
-            side_total[side] = self.tallies[side].total
-            side_seen[side] = self.tallies[side].seen
-            side_classes[side] = self.tallies[side].classes
-            side_n_seen[side] = self.tallies[side].n_seen
-            side_weight[side] = self.tallies[side].weight
-        for i in range(end - start):
-            sample = node_samples[i]
-            label = node_class[i]
-            weight = node_weight[i]
-            side = goes_left[i]
-            node_samples[n_left] = sample
-            node_class[n_left] = label
-            node_weight[n_left] = weight
-            spare_sample[n_right] = sample
-            spare_class[n_right] = label
-            spare_weight[n_right] = weight
-            if packed:
-                increment = node_increment[i]
-                node_increment[n_left] = increment
-                spare_increment[n_right] = increment
-            n_left += side
-            n_right += 1 - side
-            if tally:
-                # tally_add, on the locals
-                if not side_seen[side][label]:
-                    side_seen[side][label] = 1
-                    side_classes[side][side_n_seen[side]] = label
-                    side_n_seen[side] += 1
-                side_total[side][label] += weight
-                side_weight[side] += weight
-        for side in range(2):
-            self.tallies[side].n_seen = side_n_seen[side]
-            self.tallies[side].weight = side_weight[side]
-        memcpy(node_samples + n_left, spare_sample, n_right * sizeof(uint32_t))
-        memcpy(node_class + n_left, spare_class, n_right * sizeof(int32_t))
-        memcpy(node_weight + n_left, spare_weight, n_right * sizeof(double))
-        if packed:
-            memcpy(node_increment + n_left, spare_increment, n_right * sizeof(int64_t))
-        if tally:
-            tally_write_state(&self.tallies[1], self.n_classes, left_state)
-            tally_write_state(&self.tallies[0], self.n_classes, right_state)
-        else:
+    cdef void children_states(self, intp_t start, intp_t middle, intp_t end,
+                              double* left_state, double* right_state) noexcept nogil:
+        if self.children_from_kept:
             self.write_kept_states(left_state, right_state)
+        else:
+            Criterion.children_states(self, start, middle, end, left_state, right_state)
 
     cdef void write_kept_states(self, double* left_state, double* right_state) noexcept nogil:
         # The left child is the kept one, the right the node minus it; both

@@ -33,8 +33,6 @@ cdef class MultiOutput(Criterion):
     cdef const intp_t* output_start    # output k owns columns [output_start[k], output_start[k + 1])
     cdef int32_t* position_column      # sample_column of the sample at every position
     cdef double* position_value        # sample_value of the sample at every position
-    cdef int32_t* spare_column         # partition buffers of the same lengths
-    cdef double* spare_value
     cdef const int32_t* node_column    # position_column from the current node's start
     cdef const double* node_value_of   # position_centred from the current node's start
     cdef double* sum_total             # per column, the node's weighted sum
@@ -50,10 +48,8 @@ cdef class MultiOutput(Criterion):
     cdef double* position_centred      # squared error: position_value minus the
                                        # references of the node holding the
                                        # position; else position_value itself
-    cdef double* spare_centred         # partition buffer of the same length
     cdef double* reference             # per column, the current node's (else 0)
     cdef double* common_target         # Poisson: per column, the current node's
-    cdef double* side_reference        # partition's references of the two sides
     cdef double node_loss              # regression: the node's squared deviations
                                        # from its means (or Poisson deviance), summed
                                        # over the outputs

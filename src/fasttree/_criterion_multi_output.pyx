@@ -65,43 +65,35 @@ cdef class MultiOutput(Criterion):
         self._keep_alive = (sample_column, sample_value, sample_weight, output_start)
         self.allocate_positions(n_samples)
         self.position_column = <int32_t*> allocate(n_samples * self.n_outputs, sizeof(int32_t))
-        self.spare_column = <int32_t*> allocate(n_samples * self.n_outputs, sizeof(int32_t))
         self.position_value = <double*> allocate(n_samples * self.n_outputs, sizeof(double))
-        self.spare_value = <double*> allocate(n_samples * self.n_outputs, sizeof(double))
+        self.move_with_samples(self.position_column, self.n_outputs * sizeof(int32_t))
+        self.move_with_samples(self.position_value, self.n_outputs * sizeof(double))
         self.sum_total = <double*> calloc(self.n_values, sizeof(double))
         self.sum_left = <double*> calloc(self.n_values, sizeof(double))
         self.group = <double*> calloc(self.n_bin_stats, sizeof(double))
         self.output_mean = <double*> calloc(self.n_outputs, sizeof(double))
         self.reference = <double*> calloc(self.n_values, sizeof(double))
         self.common_target = <double*> calloc(self.n_values, sizeof(double))
-        self.side_reference = <double*> calloc(2 * self.n_outputs, sizeof(double))
         # Classification and Poisson sweeps read the values as they are.
         self.position_centred = self.position_value
-        self.spare_centred = self.spare_value
         if self.centres:
             self.position_centred = <double*> allocate(n_samples * self.n_outputs,
                                                        sizeof(double))
-            self.spare_centred = <double*> allocate(n_samples * self.n_outputs,
-                                                    sizeof(double))
         if not (self.sum_total and self.sum_left and self.group and self.output_mean
-                and self.reference and self.common_target and self.side_reference):
+                and self.reference and self.common_target):
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.position_column)
-        free(self.spare_column)
         free(self.position_value)
-        free(self.spare_value)
         free(self.sum_total)
         free(self.sum_left)
         free(self.group)
         free(self.output_mean)
         free(self.reference)
         free(self.common_target)
-        free(self.side_reference)
         if self.centres:
             free(self.position_centred)
-            free(self.spare_centred)
 
     cdef bint is_regression(self) noexcept nogil:
         return (self.impurity_kind == IMPURITY_SQUARED_ERROR
@@ -206,86 +198,6 @@ cdef class MultiOutput(Criterion):
             largest_sum = max(largest_sum, self.sum_total[k])
         self.zero_sum_bound = DBL_EPSILON * max(1.0, (end - start) * largest_sum)
         self.reset()
-
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil:
-        # As SquaredError.partition, with n_outputs entries per position;
-        # each side's squared error references are the targets of its first
-        # position.
-        cdef intp_t i, k, n_left = 0, n_right = 0, n_outputs = self.n_outputs
-        cdef intp_t n_node = end - start, entry, side_index
-        cdef uint32_t sample
-        cdef double weight, centred
-        cdef double* sides[2]
-        cdef double* references[2]
-        cdef uint32_t* node_samples = samples + start
-        cdef double* node_weight = self.position_weight + start
-        cdef int32_t* node_column = self.position_column + start * n_outputs
-        cdef double* node_value = self.position_value + start * n_outputs
-        cdef double* node_centred = self.position_centred + start * n_outputs
-        cdef double* side
-        cdef bint centres = self.centres
-        sides[0] = right_state
-        sides[1] = left_state
-        references[0] = self.side_reference
-        references[1] = self.side_reference + n_outputs
-        memset(left_state, 0, self.state_size * sizeof(double))
-        memset(right_state, 0, self.state_size * sizeof(double))
-        memset(self.side_reference, 0, 2 * n_outputs * sizeof(double))
-        if centres:
-            for side_index in range(2):
-                i = 0
-                while i < n_node and goes_left[i] != side_index:
-                    i += 1
-                if i < n_node:
-                    memcpy(references[side_index], node_value + i * n_outputs,
-                           n_outputs * sizeof(double))
-                    memcpy(sides[side_index] + 2 + self.n_values, node_value + i * n_outputs,
-                           n_outputs * sizeof(double))
-        for i in range(n_node):
-            sample = node_samples[i]
-            weight = node_weight[i]
-            side = sides[goes_left[i]]
-            side[0] += weight
-            if goes_left[i]:
-                # In place: n_left <= i, so nothing unread is overwritten.
-                node_samples[n_left] = sample
-                node_weight[n_left] = weight
-                entry = n_left * n_outputs
-                n_left += 1
-            else:
-                self.spare_sample[n_right] = sample
-                self.spare_weight[n_right] = weight
-                entry = n_right * n_outputs
-                n_right += 1
-            for k in range(n_outputs):
-                if centres:
-                    centred = node_value[i * n_outputs + k] - references[goes_left[i]][k]
-                else:
-                    centred = node_value[i * n_outputs + k]
-                side[2 + node_column[i * n_outputs + k]] += weight * centred
-                if goes_left[i]:
-                    node_column[entry + k] = node_column[i * n_outputs + k]
-                    node_value[entry + k] = node_value[i * n_outputs + k]
-                    if centres:
-                        node_centred[entry + k] = centred
-                else:
-                    self.spare_column[entry + k] = node_column[i * n_outputs + k]
-                    self.spare_value[entry + k] = node_value[i * n_outputs + k]
-                    if centres:
-                        self.spare_centred[entry + k] = centred
-        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
-        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
-        memcpy(node_column + n_left * n_outputs, self.spare_column,
-               n_right * n_outputs * sizeof(int32_t))
-        memcpy(node_value + n_left * n_outputs, self.spare_value,
-               n_right * n_outputs * sizeof(double))
-        if centres:
-            memcpy(node_centred + n_left * n_outputs, self.spare_centred,
-                   n_right * n_outputs * sizeof(double))
-        self.add_node_loss(start, start + n_left, left_state)
-        self.add_node_loss(start + n_left, end, right_state)
 
     cdef void reset(self) noexcept nogil:
         self.weighted_n_left = 0.0

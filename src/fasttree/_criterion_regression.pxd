@@ -12,14 +12,12 @@ cdef class SquaredError(Criterion):
     # is then that target), and the sums keep the precision of the node's
     # own spread, whatever the magnitudes of the targets or of the other
     # rows. The state of a node is its weight, sum, loss and reference.
-    # Whatever computes a node's state (partition, compute_state) writes its
-    # targets minus its reference at its positions, which its sweeps read.
+    # Whatever computes a node's state (compute_state, children_states) writes
+    # its targets minus its reference at its positions, which its sweeps read.
     cdef const double* target          # regression target of every sample
     cdef double* position_target       # target of the sample at every position
-    cdef double* spare_target          # partition buffer of the same length
     cdef bint centres                  # references are targets; else 0 (Poisson)
     cdef double* position_centred      # target - reference at every position
-    cdef double* spare_centred         # partition buffer of the same length
     cdef const double* node_target     # position_centred from the current node's start
     cdef double reference              # the current node's reference
     cdef double sum_total              # weighted sum of the node's position_centred

@@ -36,16 +36,13 @@ cdef class SquaredError(Criterion):
         self.state_size = 4
         self.allocate_positions(target.shape[0])
         self.position_target = <double*> allocate(target.shape[0], sizeof(double))
-        self.spare_target = <double*> allocate(target.shape[0], sizeof(double))
+        self.move_with_samples(self.position_target, sizeof(double))
         self.centres = True
         self.position_centred = <double*> allocate(target.shape[0], sizeof(double))
-        self.spare_centred = <double*> allocate(target.shape[0], sizeof(double))
 
     def __dealloc__(self):
         free(self.position_centred)
-        free(self.spare_centred)
         free(self.position_target)
-        free(self.spare_target)
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
         cdef intp_t i
@@ -88,68 +85,6 @@ cdef class SquaredError(Criterion):
         self.node_loss = state[2]
         self.reference = state[3] if self.centres else 0.0
         self.reset()
-
-    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
-                        const uint8_t* goes_left, double* left_state,
-                        double* right_state) noexcept nogil:
-        # As ClassificationCriterion.partition: both sides written, one
-        # advanced; the sides' weights and sums added in position order,
-        # each side's relative to its reference (the target of its first
-        # position, where partition puts it: first on its side), and its
-        # targets minus that written for its sweeps.
-        cdef intp_t i, n_left = 0, n_right = 0, side, n_node = end - start
-        cdef uint32_t sample
-        cdef double weight, target, centred
-        cdef double side_weight[2]
-        cdef double side_sum[2]
-        cdef double side_reference[2]
-        cdef uint32_t* node_samples = samples + start
-        cdef double* node_weight = self.position_weight + start
-        cdef double* node_target = self.position_target + start
-        cdef double* node_centred = self.position_centred + start
-        side_weight[0] = 0.0
-        side_weight[1] = 0.0
-        side_sum[0] = 0.0
-        side_sum[1] = 0.0
-        side_reference[0] = 0.0
-        side_reference[1] = 0.0
-        if self.centres:
-            for side in range(2):
-                i = 0
-                while i < n_node and goes_left[i] != side:
-                    i += 1
-                if i < n_node:
-                    side_reference[side] = node_target[i]
-        for i in range(n_node):
-            sample = node_samples[i]
-            weight = node_weight[i]
-            target = node_target[i]
-            side = goes_left[i]
-            centred = target - side_reference[side]
-            node_samples[n_left] = sample
-            node_weight[n_left] = weight
-            node_target[n_left] = target
-            node_centred[n_left] = centred
-            self.spare_sample[n_right] = sample
-            self.spare_weight[n_right] = weight
-            self.spare_target[n_right] = target
-            self.spare_centred[n_right] = centred
-            n_left += side
-            n_right += 1 - side
-            side_weight[side] += weight
-            side_sum[side] += weight * centred
-        memcpy(node_samples + n_left, self.spare_sample, n_right * sizeof(uint32_t))
-        memcpy(node_weight + n_left, self.spare_weight, n_right * sizeof(double))
-        memcpy(node_target + n_left, self.spare_target, n_right * sizeof(double))
-        memcpy(node_centred + n_left, self.spare_centred, n_right * sizeof(double))
-        left_state[0] = side_weight[1]
-        left_state[1] = side_sum[1]
-        left_state[3] = side_reference[1]
-        right_state[0] = side_weight[0]
-        right_state[1] = side_sum[0]
-        right_state[3] = side_reference[0]
-        self.add_node_loss(start, start + n_left, left_state)
-        self.add_node_loss(start + n_left, end, right_state)
 
     cdef void reset(self) noexcept nogil:
         self.sum_left = 0.0

@@ -6,7 +6,7 @@
 cimport cython
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t, uint64_t
 
-from ._criterion cimport BinSource, Criterion
+from ._criterion cimport BinSource, Criterion, PositionArray
 from ._histogram cimport Histogram
 from ._utils cimport intp_t
 
@@ -123,6 +123,7 @@ cdef class Splitter:
     cdef intp_t* features             # a permutation; known constant features first
     cdef uint32_t* node_ranks         # the node's ranks of the feature being swept
     cdef uint8_t* goes_left           # 1 for the node positions the best split sends left
+    cdef char* partition_spare        # n_samples items of the criterion's largest_item bytes
     cdef uint64_t* items              # sort buffer, n_samples items
     cdef uint64_t* scratch            # second sort buffer for the radix passes
     cdef Histogram histogram          # bins of the feature being swept by counting
@@ -211,6 +212,11 @@ cdef class Splitter:
     # else 0.
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
+                        double* left_state, double* right_state) noexcept nogil
+    # Moves the node positions goes_left marks before the others, in order,
+    # with the samples and every array the criterion keeps by position
+    # (_utils.stable_partition), and writes the children's states.
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         double* left_state, double* right_state) noexcept nogil
     # The feature's ranks at the node's positions, read from the narrow
     # (one-byte) ranks when the feature has few values.

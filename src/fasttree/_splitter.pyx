@@ -17,7 +17,7 @@ cdef extern from "_vector.h":
     void ft_extremes(const float* values, intp_t n, float* least, float* largest) noexcept nogil
 
 from ._utils cimport (NARROW_RANKS, beats_best, item_position, item_rank, midpoint,
-                     pack_item, rng_below, rng_next, sort_items)
+                     pack_item, rng_below, rng_next, sort_items, stable_partition)
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -280,10 +280,12 @@ cdef class Splitter:
         self.sample_position = <uint32_t*> calloc(self.n_samples, sizeof(uint32_t))
         self.listed_positions = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
         self.listed_ranks = <uint32_t*> malloc(self.n_samples * sizeof(uint32_t))
+        self.partition_spare = <char*> malloc(max(1, self.n_samples) * criterion.largest_item)
         if not (self.features and self.node_ranks and self.items and self.scratch
                 and self.goes_left and self.node_rare_start and self.node_rare_fill
                 and self.node_rare_positions and self.node_rare_ranks
-                and self.sample_position and self.listed_positions and self.listed_ranks):
+                and self.sample_position and self.listed_positions and self.listed_ranks
+                and self.partition_spare):
             raise MemoryError()
         for f in range(self.n_features):
             self.features[f] = f
@@ -325,6 +327,7 @@ cdef class Splitter:
                 self.missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
 
     def __dealloc__(self):
+        free(self.partition_spare)
         free(self.value_buffers)
         free(self.missing_ranks)
         free(self.category_bin)
@@ -358,6 +361,21 @@ cdef class Splitter:
         free(self.listed_positions)
         free(self.listed_ranks)
         histogram_free(&self.histogram)
+
+    cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
+                        double* left_state, double* right_state) noexcept nogil:
+        # The node's samples, and every array its criterion keeps by
+        # position, each moved by the one stable partition; then the
+        # children's statistics, from the criterion.
+        cdef intp_t a, n_node = end - start
+        cdef PositionArray* array
+        cdef intp_t n_left = stable_partition(<char*> (samples + start), self.partition_spare,
+                                              sizeof(uint32_t), n_node, self.goes_left)
+        for a in range(self.criterion.n_moved):
+            array = &self.criterion.moved[a]
+            stable_partition(array.items + start * array.item_size, self.partition_spare,
+                             array.item_size, n_node, self.goes_left)
+        self.criterion.children_states(start, start + n_left, end, left_state, right_state)
 
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* record,
@@ -609,8 +627,7 @@ cdef class Splitter:
             record.n_constants_left = first_unvisited + 1
             if right_single:
                 record.n_constants_right = first_unvisited + 1
-        self.criterion.partition(samples, start, end, self.goes_left, left_state,
-                                 right_state)
+        self.partition(samples, start, end, left_state, right_state)
         record.position = start + n_left
 
         self.criterion.restore_node(start, record.position, left_state)

@@ -2,7 +2,7 @@
 # GIL, and the one sort routine every splitter uses.
 
 from libc.math cimport INFINITY, fabs, log
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 ctypedef Py_ssize_t intp_t
 
@@ -51,6 +51,14 @@ cdef inline intp_t rng_below(uint64_t* state, intp_t n) noexcept nogil:
 # holds the sorted items: either items or scratch.
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
                           int rank_bits) noexcept nogil
+
+# Moves the items whose goes_left[i] is set before the others, keeping the
+# order within each side (a stable partition): n items of item_size bytes,
+# with spare room for n of them. Returns how many went left. The splitter
+# moves the samples of a node and every array its criterion keeps by
+# position with it, one array after another.
+cdef intp_t stable_partition(char* items, char* spare, size_t item_size, intp_t n,
+                             const uint8_t* goes_left) noexcept nogil
 
 # Two splits whose proxies differ by less than 2**-40 (about 1e-12) of the
 # best one's magnitude (plus the criterion's proxy_scale) tie. The same split

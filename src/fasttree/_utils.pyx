@@ -3,7 +3,7 @@
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t
 from libc.math cimport INFINITY
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from ._interrupt cimport Interrupt
 
@@ -161,6 +161,50 @@ cdef uint64_t* counting_sort(uint64_t* items, uint64_t* scratch, intp_t n,
         scratch[counts[rank]] = items[i]
         counts[rank] += 1
     return scratch
+
+
+cdef intp_t stable_partition(char* items, char* spare, size_t item_size, intp_t n,
+                             const uint8_t* goes_left) noexcept nogil:
+    # Every item is written to both sides and only its own side advances: no
+    # branch to mispredict on every other item. Writing items[n_left] in
+    # place is safe: n_left <= i, so no unread item is overwritten.
+    cdef intp_t i, n_left = 0, n_right = 0
+    cdef uint32_t* items32
+    cdef uint32_t* spare32
+    cdef uint64_t* items64
+    cdef uint64_t* spare64
+    cdef uint32_t item32
+    cdef uint64_t item64
+    if item_size == 4:
+        items32 = <uint32_t*> items
+        spare32 = <uint32_t*> spare
+        for i in range(n):
+            item32 = items32[i]
+            items32[n_left] = item32
+            spare32[n_right] = item32
+            n_left += goes_left[i]
+            n_right += 1 - goes_left[i]
+    elif item_size == 8:
+        items64 = <uint64_t*> items
+        spare64 = <uint64_t*> spare
+        for i in range(n):
+            item64 = items64[i]
+            items64[n_left] = item64
+            spare64[n_right] = item64
+            n_left += goes_left[i]
+            n_right += 1 - goes_left[i]
+    else:
+        # Items of several outputs: one copy each, to its own side.
+        for i in range(n):
+            if goes_left[i]:
+                if n_left != i:
+                    memcpy(items + n_left * item_size, items + i * item_size, item_size)
+                n_left += 1
+            else:
+                memcpy(spare + n_right * item_size, items + i * item_size, item_size)
+                n_right += 1
+    memcpy(items + n_left * item_size, spare, n_right * item_size)
+    return n_left
 
 
 cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
