@@ -13,12 +13,42 @@ from ._tree cimport (KIND_LEAF, KIND_MASK, KIND_MULTIWAY, KIND_SUBSET, KIND_THRE
                      MISSING_LEFT, MISSING_SEEN, NO_BRANCH, Node, branch_of, branch_words,
                      category_words, node_side, value_goes_left)
 from ._tree import NODE_DTYPE
-from ._validation import CSRRows
 from ._interrupt cimport INTERRUPTED, Interrupt
 
 from ._interrupt import current_interrupt, raise_interrupt
 
 cnp.import_array()
+
+class CSRRows:
+    """Rows of a sparse matrix as the prediction kernels walk them, without
+    densifying: row i's values are ``data[indptr[i]:indptr[i + 1]]`` in the
+    columns ``indices[...]`` (intp indptr, int32 indices, float32 or float64
+    data). Checked once when made by ``_validation.csr_for_walk``; a slice of rows
+    shares the arrays (its indptr is a view, not rebased to 0)."""
+
+    format = "csr"
+
+    def __init__(self, indptr, indices, data, n_features):
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.shape = (indptr.shape[0] - 1, n_features)
+
+    def __getitem__(self, rows):
+        start, stop, step = rows.indices(self.shape[0])
+        if step != 1:
+            raise IndexError("CSRRows takes slices of consecutive rows only")
+        stop = max(start, stop)
+        return CSRRows(self.indptr[start:stop + 1], self.indices, self.data, self.shape[1])
+
+    def toarray(self):
+        """The rows as a dense C-ordered array (of the data's dtype)."""
+        out = np.zeros(self.shape, dtype=self.data.dtype)
+        first, last = self.indptr[0], self.indptr[-1]
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices[first:last]] = self.data[first:last]
+        return out
+
 
 cdef WalkNode _layout_probe
 # The numpy view of WalkNode, read off the C struct.

@@ -7,8 +7,8 @@ import numpy as np
 
 from ._c45 import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
-from ._validation import CSRRows, csr_for_walk, is_sparse, non_finite_error
-from ._predict import (WalkTests, apply_rows, decision_paths, predict_leaf_outputs,
+from ._validation import csr_for_walk, is_sparse, non_finite_error
+from ._predict import (CSRRows, WalkTests, apply_rows, decision_paths, predict_leaf_outputs,
                        predict_leaf_rows, walk_depths, walk_layout)
 from ._pruning import cost_complexity_pruning, subtree_nodes
 from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY,

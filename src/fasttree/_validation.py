@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ._frames import as_frame, is_frame
+from ._predict import CSRRows
 from ._utils import all_finite
 
 
@@ -388,37 +389,6 @@ def sparse_for_fit(X, *, name="X", estimator=None):
     if not np.isfinite(columns.data).all():
         raise non_finite_error(columns, name=name, estimator=estimator, allow_nan=True)
     return columns
-
-
-class CSRRows:
-    """Rows of a sparse matrix as the prediction kernels walk them, without
-    densifying: row i's values are ``data[indptr[i]:indptr[i + 1]]`` in the
-    columns ``indices[...]`` (intp indptr, int32 indices, float32 or float64
-    data). Checked once when made by :func:`csr_for_walk`; a slice of rows
-    shares the arrays (its indptr is a view, not rebased to 0)."""
-
-    format = "csr"
-
-    def __init__(self, indptr, indices, data, n_features):
-        self.indptr = indptr
-        self.indices = indices
-        self.data = data
-        self.shape = (indptr.shape[0] - 1, n_features)
-
-    def __getitem__(self, rows):
-        start, stop, step = rows.indices(self.shape[0])
-        if step != 1:
-            raise IndexError("CSRRows takes slices of consecutive rows only")
-        stop = max(start, stop)
-        return CSRRows(self.indptr[start:stop + 1], self.indices, self.data, self.shape[1])
-
-    def toarray(self):
-        """The rows as a dense C-ordered array (of the data's dtype)."""
-        out = np.zeros(self.shape, dtype=self.data.dtype)
-        first, last = self.indptr[0], self.indptr[-1]
-        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
-        out[rows, self.indices[first:last]] = self.data[first:last]
-        return out
 
 
 def csr_for_walk(X, *, name="X", estimator=None):
