@@ -224,6 +224,42 @@ cdef uint64_t* sort_items(uint64_t* items, uint64_t* scratch, intp_t n,
     return radix_sort(items, scratch, n, rank_bits)
 
 
+def partitioned_rows(const uint8_t[:, ::1] items not None,
+                     const uint8_t[::1] goes_left not None):
+    """Partition a copy of ``items`` with the kernel's stable partition (for
+    tests): the rows whose ``goes_left`` is 1 first, each side in its order.
+
+    Parameters
+    ----------
+    items : ndarray of uint8, shape (n, item_size)
+        n items of item_size bytes each.
+    goes_left : ndarray of uint8, shape (n,)
+        1 for the items that go first, else 0.
+
+    Returns
+    -------
+    (partitioned, n_left) : (ndarray of uint8 of the shape of items, int)
+    """
+    import numpy as np
+    cdef intp_t i, n = items.shape[0], item_size = items.shape[1]
+    cdef intp_t n_left
+    if goes_left.shape[0] != n:
+        raise ValueError(f"goes_left has {goes_left.shape[0]} entries for {n} items")
+    for i in range(n):
+        if goes_left[i] > 1:
+            raise ValueError("goes_left holds 0 and 1 only")
+    out = np.array(items, dtype=np.uint8, copy=True)
+    spare = np.empty(max(1, n * item_size), dtype=np.uint8)
+    cdef uint8_t[:, ::1] out_view = out
+    cdef uint8_t[::1] spare_view = spare
+    if n == 0:
+        return out, 0
+    with nogil:
+        n_left = stable_partition(<char*> &out_view[0, 0], <char*> &spare_view[0],
+                                  item_size, n, &goes_left[0])
+    return out, n_left
+
+
 def sorted_items(uint64_t[::1] items not None, int rank_bits):
     """Sort a copy of ``items`` with the kernel's sort (for tests).
 
