@@ -88,7 +88,7 @@ def _classifier(graph, model):
     the mean of the members'; labels by the model's own rule (the largest
     probability, the least expected cost under a loss matrix, or the most
     votes of the members' own predictions under hard voting)."""
-    from .tree import predicted_classes
+    from ._targets import predicted_classes
     members = tree_members(model)
     several = isinstance(model.classes_, list)
     outputs = model.classes_ if several else [model.classes_]
@@ -176,7 +176,7 @@ def _adaboost_classifier(graph, model):
     probabilities are a softmax of those votes times K / (W (K - 1)^2) (W
     the members' total weight), which is scikit-learn's softmax of the
     symmetric decision function for any K >= 2."""
-    from .tree import predicted_classes
+    from ._targets import predicted_classes
     n_classes = len(model.classes_)
     votes = _Ensemble()
     for member, tree, weight in zip(model.estimators_, _boosted_trees(model),

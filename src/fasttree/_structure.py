@@ -5,7 +5,7 @@ import zlib
 
 import numpy as np
 
-from ._c45 import leaf_mixture, rebuilt_arrays
+from ._multiway_trees import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import csr_for_walk, is_sparse, non_finite_error
 from ._predict import (CSRRows, WalkTests, apply_rows, decision_paths, predict_leaf_outputs,
@@ -619,7 +619,7 @@ class Tree:
 
     def leaf_mixture(self, X):
         """The leaves each row reaches and their weights (see
-        ``fasttree._c45.leaf_mixture``): ``rows``, ``nodes``, ``shares``."""
+        ``fasttree._multiway_trees.leaf_mixture``): ``rows``, ``nodes``, ``shares``."""
         return leaf_mixture(self, X)
 
     def predict_class_index(self, X):

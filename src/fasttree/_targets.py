@@ -252,3 +252,13 @@ def weight_exponent(weight_total, extent_exponent):
     ``weight_total`` are divided by for targets of that extent (see
     WEIGHTED_EXTENT_EXPONENT)."""
     return max(0, math.frexp(weight_total)[1] + extent_exponent - WEIGHTED_EXTENT_EXPONENT)
+
+
+def predicted_classes(scores, loss=None):
+    """Per row of class scores (probabilities or votes), the index of the
+    class predicted: the largest score, or with a ``loss`` matrix the class of
+    least expected cost; the first on ties, 0 for a row of NaN (numpy's
+    argmax and argmin stop at the first NaN)."""
+    if loss is None:
+        return np.argmax(scores, axis=1)
+    return np.argmin(scores @ loss, axis=1)

@@ -19,7 +19,7 @@ from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import out_of_bag_correct, tree_outputs
 from ._targets import (class_weight_per_sample, check_regression_target, encode_outputs,
-                       target_extent_exponent, weight_exponent)
+                       predicted_classes, target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
 from ._predict import CSRRows, WalkTests, apply_rows, forest_walk, predict_leaf_outputs
@@ -31,7 +31,7 @@ from ._validation import (check_array_2d, check_not_empty, check_random_state,
 from ._structure import dense_rows
 from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
                    check_criterion, check_criterion_target, check_loss_matrix,
-                   check_split_options, predicted_classes, criterion_named,
+                   check_split_options, criterion_named,
                    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
                    check_criterion_features, check_monotonic_cst, labels_of_outputs,

@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .tree import predicted_classes
+from ._targets import predicted_classes
 
 __all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "tree_rules"]
 

@@ -18,8 +18,8 @@ from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
 from ._threads import start_threads
 from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
-                       encode_outputs, impurity_exponent, target_extent_exponent,
-                       target_scale_exponent, weight_exponent)
+                       encode_outputs, impurity_exponent, predicted_classes,
+                       target_extent_exponent, target_scale_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
 from ._docstrings import shared_docs
 from ._tree import build_tree
@@ -265,16 +265,6 @@ def check_loss_matrix(loss_matrix, criterion, n_classes):
         raise ValueError("loss_matrix must have a zero diagonal (a right answer costs "
                          "nothing)")
     return np.ascontiguousarray(loss)
-
-
-def predicted_classes(scores, loss=None):
-    """Per row of class scores (probabilities or votes), the index of the
-    class predicted: the largest score, or with a ``loss`` matrix the class of
-    least expected cost; the first on ties, 0 for a row of NaN (numpy's
-    argmax and argmin stop at the first NaN)."""
-    if loss is None:
-        return np.argmax(scores, axis=1)
-    return np.argmin(scores @ loss, axis=1)
 
 
 # What a multiway (C4.5-style) tree grows by, and the parameters it leaves
