@@ -353,7 +353,7 @@ def reference_copies(model):
     and what their leaves add where, as the export's docstring describes:
     one copy of a tree per class probability or output it adds to."""
     from fasttree._shap import tree_members
-    from fasttree.tree import predicted_classes
+    from fasttree._targets import predicted_classes
     if isinstance(model, AdaBoostClassifier):
         classes = list(model.classes_)
         return [[(member.tree_, None,
