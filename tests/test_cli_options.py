@@ -438,7 +438,9 @@ def test_help_usage_names_each_option_with_the_placeholder_of_the_documentation(
     for command in ("train", "evaluate", "show"):
         usage = " ".join(help_of(capsys, monkeypatch, command).split("\n\n")[0].split())
         for option, name in expected[command]:
-            assert f"{option} {name}" in usage, (command, option, usage)
+            # The whole placeholder: "--n-jobs N" is not "--n-jobs N_JOBS".
+            assert re.search(re.escape(f"{option} {name}") + r"(?=[\] ]|$)", usage), (
+                command, option, usage)
 
 
 def option_help(text):
@@ -465,3 +467,22 @@ def test_help_states_the_defaults_the_options_take(capsys, monkeypatch):
         for option, name in options.items():
             assert described[option].endswith(f"(default: {defaults[name]})"), (
                 command, option, described[option])
+
+
+def test_help_describes_the_program_and_each_command(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps help to the terminal's width
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    usage, description, commands = capsys.readouterr().out.split("\n\n")[:3]
+    assert usage.startswith("usage: ") and description.strip()
+    assert not description.startswith("positional arguments")
+    # Each command's line: its name, then what it does.
+    listed = {line.split()[0]: line.split()[1:] for line in commands.splitlines()
+              if line.startswith("    ") and not line.startswith("     ")}
+    assert set(listed) == {"train", "predict", "evaluate", "show", "demo"}
+    assert all(listed.values()), listed
+    for command in ("train", "predict", "evaluate", "show"):
+        paragraphs = help_of(capsys, monkeypatch, command).split("\n\n")
+        # usage, then the command's description, then its arguments.
+        assert paragraphs[0].startswith(f"usage: python -m fasttree {command} ")
+        assert paragraphs[1].strip() and not paragraphs[1].startswith("positional arguments")
