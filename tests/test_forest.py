@@ -8,8 +8,10 @@ estimates are in test_forest_oob.py.
 """
 
 import pickle
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
@@ -680,6 +682,22 @@ def test_a_member_refit_on_its_own_rows_grows_its_tree_again(forest_class):
         np.testing.assert_array_equal(refit.apply(X), member.apply(X))
         # Repeated rows and draw-count weights sum the leaf values in another order.
         assert_rounding_close(refit.predict(X), member.predict(X), data_scale(y))
+
+
+def test_a_multiway_forests_member_refit_on_its_own_rows_grows_its_tree_again():
+    # C4.5 members: categorical features split once per category.
+    frame = pd.read_csv(Path(__file__).parent / "data" / "congressional_votes.csv")
+    y = frame.pop("Class").to_numpy()
+    forest = RandomForestClassifier(n_estimators=3, max_samples=150, max_depth=4,
+                                    max_features=0.5, criterion="gain_ratio",
+                                    categorical_split="multiway", random_state=2).fit(frame, y)
+    members = forest.estimators_
+    assert all(member.tree_.is_multiway.any() for member in members)
+    for member, rows in zip(members, forest.estimators_samples_):
+        refit = clone(member).fit(frame.iloc[rows], y[rows])
+        np.testing.assert_array_equal(refit.apply(frame), member.apply(frame))
+    average = np.mean([member.predict_proba(frame) for member in members], axis=0)
+    assert_rounding_close(forest.predict_proba(frame), average, 1.0)
 
 
 def test_median_aggregation_of_several_outputs_is_each_outputs_median_over_the_members():
