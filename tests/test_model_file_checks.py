@@ -99,6 +99,8 @@ def round_trip(value):
     (np.str_("red"), "red"),
     ({"b", "a", "c"}, {"type": "set", "items": ["a", "b", "c"]}),
     (frozenset({"b", "a"}), {"type": "frozenset", "items": ["a", "b"]}),
+    # Items of several types, in the order of their reprs: "'a'" < "1.5" < "2".
+    ({2, "a", 1.5}, {"type": "set", "items": ["a", 1.5, 2]}),
 ])
 def test_special_floats_dtypes_scalars_and_sets_are_written_as_documented(value, written):
     stored, read = round_trip(value)
@@ -110,6 +112,27 @@ def test_special_floats_dtypes_scalars_and_sets_are_written_as_documented(value,
     else:
         assert read == value and type(read) is (str if isinstance(value, np.str_)
                                                 else type(value))
+
+
+@pytest.mark.parametrize("value", [
+    np.empty(0, dtype=object), np.array([["a", None], [1, 2.5]], dtype=object),
+    np.empty([1] * 32, dtype=object), np.zeros([1] * 32, dtype=np.float32),
+])
+def test_arrays_of_any_shape_numpy_makes_round_trip(value):
+    read = round_trip(value)[1]
+    assert read.shape == value.shape and read.dtype == value.dtype
+    assert read.tolist() == value.tolist()
+
+
+@pytest.mark.parametrize("value, kind", [(np.complex128(1j), "complex"),
+                                         (np.bytes_(b"ab"), "bytes"),
+                                         (object(), "object")])
+def test_values_a_model_file_cannot_hold_are_refused_when_saving(value, kind):
+    with pytest.raises(TypeError) as raised:
+        _Writer().value(value)
+    assert str(raised.value) == (
+        f"cannot save a model holding a builtins.{kind}; fasttree model files hold "
+        "fasttree's own estimators only (use pickle for others)")
 
 
 @pytest.mark.parametrize("content, message", [
@@ -212,6 +235,9 @@ def test_values_nested_up_to_the_limit_load_and_deeper_ones_are_refused(innermos
     ({"type": "random_state", "key": None, "pos": 0, "has_gauss": 0,
       "cached_gaussian": 0.0}, "a random state's key is not 624 uint32 words"),
     ({"type": "list"}, "a list in the header is malformed ('items')"),
+    ({"type": "random_state", "key": {"type": "objects", "shape": [624], "items": [0] * 624},
+      "pos": 0, "has_gauss": 0, "cached_gaussian": 0.0},
+     "a random state's key is not 624 uint32 words"),
 ])
 def test_malformed_header_values_are_refused_with_what_is_wrong(model_value, message):
     assert refusal(header_file(model_value)) == message
@@ -484,3 +510,22 @@ def test_a_classifier_tree_whose_leaves_hold_no_class_shares_is_refused():
     assert refusal(file_of(header, arrays)) == (
         f"a {TREE} in the file is inconsistent (a tree of the {TREE} holds leaf values that "
         "are not class shares)")
+
+
+def test_a_random_state_key_of_623_words_is_refused():
+    key = {"type": "array", "entry": "d0", "offset": 0, "shape": [623]}
+    assert refusal(array_file({"d0": np.zeros(623, dtype=np.uint32)}, {
+        "type": "random_state", "key": key, "pos": 0, "has_gauss": 0,
+        "cached_gaussian": 0.0})) == "a random state's key is not 624 uint32 words"
+
+
+def test_a_tree_of_one_category_split_is_checked_against_its_levels():
+    frame, label = mixed_frame()
+    model = DecisionTreeClassifier(max_depth=1).fit(frame[["colour", "size"]], label)
+    assert np.flatnonzero(model.tree_.is_categorical).size == 1
+    assert model.tree_.feature[0] == 1
+    model.categories_[1] = model.categories_[1][:2]
+    with pytest.raises(ModelFileError) as raised:
+        _check_model(model)
+    assert str(raised.value) == (f"a tree of the {TREE} splits feature 1 into 3 category "
+                                 "codes; its category levels are 2")
