@@ -3,6 +3,7 @@ exactly what each refusal says, and where the format's limits lie."""
 
 import copy
 import dataclasses
+import fractions
 import io
 import json
 
@@ -124,14 +125,15 @@ def test_arrays_of_any_shape_numpy_makes_round_trip(value):
     assert read.tolist() == value.tolist()
 
 
-@pytest.mark.parametrize("value, kind", [(np.complex128(1j), "complex"),
-                                         (np.bytes_(b"ab"), "bytes"),
-                                         (object(), "object")])
+@pytest.mark.parametrize("value, kind", [(np.complex128(1j), "builtins.complex"),
+                                         (np.bytes_(b"ab"), "builtins.bytes"),
+                                         (object(), "builtins.object"),
+                                         (fractions.Fraction(1, 2), "fractions.Fraction")])
 def test_values_a_model_file_cannot_hold_are_refused_when_saving(value, kind):
     with pytest.raises(TypeError) as raised:
         _Writer().value(value)
     assert str(raised.value) == (
-        f"cannot save a model holding a builtins.{kind}; fasttree model files hold "
+        f"cannot save a model holding a {kind}; fasttree model files hold "
         "fasttree's own estimators only (use pickle for others)")
 
 
