@@ -700,6 +700,21 @@ def test_a_multiway_forests_member_refit_on_its_own_rows_grows_its_tree_again():
     assert_rounding_close(forest.predict_proba(frame), average, 1.0)
 
 
+def test_members_carry_the_fitted_attributes_of_their_tree_fit_alone():
+    X, y = classification_data(n_samples=120, seed=8)
+    frame = pd.DataFrame(X, columns=[f"f{index}" for index in range(X.shape[1])])
+    forest = RandomForestClassifier(n_estimators=3, max_features=0.5, class_weight="balanced",
+                                    random_state=1).fit(frame, y)
+    for member, rows in zip(forest.estimators_, forest.estimators_samples_):
+        # The forest weighs the rows by the class weights itself: its members take none.
+        assert member.get_params()["class_weight"] is None
+        refit = clone(member).fit(frame.iloc[rows], y[rows])
+        assert member.n_outputs_ == refit.n_outputs_ == 1
+        assert member.max_features_ == refit.max_features_ == forest.max_features_
+        assert list(member.feature_names_in_) == list(refit.feature_names_in_) == list(
+            frame.columns)
+
+
 def test_median_aggregation_of_several_outputs_is_each_outputs_median_over_the_members():
     X, y = regression_data()
     Y = np.column_stack([y, -2.0 * y + X[:, 0], np.abs(y)])
