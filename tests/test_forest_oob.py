@@ -18,7 +18,7 @@ import pytest
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
 from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
-from sklearn.metrics import r2_score
+from sklearn.metrics import mean_absolute_error, r2_score
 from sklearn.utils.class_weight import compute_sample_weight
 
 from fasttree import RandomForestClassifier, RandomForestRegressor, reference
@@ -364,3 +364,14 @@ def test_out_of_bag_correct_compares_means_not_sums():
     means = sums / counts[:, None]
     assert sums[0, 1] > sums[0, 0] and means[0, 0] == means[0, 1]
     assert out_of_bag_correct(sums, counts, np.array([0], dtype=np.int32)) == (1, 1)
+
+
+def test_a_scoring_function_as_oob_score_scores_the_out_of_bag_predictions():
+    # scikit-learn's forests take oob_score as f(y_true, y_pred) too.
+    X, y = regression_data()
+    forest = RandomForestRegressor(n_estimators=25, oob_score=mean_absolute_error,
+                                   random_state=0).fit(X, y)
+    covered = ~np.isnan(forest.oob_prediction_)
+    assert covered.sum() > 0.9 * len(y)
+    expected = mean_absolute_error(y[covered], forest.oob_prediction_[covered])
+    assert forest.oob_score_ == pytest.approx(expected, rel=1e-12, abs=1e-12)
