@@ -165,3 +165,12 @@ def test_batched_growth_parameters_are_checked(params, message):
     X, y = classification_data(n_samples=100)
     with pytest.raises(ValueError, match=message):
         RandomForestClassifier(n_estimators=5, **params).fit(X, y)
+
+
+def test_batches_of_one_tree_grow_the_forest_tree_by_tree():
+    X, y = classification_data(n_samples=300, seed=5)
+    forest = RandomForestClassifier(n_estimators=30, oob_batch_size=1, oob_patience=3,
+                                    random_state=0).fit(X, y)
+    curve = forest.oob_curve_
+    np.testing.assert_array_equal(curve[:, 0], np.arange(1, curve.shape[0] + 1))
+    assert len(forest.estimators_) == curve.shape[0]
