@@ -163,36 +163,37 @@ cdef uint64_t* counting_sort(uint64_t* items, uint64_t* scratch, intp_t n,
     return scratch
 
 
-cdef intp_t stable_partition(char* items, char* spare, size_t item_size, intp_t n,
-                             const uint8_t* goes_left) noexcept nogil:
+ctypedef fused word_t:
+    uint32_t
+    uint64_t
+
+
+cdef inline intp_t partition_words(word_t* items, word_t* spare, intp_t n,
+                                   const uint8_t* goes_left) noexcept nogil:
     # Every item is written to both sides and only its own side advances: no
     # branch to mispredict on every other item. Writing items[n_left] in
-    # place is safe: n_left <= i, so no unread item is overwritten.
+    # place is safe: n_left <= i, so no unread item is overwritten. Returns
+    # n_left; the right side is in spare.
     cdef intp_t i, n_left = 0, n_right = 0
-    cdef uint32_t* items32
-    cdef uint32_t* spare32
-    cdef uint64_t* items64
-    cdef uint64_t* spare64
-    cdef uint32_t item32
-    cdef uint64_t item64
+    cdef word_t item
+    for i in range(n):
+        item = items[i]
+        items[n_left] = item
+        spare[n_right] = item
+        n_left += goes_left[i]
+        n_right += 1 - goes_left[i]
+    return n_left
+
+
+cdef intp_t stable_partition(char* items, char* spare, size_t item_size, intp_t n,
+                             const uint8_t* goes_left) noexcept nogil:
+    cdef intp_t i, n_left = 0, n_right = 0
     if item_size == 4:
-        items32 = <uint32_t*> items
-        spare32 = <uint32_t*> spare
-        for i in range(n):
-            item32 = items32[i]
-            items32[n_left] = item32
-            spare32[n_right] = item32
-            n_left += goes_left[i]
-            n_right += 1 - goes_left[i]
+        n_left = partition_words(<uint32_t*> items, <uint32_t*> spare, n, goes_left)
+        n_right = n - n_left
     elif item_size == 8:
-        items64 = <uint64_t*> items
-        spare64 = <uint64_t*> spare
-        for i in range(n):
-            item64 = items64[i]
-            items64[n_left] = item64
-            spare64[n_right] = item64
-            n_left += goes_left[i]
-            n_right += 1 - goes_left[i]
+        n_left = partition_words(<uint64_t*> items, <uint64_t*> spare, n, goes_left)
+        n_right = n - n_left
     else:
         # Items of several outputs: one copy each, to its own side.
         for i in range(n):
