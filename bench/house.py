@@ -79,6 +79,7 @@ LAYERS = {
     # --- 2 container: the fitted tree and everything that reads or stores
     # it without growing it. ---
     "_structure.py": 2,     # the Tree container, its views, prediction dispatch
+    "_tree_state.py": 2,    # a tree's saved state: format versions, checks of arrays read back
     "_multiway_trees.py": 2,  # walks and prunes of fitted multiway (C4.5-style) trees
     "_model_file.py": 2,    # the model-file format: save and load
     "rules.py": 2,          # a tree read as rules, text and graphviz views

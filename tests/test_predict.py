@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from fasttree import DecisionTreeClassifier
 from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, WalkTests, apply_rows,
                                predict_leaf_outputs, walk_layout)
-from fasttree._structure import threshold_flags
+from fasttree._tree_state import threshold_flags
 from fasttree._tree import (FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE)
 from synthetic import classification_data
 
