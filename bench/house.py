@@ -74,6 +74,7 @@ LAYERS = {
     "_categories.py": 1,    # categorical encoding of columns
     "_tables.py": 1,        # reading and writing tables (CSV, Parquet)
     "_routing.py": 1,       # metadata routing of fit parameters
+    "_version.py": 1,       # the package's version
     "reference/*": 1,       # pure-Python oracles of the tests; standalone
     "datasets/*": 1,        # bundled data sets and their loaders; standalone
     # --- 2 container: the fitted tree and everything that reads or stores
@@ -81,7 +82,8 @@ LAYERS = {
     "_structure.py": 2,     # the Tree container, its views, prediction dispatch
     "_tree_state.py": 2,    # a tree's saved state: format versions, checks of arrays read back
     "_multiway_trees.py": 2,  # walks and prunes of fitted multiway (C4.5-style) trees
-    "_model_file.py": 2,    # the model-file format: save and load
+    "_model_file.py": 2,    # the model-file format: save and load, the classes it holds
+    "_state_checks.py": 2,  # the checks of a loaded estimator's state
     "rules.py": 2,          # a tree read as rules, text and graphviz views
     # --- 3 estimators: how trees are grown and the estimators that grow them.
     "_base.py": 3,          # BaseEstimator and the mixins

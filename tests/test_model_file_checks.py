@@ -22,13 +22,13 @@ from fasttree import (
 )
 from fasttree._model_file import (
     MAX_DEPTH,
-    _check_model,
     _Reader,
     _state_of,
     _Writer,
     dumps,
     loads,
 )
+from fasttree._state_checks import _check_model
 
 # Set by unpickling a Marker: a model file must never unpickle anything.
 UNPICKLED = []

@@ -51,6 +51,7 @@ MODULES = {
              "tests/test_tree_pruning.py", "tests/test_tree_options.py"],
     "_cli": ["tests/test_cli.py", "tests/test_cli_options.py"],
     "_model_file": ["tests/test_model_file.py", "tests/test_model_file_checks.py"],
+    "_state_checks": ["tests/test_model_file.py", "tests/test_model_file_checks.py"],
     "rules": ["tests/test_rules.py", "tests/test_rules_drawing.py"],
     "_error_pruning": ["tests/test_error_pruning.py"],
     "rule_list": ["tests/test_rule_list.py"],

@@ -5,6 +5,7 @@ from ._model_file import ModelFileError, load
 from ._onnx import export_onnx, onnx_rows
 from ._plots import plot_importances, plot_oob_curve, plot_staged_scores
 from ._shap import export_shap
+from ._version import __version__
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
@@ -13,8 +14,6 @@ from .rule_list import RuleListClassifier
 from .rules import export_graphviz, export_text, plot_tree, tree_rules
 from .tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                    ExtraTreeRegressor)
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AdaBoostClassifier",

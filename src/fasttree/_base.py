@@ -9,6 +9,8 @@ import numpy as np
 
 from ._frames import as_frame
 from ._categories import CategoryEncoding, fit_categories
+from ._model_file import save as save_model_file
+from ._state_checks import _check_model
 from ._validation import check_sample_weight, feature_names_of, not_fitted_error
 
 
@@ -42,8 +44,7 @@ class BaseEstimator:
         ----------
         path : str or path-like
         """
-        from ._model_file import save
-        save(self, path)
+        save_model_file(self, path)
 
     def __setstate__(self, state):
         # Unpickled estimators are checked as loaded model files are.
@@ -53,7 +54,6 @@ class BaseEstimator:
     def _check_loaded_state(self):
         """Raise ``ModelFileError`` (a ValueError) unless the estimator's
         fitted state is consistent (see ``fasttree.load``)."""
-        from ._model_file import _check_model
         _check_model(self)
 
     def _check_fitted(self):

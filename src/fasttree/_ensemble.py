@@ -2,7 +2,6 @@
 seeds and row draws, fitting members on threads, out-of-bag sums, warm-start
 checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
 
-import numbers
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +12,7 @@ import numpy as np
 from ._base import BaseEstimator
 from ._forest import add_out_of_bag
 from ._frames import is_frame
-from ._threads import available_cores, run_together
+from ._threads import run_together
 from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
                           invalid_parameter, is_int_at_least, is_sparse, warn_user)
 
@@ -25,18 +24,6 @@ MAX_DRAWS = 2**24
 # The most members an ensemble takes: each holds kilobytes at the least, so
 # more could not be kept in any memory (2**31 stumps take terabytes).
 MAX_ESTIMATORS = 2**31 - 1
-
-
-def resolve_n_jobs(n_jobs):
-    """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) \
-            or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
-    if n_jobs < 0:
-        return max(1, available_cores() + 1 + int(n_jobs))
-    return int(n_jobs)
 
 
 def member_matrix(X, *, reads_float32, estimator=None, check_finite=True, allow_nd=False):
@@ -118,12 +105,6 @@ def check_flag(value, name):
     """Raise unless ``value`` is True or False."""
     if not isinstance(value, (bool, np.bool_)):
         raise invalid_parameter(name, "an instance of 'bool'", value)
-
-
-def check_choice(value, name, choices):
-    """Raise unless ``value`` is one of the strings ``choices``."""
-    if not isinstance(value, str) or value not in choices:
-        raise invalid_parameter(name, f"a str among {sorted(choices)}", value)
 
 
 def check_verbose(verbose):

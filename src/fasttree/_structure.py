@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ._model_file import model_file_class
 from ._multiway_trees import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import csr_for_walk, is_sparse, non_finite_error
@@ -24,6 +25,7 @@ from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
 LOCKSTEP_SPREAD_LIMIT = 1.8
 
 
+@model_file_class
 class Tree:
     """A fitted binary tree.
 

@@ -1,5 +1,6 @@
 """Spreading nogil kernels over threads, and stopping them all together."""
 
+import numbers
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -25,6 +26,18 @@ def available_cores():
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of threads for ``n_jobs`` (None = 1, -1 = all cores, -2 = all but one)."""
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (numbers.Integral, np.integer)) or isinstance(n_jobs, bool) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int; got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, available_cores() + 1 + int(n_jobs))
+    return int(n_jobs)
 
 
 def _shared_pool():

@@ -94,6 +94,12 @@ def invalid_parameter(name, expected, value):
     return error_class(f"The {name!r} parameter must be {expected}. Got {value!r} instead.")
 
 
+def check_choice(value, name, choices):
+    """Raise unless ``value`` is one of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise invalid_parameter(name, f"a str among {sorted(choices)}", value)
+
+
 def data_conversion_warning():
     """The class of the warning for converted input (see
     :class:`DataConversionWarning`)."""

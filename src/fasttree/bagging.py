@@ -11,14 +11,15 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._docstrings import shared_docs
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
-                        check_n_estimators, check_template, describe_y,
-                        check_verbose, map_members, member_counts, member_matrix, member_seeds,
-                        name_members, resolve_n_draws, resolve_n_jobs)
+from ._model_file import model_file_class
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+                        check_template, describe_y, check_verbose, map_members, member_counts,
+                        member_matrix, member_seeds, name_members, resolve_n_draws)
 from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
-from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,
-                          feature_names_of, warn_user)
+from ._threads import resolve_n_jobs
+from ._validation import (check_choice, check_int_or_fraction, check_random_state,
+                          check_sample_weight, feature_names_of, warn_user)
 from ._routing import metadata_router, routed_member_params, rows_of
 from .forest import BaseForest
 from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -340,6 +341,7 @@ class BaseBagging(BaseEnsemble):
         return mean / mean_sum if mean_sum > 0 else mean
 
 
+@model_file_class
 @shared_docs
 class BaggingClassifier(ClassifierMixin, BaseBagging):
     """Bagging of classifiers: bootstrap aggregation, subagging, random subspaces.
@@ -588,6 +590,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+@model_file_class
 @shared_docs
 class BaggingRegressor(RegressorMixin, BaseBagging):
     """Bagging of regressors: bootstrap aggregation, subagging, random subspaces.

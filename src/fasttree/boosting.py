@@ -11,8 +11,9 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._boosting import best_stump
 from .bagging import clone_estimator
 from ._docstrings import shared_docs
-from ._ensemble import (BaseEnsemble, check_choice, check_n_estimators, check_template,
-                        check_verbose, member_matrix, name_members)
+from ._model_file import model_file_class
+from ._ensemble import (BaseEnsemble, check_n_estimators, check_template, check_verbose,
+                        member_matrix, name_members)
 from ._features import rank_features
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
@@ -20,8 +21,8 @@ from ._threads import available_cores, map_blocks
 from ._utils import split_beats
 from ._tree import NODE_DTYPE
 from ._progress import progress_of
-from ._validation import (check_random_state, check_sample_weight, feature_names_of,
-                          warn_user)
+from ._validation import (check_choice, check_random_state, check_sample_weight,
+                          feature_names_of, warn_user)
 from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
@@ -264,6 +265,7 @@ class BaseBoosting(BaseEnsemble):
         return importances / total if total > 0 else importances
 
 
+@model_file_class
 @shared_docs
 class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     """AdaBoost with SAMME, the multi-class rule that is the textbook's for two classes.
@@ -540,6 +542,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         return exponentials / exponentials.sum(axis=1, keepdims=True)
 
 
+@model_file_class
 @shared_docs
 class AdaBoostRegressor(RegressorMixin, BaseBoosting):
     """AdaBoost.R2 (Drucker, 1997): boosting for regression by resampling.

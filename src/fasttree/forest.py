@@ -12,19 +12,19 @@ from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
 from ._criterion_classification import CostSensitiveGini
 from ._docstrings import shared_docs
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
-                        check_n_estimators, describe_y,
-                        check_verbose, map_members, member_counts, member_seeds,
-                        resolve_n_draws, resolve_n_jobs)
+from ._model_file import model_file_class
+from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
+                        describe_y, check_verbose, map_members, member_counts, member_seeds,
+                        resolve_n_draws)
 from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import out_of_bag_correct, tree_outputs
 from ._targets import (class_weight_per_sample, check_regression_target, encode_outputs,
                        predicted_classes, target_extent_exponent, weight_exponent)
-from ._threads import map_rows, run_together, start_threads
+from ._threads import map_rows, resolve_n_jobs, run_together, start_threads
 from ._progress import progress_of
 from ._predict import CSRRows, WalkTests, apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
-from ._validation import (check_array_2d, check_not_empty, check_random_state,
+from ._validation import (check_array_2d, check_choice, check_not_empty, check_random_state,
                           check_sample_weight, check_weight_total, csr_for_walk, densified,
                           feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
                           legacy_random_state, non_finite_error, sparse_for_fit)
@@ -1023,6 +1023,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return self.classes_[predicted_classes(scores, getattr(self, "loss_matrix_", None))]
 
 
+@model_file_class
 @shared_docs
 class RandomForestClassifier(ForestClassifier):
     """A random forest of classification trees.
@@ -1209,6 +1210,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return means[:, 0] if n_outputs == 1 else means
 
 
+@model_file_class
 @shared_docs
 class RandomForestRegressor(ForestRegressor):
     """A random forest of regression trees.
@@ -1246,6 +1248,7 @@ class RandomForestRegressor(ForestRegressor):
     """
 
 
+@model_file_class
 @shared_docs
 class ExtraTreesClassifier(ForestClassifier):
     """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for
@@ -1301,6 +1304,7 @@ class ExtraTreesClassifier(ForestClassifier):
         super().__init__(**parameters_of(locals()))
 
 
+@model_file_class
 @shared_docs
 class ExtraTreesRegressor(ForestRegressor):
     """Extremely randomized trees (Geurts, Ernst and Wehenkel, 2006) for

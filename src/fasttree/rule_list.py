@@ -9,6 +9,7 @@ import numpy as np
 from ._frames import as_frame
 from ._base import BaseEstimator, ClassifierMixin
 from ._docstrings import shared_docs
+from ._model_file import model_file_class
 from ._targets import encode_labels
 from ._validation import (check_array_2d, check_random_state, check_sample_weight,
                           feature_names_of)
@@ -99,6 +100,7 @@ def check_rule_tree(estimator):
                      "fasttree.DecisionTreeClassifier with the same parameters)")
 
 
+@model_file_class
 @shared_docs
 class RuleListClassifier(ClassifierMixin, BaseEstimator):
     """An ordered list of if-then rules: the first rule a row satisfies gives

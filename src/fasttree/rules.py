@@ -5,11 +5,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ._model_file import model_file_class
 from ._targets import predicted_classes
 
 __all__ = ["Condition", "Rule", "export_graphviz", "export_text", "plot_tree", "tree_rules"]
 
 
+@model_file_class
 @dataclass(frozen=True)
 class Condition:
     """One test on a path from the root.
@@ -105,6 +107,7 @@ class Condition:
         return self.format()
 
 
+@model_file_class
 @dataclass(frozen=True)
 class Rule:
     """The path to one leaf as an if-then rule.

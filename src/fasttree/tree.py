@@ -22,6 +22,7 @@ from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        target_extent_exponent, target_scale_exponent, weight_exponent)
 from ._c45 import grow_multiway_tree
 from ._docstrings import shared_docs
+from ._model_file import model_file_class
 from ._tree import build_tree
 from ._validation import (check_array_2d, check_int_or_fraction, check_not_empty,
                           check_random_state, check_sample_weight, check_weight_total,
@@ -485,6 +486,7 @@ def labels_of_outputs(classes, scores):
                     axis=1)
 
 
+@model_file_class
 class PruningPath(dict):
     """The result of ``cost_complexity_pruning_path``: a dict whose keys
     ``ccp_alphas`` and ``impurities`` are also attributes."""
@@ -701,6 +703,7 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.compute_feature_importances()
 
 
+@model_file_class
 @shared_docs
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     """A CART classification tree grown with an exact sorted-threshold search.
@@ -940,6 +943,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return self.tree_.predict_values(X)
 
 
+@model_file_class
 @shared_docs
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree grown with an exact sorted-threshold search.
@@ -1060,6 +1064,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return self.tree_.predict_mean(X)
 
 
+@model_file_class
 @shared_docs
 class ExtraTreeClassifier(DecisionTreeClassifier):
     """An extremely randomized classification tree: a
@@ -1101,6 +1106,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         super().__init__(**parameters_of(locals()))
 
 
+@model_file_class
 @shared_docs
 class ExtraTreeRegressor(DecisionTreeRegressor):
     """An extremely randomized regression tree: a
