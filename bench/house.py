@@ -86,7 +86,8 @@ LAYERS = {
     "_base.py": 3,          # BaseEstimator and the mixins
     "_c45.py": 3,           # C4.5 / multiway growth
     "_error_pruning.py": 3, # pessimistic and reduced-error pruning
-    "tree.py": 3,           # growth recipe and the single-tree estimators
+    "_growth.py": 3,        # the growth recipe: fit checks, criteria, limits, one tree
+    "tree.py": 3,           # the single-tree estimators
     "_ensemble.py": 3,      # what every ensemble shares
     "forest.py": 3,         # random forests and extra trees
     "bagging.py": 3,        # bagging

@@ -8,35 +8,32 @@ from functools import partial
 
 import numpy as np
 
-from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, accuracy, parameters_of, r2_score
-from ._criterion_classification import CostSensitiveGini
 from ._docstrings import shared_docs
 from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
                         check_n_estimators, describe_y,
                         check_verbose, map_members, member_counts, member_seeds,
                         resolve_n_draws, resolve_n_jobs)
-from ._features import feature_columns, feature_rows, random_split_features, rank_features
 from ._forest import out_of_bag_correct, tree_outputs
+from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
+                      check_criterion_target, check_growth_options, check_loss_matrix,
+                      checked_fit_input, class_targets, classification_criterion,
+                      criterion_named, features_for_growth, grow_c45_tree, grow_tree,
+                      regression_criterion, regression_targets, resolve_tree_limits,
+                      scale_targets)
 from ._targets import (class_weight_per_sample, check_regression_target, encode_outputs,
-                       predicted_classes, target_extent_exponent, weight_exponent)
+                       labels_of_outputs, predicted_classes, target_extent_exponent,
+                       weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
 from ._predict import CSRRows, WalkTests, apply_rows, forest_walk, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._validation import (check_array_2d, check_not_empty, check_random_state,
-                          check_sample_weight, check_weight_total, csr_for_walk, densified,
-                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
-                          legacy_random_state, non_finite_error, sparse_for_fit)
+                          check_weight_total, csr_for_walk, densified, invalid_parameter,
+                          is_int_at_least, is_sparse, legacy_random_state, non_finite_error)
 from ._structure import dense_rows
-from .tree import (CLASSIFICATION_CRITERIA, MAX_SAMPLES, REGRESSION_CRITERIA,
-                   check_criterion, check_criterion_target, check_loss_matrix,
-                   check_split_options, criterion_named,
-                   DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                   ExtraTreeRegressor, check_single_output_options, grow_c45_tree, grow_tree,
-                   check_criterion_features, check_monotonic_cst, labels_of_outputs,
-                   multi_output_criterion,
-                   regression_criterion, resolve_tree_limits, scale_targets)
+from .tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                   ExtraTreeRegressor)
 
 __all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
            "RandomForestRegressor"]
@@ -228,21 +225,10 @@ class BaseForest(BaseEnsemble):
         -------
         self
         """
-        name = type(self).__name__
         self._check_forest_parameters()
-        X = as_frame(X)
-        feature_names = feature_names_of(X)
-        X, encoding = self._categories_for_fit(X, feature_names)
-        if is_sparse(X):
-            X = sparse_for_fit(X, estimator=name)
-        else:
-            X = check_array_2d(X, estimator=name, allow_nan=True)
-        if X.shape[0] > MAX_SAMPLES:
-            raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
+        X, feature_names, encoding, targets, sample_weight = checked_fit_input(
+            self, X, y, sample_weight)
         n_samples, n_features = X.shape
-        targets = self._encode_targets(y, n_samples)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, n_samples, estimator=name)
         # What the bootstrap draws in proportion to (None: uniformly), and
         # the trees' weights without one: scikit-learn's _sample_weight.
         draw_weight = self._weighted_by_class(targets, sample_weight)
@@ -258,23 +244,10 @@ class BaseForest(BaseEnsemble):
             limits["impurity_exponent"] = targets["impurity_exponent"]
             limits["weight_exponent"] = weight_exponent(
                 total, targets["extent_exponent"] + targets["target_exponent"])
-        limits["categories"] = None if encoding is None else encoding.counts
-        limits["multiway"] = check_split_options(self)
-        check_criterion_features(self.criterion, limits["categories"])
-        widths = targets.get("widths")
-        classes = targets.get("classes")
-        limits["monotonic_cst"] = check_monotonic_cst(
-            self.monotonic_cst, n_features, 1 if widths is None else len(widths),
-            len(classes) if widths is None and classes is not None else None,
-            limits["categories"])
-        if limits["multiway"] and limits["monotonic_cst"] is not None:
-            raise ValueError("monotonic_cst constrains binary trees; multiway (C4.5) trees "
-                             "take none")
-        if targets.get("widths") is not None:
-            check_single_output_options(self, limits["multiway"])
+        check_growth_options(self, limits, n_features, encoding, targets)
         if limits["multiway"] and self._splitter == "random":
-            raise ValueError(f"{name} draws random thresholds, which multiway (C4.5) trees "
-                             "do not have; use categorical_split='binary'")
+            raise ValueError(f"{type(self).__name__} draws random thresholds, which multiway "
+                             "(C4.5) trees do not have; use categorical_split='binary'")
 
         fitted = self._warm_start_from(n_features, encoding,
                                        len(getattr(self, "_trees", ())))
@@ -299,12 +272,7 @@ class BaseForest(BaseEnsemble):
         batch_size = self.oob_batch_size or self.n_estimators
         curve_step = -(-self.n_estimators // OOB_CURVE_POINTS)
         curve = []
-        if self._splitter == "random":
-            limits["columns"] = feature_columns(X)
-            limits["rows"] = feature_rows(X)
-            ranked = random_split_features(limits["columns"], limits["categories"])
-        else:
-            ranked = rank_features(X, n_threads)
+        ranked, limits = features_for_growth(X, limits, n_threads=n_threads)
         # Past the ranking X is read by rows only (out-of-bag predictions).
         X = X.tocsr() if is_sparse(X) else X
         for index, tree in enumerate(trees if track_oob else []):
@@ -762,8 +730,9 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         self.monotonic_cst = monotonic_cst
 
     def _encode_targets(self, y, n_samples):
-        classes, class_index = encode_outputs(y, n_samples, type(self).__name__)
+        targets = class_targets(y, n_samples, type(self).__name__)
         check_choice(self.voting, "voting", ("soft", "hard"))
+        classes = targets["classes"]
         if isinstance(classes, list):
             if self.oob_score and not all(_zero_one(output) for output in classes):
                 # scikit-learn's refusal and words: only 0/1 labels
@@ -773,10 +742,10 @@ class ForestClassifier(ClassifierMixin, BaseForest):
                                  "following are supported: continuous, "
                                  "continuous-multioutput, binary, multiclass, "
                                  "multilabel-indicator.")
-            return {"classes": classes, "class_index": class_index, "loss": None,
-                    "widths": np.array([len(output) for output in classes], dtype=np.int64)}
-        return {"classes": classes, "class_index": class_index,
-                "loss": check_loss_matrix(self.loss_matrix, self.criterion, len(classes))}
+            targets["loss"] = None
+        else:
+            targets["loss"] = check_loss_matrix(self.loss_matrix, self.criterion, len(classes))
+        return targets
 
     def _weighted_by_class(self, targets, sample_weight):
         """The sample weights times the class weights (None when neither is
@@ -815,14 +784,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return per_class[class_index]
 
     def _make_criterion(self, targets, weight):
-        if targets.get("widths") is not None:
-            return multi_output_criterion(self.criterion, weight, targets["class_index"],
-                                          targets["widths"])[0]
-        if targets["loss"] is not None:
-            return CostSensitiveGini(targets["class_index"], weight, len(targets["classes"]),
-                                     targets["loss"])
-        return self._criteria[self.criterion](targets["class_index"], weight,
-                                              len(targets["classes"]))
+        return classification_criterion(self.criterion, targets, weight, targets["loss"])[0]
 
     def _set_target_attributes(self, targets):
         self.classes_ = targets["classes"]
@@ -1106,16 +1068,15 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
     def _encode_targets(self, y, n_samples):
         check_choice(self.aggregation, "aggregation", ("mean", "median"))
-        target = check_regression_target(y, n_samples, type(self).__name__)
+        targets = regression_targets(y, n_samples, type(self).__name__)
+        target = targets["target"]
         check_criterion_target(self.criterion, target, type(self).__name__)
         extent = target_extent_exponent(target, self.criterion, type(self).__name__)
         scale = {}
         # The targets as they are (out-of-bag scores), and as the criteria see them.
-        targets = {"target": target, "extent_exponent": extent,
-                   "criterion_target": scale_targets(target, self.criterion, extent, scale),
-                   **scale}
-        if target.ndim == 2:
-            targets["widths"] = np.ones(target.shape[1], dtype=np.int64)
+        targets.update(extent_exponent=extent,
+                       criterion_target=scale_targets(target, self.criterion, extent, scale),
+                       **scale)
         return targets
 
     def _class_weight_factor(self, targets):
