@@ -81,6 +81,7 @@ LAYERS = {
     "_structure.py": 2,     # the Tree container, its views, prediction dispatch
     "_multiway_trees.py": 2,  # walks and prunes of fitted multiway (C4.5-style) trees
     "_model_file.py": 2,    # the model-file format: save and load
+    "_forest_layout.py": 2,  # a forest's trees laid out back to back for prediction
     "rules.py": 2,          # a tree read as rules, text and graphviz views
     # --- 3 estimators: how trees are grown and the estimators that grow them.
     "_base.py": 3,          # BaseEstimator and the mixins
@@ -89,6 +90,7 @@ LAYERS = {
     "_growth.py": 3,        # the growth recipe: fit checks, criteria, limits, one tree
     "tree.py": 3,           # the single-tree estimators
     "_ensemble.py": 3,      # what every ensemble shares
+    "_out_of_bag.py": 3,    # out-of-bag values, sums, curve, scores, importance
     "forest.py": 3,         # random forests and extra trees
     "bagging.py": 3,        # bagging
     "boosting.py": 3,       # AdaBoost

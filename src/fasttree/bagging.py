@@ -11,10 +11,11 @@ import numpy as np
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._docstrings import shared_docs
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_choice, check_flag,
+from ._ensemble import (BaseEnsemble, check_choice, check_flag,
                         check_n_estimators, check_template, describe_y,
                         check_verbose, map_members, member_counts, member_matrix, member_seeds,
                         name_members, resolve_n_draws, resolve_n_jobs)
+from ._out_of_bag import OutOfBagSums
 from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._validation import (check_int_or_fraction, check_random_state, check_sample_weight,

@@ -4,6 +4,7 @@ by the recipe of ``fasttree._growth``."""
 import copy
 import math
 import numbers
+from functools import partial
 
 import numpy as np
 
@@ -21,9 +22,8 @@ from ._threads import start_threads
 from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        labels_of_outputs, predicted_classes, target_extent_exponent,
                        weight_exponent)
-from ._validation import (check_array_2d, check_not_empty, check_random_state,
-                          check_sample_weight, check_weight_total, csr_for_walk, densified,
-                          is_sparse)
+from ._validation import (check_random_state, check_sample_weight, check_weight_total,
+                          densified, rows_for_walk)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
            "ExtraTreeRegressor"]
@@ -86,21 +86,11 @@ class BaseDecisionTree(BaseEstimator):
                              "the fitted tree")
 
     def _validate_X_for_predict(self, X, check_finite=False):
-        """Validated float32 X for prediction.
-
-        NaN is a missing value. The prediction kernels refuse infinity
-        themselves, so that check is left to them unless ``check_finite``.
-        """
-        def convert(X):
-            if is_sparse(X) and not check_finite:
-                # The walks read sparse rows as they go (no dense copy of X).
-                rows = csr_for_walk(X, estimator=type(self).__name__)
-                check_not_empty(rows.shape, estimator=type(self).__name__)
-                return rows
-            return check_array_2d(X, estimator=type(self).__name__, check_finite=check_finite,
-                                  keep_float=not check_finite, allow_nan=True)
-
-        return self._checked_predict_input(X, convert)
+        """Validated X for prediction (see ``rows_for_walk``): NaN is a
+        missing value; infinity is refused by the prediction kernels, or
+        here with ``check_finite``."""
+        return self._checked_predict_input(X, partial(
+            rows_for_walk, estimator=type(self).__name__, check_finite=check_finite))
 
     def apply(self, X):
         """Index of the leaf that each sample ends in.
