@@ -84,13 +84,16 @@ LAYERS = {
     "_multiway_trees.py": 2,  # walks and prunes of fitted multiway (C4.5-style) trees
     "_model_file.py": 2,    # the model-file format: save and load, the classes it holds
     "_state_checks.py": 2,  # the checks of a loaded estimator's state
+    "_forest_layout.py": 2,  # a forest's trees laid out back to back for prediction
     "rules.py": 2,          # a tree read as rules, text and graphviz views
     # --- 3 estimators: how trees are grown and the estimators that grow them.
     "_base.py": 3,          # BaseEstimator and the mixins
     "_c45.py": 3,           # C4.5 / multiway growth
     "_error_pruning.py": 3, # pessimistic and reduced-error pruning
-    "tree.py": 3,           # growth recipe and the single-tree estimators
+    "_growth.py": 3,        # the growth recipe: fit checks, criteria, limits, one tree
+    "tree.py": 3,           # the single-tree estimators
     "_ensemble.py": 3,      # what every ensemble shares
+    "_out_of_bag.py": 3,    # out-of-bag values, sums, curve, scores, importance
     "forest.py": 3,         # random forests and extra trees
     "bagging.py": 3,        # bagging
     "boosting.py": 3,       # AdaBoost

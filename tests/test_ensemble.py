@@ -7,7 +7,8 @@ from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
                       ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                       RandomForestRegressor)
-from fasttree._ensemble import OutOfBagSums, map_members, member_seeds
+from fasttree._ensemble import map_members, member_seeds
+from fasttree._out_of_bag import OutOfBagSums
 from fasttree._progress import Progress
 from fasttree._validation import NotFittedError
 from synthetic import classification_data

@@ -553,7 +553,8 @@ def assert_rare_rows_grow_the_full_fills_tree(X, y, weights, n_classes, criterio
                                               n_sparse, seed, many_values=False):
     """The tree grown with the rare rows of X's first n_sparse columns listed
     is the one grown without (every bin filled from every row)."""
-    from fasttree.tree import grow_tree, resolve_tree_limits, DecisionTreeClassifier
+    from fasttree._growth import grow_tree, resolve_tree_limits
+    from fasttree.tree import DecisionTreeClassifier
     from fasttree._features import NO_COMMON
 
     ranked = rank_features(X)

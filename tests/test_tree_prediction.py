@@ -225,8 +225,8 @@ def test_a_sparse_training_x_grows_the_tree_of_its_dense_rows(estimator_class):
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS)
 def test_more_rows_than_max_samples_are_refused(estimator_class, monkeypatch):
-    import fasttree.tree
-    monkeypatch.setattr(fasttree.tree, "MAX_SAMPLES", 3)
+    import fasttree._growth
+    monkeypatch.setattr(fasttree._growth, "MAX_SAMPLES", 3)
     wide = np.arange(15.0).reshape(3, 5)  # as many rows as allowed, more columns
     estimator_class().fit(wide, [0, 1, 1])
     with pytest.raises(ValueError, match=exactly(

@@ -330,6 +330,14 @@ oob_curve_ : ndarray of shape (n_points, 2)
     With ``oob_score`` or ``oob_batch_size``: numbers of trees and the
     out-of-bag error with that many (after each batch; without batches,
     every ``ceil(n_estimators / 50)`` trees and at the last).""",
+    "fitted_oob_decision_function": """\
+oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+    With ``oob_score``: the mean class probabilities of the trees that
+    left each row out; NaN for rows that every tree drew.""",
+    "fitted_oob_prediction": """\
+oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+    With ``oob_score``: the mean prediction of the trees that left each
+    row out; NaN for rows that every tree drew.""",
 }
 
 

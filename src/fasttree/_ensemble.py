@@ -1,6 +1,6 @@
 """What every ensemble shares: the checks of its parameters, each member's
-seeds and row draws, fitting members on threads, out-of-bag sums, warm-start
-checks, and the fitted members as a sequence (``len``, indexing, iteration)."""
+seeds and row draws, fitting members on threads, warm-start checks, and the
+fitted members as a sequence (``len``, indexing, iteration)."""
 
 import sys
 import threading
@@ -10,11 +10,11 @@ from functools import partial
 import numpy as np
 
 from ._base import BaseEstimator
-from ._forest import add_out_of_bag
 from ._frames import is_frame
 from ._threads import run_together
 from ._validation import (canonical_sparse, check_array_2d, check_int_or_fraction,
-                          invalid_parameter, is_int_at_least, is_sparse, warn_user)
+                          invalid_parameter, is_int_at_least, is_sparse, legacy_random_state,
+                          warn_user)
 
 # Members' random_state values are below this, as scikit-learn's are.
 MAX_RANDOM_STATE = 2**31 - 1
@@ -189,6 +189,30 @@ def member_counts(base_seed, index, n_samples, n_draws, replace, probabilities=N
                        probabilities)
 
 
+def tree_random_states(random_state, n_fitted, n_new):
+    """The ``random_state`` of each of ``n_new`` trees after ``n_fitted``, drawn
+    as scikit-learn's forests draw them: one ``randint(MAX_RANDOM_STATE)`` per tree
+    from the forest's ``random_state`` (a warm start skips the fitted trees'),
+    so that the same ``random_state`` gives the trees scikit-learn's seeds."""
+    random_state = legacy_random_state(random_state)
+    if n_fitted:
+        random_state.randint(MAX_RANDOM_STATE, size=n_fitted)
+    return [int(random_state.randint(MAX_RANDOM_STATE)) for _ in range(n_new)]
+
+
+def bootstrap_counts(seed, n_samples, n_draws, draw_weight=None):
+    """How often a tree of ``random_state`` ``seed`` draws each row: scikit-learn's
+    bootstrap (``n_draws`` rows, uniformly, or in proportion to ``draw_weight``),
+    the same rows for the same seed."""
+    random_state = np.random.RandomState(seed)
+    if draw_weight is None:
+        drawn = random_state.randint(0, n_samples, n_draws)
+    else:
+        drawn = random_state.choice(n_samples, n_draws, replace=True,
+                                    p=draw_weight / np.sum(draw_weight))
+    return np.bincount(drawn, minlength=n_samples)
+
+
 def name_members(members, feature_names, member_features=None):
     """Give fasttree members the names of the features they were fitted on
     (``feature_names``, or per member its ``member_features`` of them), so
@@ -250,43 +274,6 @@ def user_joblib_backend():
     if n_jobs is None and type(backend) is parallel.BACKENDS.get(default):
         return None
     return backend, n_jobs
-
-
-class OutOfBagSums:
-    """Running per-row sums of the values of the members that left the row out."""
-
-    def __init__(self, n_samples, n_values=None):
-        self.n_samples = n_samples
-        self.sums = None if n_values is None else np.zeros((n_samples, n_values))
-        self.counts = np.zeros(n_samples, dtype=np.int64)
-
-    def add(self, rows, values):
-        """Add one member's ``values`` (n_rows, n_values) at its out-of-bag ``rows``."""
-        if self.sums is None:
-            self.sums = np.zeros((self.n_samples, values.shape[1]))
-        add_out_of_bag(self.sums, self.counts, np.asarray(rows, dtype=np.intp),
-                       np.ascontiguousarray(values, dtype=np.float64))
-
-    def averages(self):
-        """Per row, the mean over its out-of-bag members (NaN without any)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return self.sums / self.counts[:, None]
-
-    def covered(self):
-        """The rows that have out-of-bag values, checked once the ensemble is
-        fitted: an error when none has, a warning (scikit-learn's) when some
-        have none, whose averages are then NaN and left out of the scores."""
-        has_oob = self.counts > 0
-        if not has_oob.any():
-            raise ValueError("no training row was left out by any member: too few "
-                             "estimators for an out-of-bag estimate")
-        if not has_oob.all():
-            # scikit-learn's sentence first: scripts match on it.
-            warn_user("Some inputs do not have OOB scores. This probably means too few "
-                      "estimators were used to compute any reliable oob estimates "
-                      f"({np.count_nonzero(~has_oob)} rows were drawn by every member, so "
-                      "the out-of-bag estimates leave them out).")
-        return has_oob
 
 
 def describe_y(classes=None, n_outputs=1):

@@ -1,4 +1,5 @@
-"""Targets: class labels to indices, class weights, regression targets.
+"""Targets: class labels to indices and predicted labels back from scores,
+class weights, regression targets.
 
 A y of one column per output (shape (n_samples, n_outputs), n_outputs > 1)
 is a multi-output target: each column is encoded on its own, and the
@@ -262,3 +263,32 @@ def predicted_classes(scores, loss=None):
     if loss is None:
         return np.argmax(scores, axis=1)
     return np.argmin(scores @ loss, axis=1)
+
+
+def labels_of_outputs(classes, scores):
+    """Per row and output, the label of the largest score (the first on
+    ties): an array of shape (n_samples, n_outputs) from per-output classes
+    and per-output score arrays."""
+    labels = [output_classes[predicted_classes(output_scores)]
+              for output_classes, output_scores in zip(classes, scores)]
+    kinds = {output_classes.dtype.kind for output_classes in classes}
+    dtype = np.result_type(*labels) if len(kinds) == 1 and "O" not in kinds else object
+    return np.stack([np.asarray(output_labels, dtype=dtype) for output_labels in labels],
+                    axis=1)
+
+
+def class_index_per_output(outputs):
+    """Per row and output, the index of the class predicted from that
+    output's scores (see :func:`predicted_classes`): an array of shape
+    (n_samples, n_outputs) from per-output score arrays."""
+    return np.stack([predicted_classes(output_scores) for output_scores in outputs], axis=1)
+
+
+def same_classes(classes, other):
+    """Whether two ``classes_`` (an array, or a list of one per output) agree."""
+    if isinstance(classes, list) != isinstance(other, list):
+        return False
+    if not isinstance(classes, list):
+        return np.array_equal(classes, other)
+    return len(classes) == len(other) and all(
+        np.array_equal(mine, theirs) for mine, theirs in zip(classes, other))

@@ -415,6 +415,23 @@ def csr_for_walk(X, *, name="X", estimator=None):
     return CSRRows(indptr, indices, np.ascontiguousarray(data), n_features)
 
 
+def rows_for_walk(X, *, estimator=None, check_finite=False):
+    """X as the prediction walks read it: a sparse X as :class:`CSRRows`,
+    whose rows the walks read as they go (no dense copy of X), else rows of
+    float32 (float64 kept unless ``check_finite``).
+
+    NaN is a missing value. The prediction kernels refuse infinity
+    themselves, so that check is left to them unless ``check_finite`` (then a
+    sparse X is checked and densified as a dense one).
+    """
+    if is_sparse(X) and not check_finite:
+        rows = csr_for_walk(X, estimator=estimator)
+        check_not_empty(rows.shape, estimator=estimator)
+        return rows
+    return check_array_2d(X, estimator=estimator, check_finite=check_finite,
+                          keep_float=not check_finite, allow_nan=True)
+
+
 def non_finite_error(X, *, name="X", estimator=None, allow_nan=False):
     """The ValueError that says where X holds NaN (unless ``allow_nan``),
     infinity or float32 overflow."""

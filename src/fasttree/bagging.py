@@ -12,9 +12,10 @@ from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._docstrings import shared_docs
 from ._model_file import model_file_class
-from ._ensemble import (BaseEnsemble, OutOfBagSums, check_flag, check_n_estimators,
-                        check_template, describe_y, check_verbose, map_members, member_counts,
-                        member_matrix, member_seeds, name_members, resolve_n_draws)
+from ._ensemble import (BaseEnsemble, check_flag, check_n_estimators, check_template, describe_y,
+                        check_verbose, map_members, member_counts, member_matrix, member_seeds,
+                        name_members, resolve_n_draws)
+from ._out_of_bag import OutOfBagSums
 from ._progress import progress_of
 from ._targets import as_1d, check_regression_target, encode_labels
 from ._threads import resolve_n_jobs

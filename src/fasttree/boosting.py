@@ -15,6 +15,7 @@ from ._model_file import model_file_class
 from ._ensemble import (BaseEnsemble, check_n_estimators, check_template, check_verbose,
                         member_matrix, name_members)
 from ._features import rank_features
+from ._growth import ENTROPY_NAMES
 from ._structure import Tree
 from ._targets import check_regression_target, encode_labels
 from ._threads import available_cores, map_blocks
@@ -23,7 +24,7 @@ from ._tree import NODE_DTYPE
 from ._progress import progress_of
 from ._validation import (check_choice, check_random_state, check_sample_weight,
                           feature_names_of, warn_user)
-from .tree import ENTROPY_NAMES, BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
+from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["AdaBoostClassifier", "AdaBoostRegressor"]
 
