@@ -167,8 +167,8 @@ cdef void child_bounds(Splitter splitter, SplitRecord* split, double lower, doub
     children's values between them; other splits pass the node's on."""
     cdef int constraint = 0
     cdef double middle
-    if splitter.monotonic_cst != NULL:
-        constraint = splitter.monotonic_cst[split.feature]
+    if splitter.state.limits.monotonic_cst != NULL:
+        constraint = splitter.state.limits.monotonic_cst[split.feature]
     bounds[0] = lower
     bounds[1] = upper
     bounds[2] = lower
@@ -362,8 +362,8 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
                 break
             # The right child's state goes where the right child will be
             # pushed, the left child's above it.
-            splitter.lower_bound = current.lower_bound
-            splitter.upper_bound = current.upper_bound
+            splitter.state.limits.lower_bound = current.lower_bound
+            splitter.state.limits.upper_bound = current.upper_bound
             if splitter.split_node(samples, current.start, current.end,
                                    current.n_known_constants, &split,
                                    states + (stack_size + 1) * state_size,
@@ -469,8 +469,8 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
         return 0
     # Nodes are searched out of tree order, so a constant-feature prefix
     # inherited from the parent could be stale: start from none.
-    splitter.lower_bound = lower
-    splitter.upper_bound = upper
+    splitter.state.limits.lower_bound = lower
+    splitter.state.limits.upper_bound = upper
     if splitter.split_node(samples, start, end, 0, &candidate.split,
                            child_states, child_states + splitter.criterion.state_size) < 0:
         return -1
