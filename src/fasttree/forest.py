@@ -22,8 +22,9 @@ from ._targets import (class_weight_per_sample, check_regression_target, encode_
                        predicted_classes, target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
-from ._predict import CSRRows, WalkTests, apply_rows, forest_walk, predict_leaf_outputs
+from ._predict import CSRRows, apply_rows, predict_leaf_outputs
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
+from ._walk_layout import WalkTests, forest_walk
 from ._validation import (check_array_2d, check_not_empty, check_random_state,
                           check_sample_weight, check_weight_total, csr_for_walk, densified,
                           feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
