@@ -8,9 +8,9 @@ import numpy as np
 from ._multiway_trees import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import csr_for_walk, is_sparse, non_finite_error
-from ._predict import (CSRRows, apply_rows, decision_paths, predict_leaf_outputs,
-                       predict_leaf_rows)
+from ._predict import apply_rows, decision_paths, predict_leaf_outputs, predict_leaf_rows
 from ._pruning import cost_complexity_pruning, subtree_nodes
+from ._row_source import CSRRows
 from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY,
                     FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE, impurity_decreases)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of

@@ -22,7 +22,8 @@ from ._targets import (class_weight_per_sample, check_regression_target, encode_
                        predicted_classes, target_extent_exponent, weight_exponent)
 from ._threads import map_rows, run_together, start_threads
 from ._progress import progress_of
-from ._predict import CSRRows, apply_rows, predict_leaf_outputs
+from ._predict import apply_rows, predict_leaf_outputs
+from ._row_source import CSRRows
 from ._tree import FLAG_KIND_MASK, FLAG_MULTIWAY, FLAG_SUBSET
 from ._walk_layout import WalkTests, forest_walk
 from ._validation import (check_array_2d, check_not_empty, check_random_state,
