@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree import DecisionTreeClassifier
-from fasttree._predict import (MAX_WALK_FEATURES, WALK_DTYPE, WalkTests, apply_rows,
-                               predict_leaf_outputs, walk_layout)
+from fasttree._predict import apply_rows, predict_leaf_outputs
 from fasttree._tree_state import threshold_flags
 from fasttree._tree import (FLAG_MISSING_LEFT, FLAG_SUBSET, FLAG_THRESHOLD, NODE_DTYPE)
+from fasttree._walk_layout import MAX_WALK_FEATURES, WALK_DTYPE, WalkTests, walk_layout
 from synthetic import classification_data
 
 WALK_NODE_BYTES = WALK_DTYPE.itemsize

@@ -15,8 +15,8 @@ import pytest
 
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
                       ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor)
-from fasttree._predict import WalkTests
 from fasttree._structure import Tree
+from fasttree._walk_layout import WalkTests
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close
 

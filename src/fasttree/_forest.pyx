@@ -9,10 +9,12 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
-from ._predict cimport (ROW_BLOCK, RowSource, SplitTests, WalkNode, WalkTests, any_infinite,
-                       any_non_finite, block_values, clear_csr_rows, copy_source_rows, interleave_source, padded_block,
-                       row_source, walk_block, walk_general_block, walk_interleaved,
+from ._predict cimport (walk_block, walk_general_block, walk_interleaved,
                        walk_row_through_trees, walk_rows_refilled)
+from ._row_source cimport (ROW_BLOCK, RowSource, any_infinite, any_non_finite, block_values,
+                           clear_csr_rows, copy_source_rows, interleave_source, padded_block,
+                           row_source)
+from ._walk_layout cimport SplitTests, WalkNode, WalkTests
 from ._interrupt cimport INTERRUPTED, Interrupt
 from ._utils cimport intp_t
 

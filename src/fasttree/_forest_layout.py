@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from ._forest import tree_outputs
-from ._predict import CSRRows, WalkTests, forest_walk
+from ._row_source import CSRRows
+from ._walk_layout import WalkTests, forest_walk
 from ._structure import dense_rows
 from ._targets import class_index_per_output, predicted_classes
 from ._threads import map_rows

@@ -1,58 +1,10 @@
-# Prediction: a tree laid out for walking, and rows walked through it eight at
-# a time.
+# Prediction: rows (_row_source.pxd) walked eight at a time through a tree
+# laid out for walking (_walk_layout.pxd).
 
-from libc.stdint cimport int32_t, uint8_t, uint32_t
-
+from ._row_source cimport ROW_BLOCK, RowSource
 from ._utils cimport intp_t
+from ._walk_layout cimport SplitTests, WalkNode
 
-cdef enum:
-    # Rows walked together, each with its own node, in lockstep.
-    ROW_BLOCK = 8
-
-
-# A node as prediction reads it. Nodes are in preorder: the left child of a
-# node is the node that follows it, so only the right child needs a link.
-cdef struct WalkNode:
-    int32_t column      # byte offset of the tested feature in a row
-    float threshold     # x > threshold goes right; -inf at a leaf; at a subset or
-                        # multiway node, its entry in the category bits (as Node)
-    int32_t right_jump  # bytes from the following node to the right child;
-                        # -sizeof(WalkNode) at a leaf, which then steps to itself;
-                        # 0 at a multiway node (its children are in its table)
-    int32_t node        # the node's index in the tree's own numbering
-
-
-# What the general walk reads beside a tree's walk nodes: the fast walk
-# tests thresholds on finite values only; rows with NaN, and trees with
-# category sets or multiway nodes, take the general walk.
-cdef struct SplitTests:
-    const uint8_t* flags           # the node flags (_tree.pxd) of every walk node
-    const uint32_t* category_bits  # the tree's category sets and branch tables
-    const int32_t* node_position   # the walk position of every node: where a
-                                   # multiway node's children are (NULL without any)
-    bint general                   # some inner node tests a category set or is multiway
-    bint refill                    # walk rows with walk_rows_refilled, not in lockstep
-                                   # (paths of very different lengths)
-
-# A walk (one tree's, or several trees' back to back) with what its split
-# tests read, checked and summarised once when made: every prediction call
-# takes it as it is, so a call on one row costs nothing per node.
-cdef class WalkTests:
-    cdef readonly object walk           # the WALK_DTYPE walk nodes
-    cdef readonly object walk_flags     # uint8 node flags, in walk order
-    cdef readonly object category_bits  # uint32 category sets and branch tables
-    cdef readonly object node_position  # int32 walk positions, None without multiway nodes
-    cdef const WalkNode* nodes          # the walk's first node
-    cdef readonly Py_ssize_t n_nodes    # walk nodes
-    cdef SplitTests tests               # pointers into the arrays above; refill False
-
-# 1 if any of the values is NaN or infinite, else 0. Rows must be checked
-# before the fast walk takes them: a NaN would step off a leaf.
-cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil
-
-# 1 if any of the values is infinite, else 0 (NaN is a missing value, but
-# infinity is refused, as in fit).
-cdef int any_infinite(const float* values, intp_t n_values) noexcept nogil
 
 # Walks n_lanes rows one at a time through a tree, testing each node by its
 # flags (missing values, category sets). Row j's value of a node's feature
@@ -74,12 +26,6 @@ cdef inline void walk_general_block(const WalkNode* tree, const SplitTests* test
     else:
         walk_general(tree, tests, <const char*> block, n_features * sizeof(float), 1,
                      ROW_BLOCK, leaves)
-
-
-# The floats that n_rows rows fill in blocks of ROW_BLOCK rows (the last
-# block padded).
-cdef inline intp_t block_values(intp_t n_rows, intp_t n_features) noexcept nogil:
-    return (n_rows + ROW_BLOCK - 1) // ROW_BLOCK * ROW_BLOCK * n_features
 
 
 # Walks ROW_BLOCK consecutive rows of the row-major X (finite values only)
@@ -105,63 +51,11 @@ cdef void walk_rows_refilled(const WalkNode* tree, const float* rows, intp_t n_f
 cdef void walk_row_through_trees(const WalkNode* const* roots, const float* row,
                                  bint interleaved, intp_t* leaves) noexcept nogil
 
-# A ROW_BLOCK-row copy of n_rows (< ROW_BLOCK) rows, padded with zeros, for
-# walk_block; the caller frees it. NULL if memory ran out.
-cdef float* padded_block(const float* X, intp_t n_rows, intp_t n_features) noexcept nogil
-
 # Leaf of every row of the row-major X. Returns 1 if X holds infinity, -1
 # if memory ran out, else 0.
 cdef int find_leaves(const WalkNode* tree, const SplitTests* tests, const float* X,
                      intp_t n_features, intp_t n_rows, intp_t* leaves) noexcept nogil
 
-
-# Rows of any 2-D float32 or float64 array, in any order or strides, as the
-# walks read them: C-contiguous float32 rows are walked where they lie; any
-# other rows are copied block by block into blocks of ROW_BLOCK rows whose
-# values are interleaved (feature by feature, the block's rows side by side;
-# the rows of a block find a feature's values in one cache line), converted
-# to float32 as fit converts X.
-cdef struct RowSource:
-    const char* data         # the first row's first value
-    intp_t n_rows
-    intp_t n_features
-    intp_t row_stride        # bytes from a row to the next (may be negative)
-    intp_t feature_stride    # bytes from a value to the next feature's
-    bint is_double           # float64 values, else float32
-    bint in_place            # C-contiguous float32: walked without a copy
-    # Sparse rows (scipy CSR): row i of the source is row first_row + i of
-    # the matrix, its entries csr_indptr[row] .. csr_indptr[row + 1] - 1 in
-    # csr_indices (columns) and data (values); the other values are zeros.
-    # NULL for dense rows.
-    const intp_t* csr_indptr
-    const int32_t* csr_indices
-    intp_t first_row
-
-
-# Fills source from X (a 2-D float32 or float64 ndarray, or a CSR matrix
-# with intp indptr, int32 indices and float32 or float64 data) or raises.
-cdef int row_source(object X, RowSource* source) except -1
-
-# Copies rows [first_row, first_row + n_rows) of source into interleaved
-# blocks, padding the last block with zeros; blocks holds
-# ceil(n_rows / ROW_BLOCK) * ROW_BLOCK * n_features floats. Sparse rows
-# are written into blocks of zeros (only their stored values), to be
-# cleared by clear_csr_rows once walked. Returns 1 if a copied value is
-# NaN or infinite in float32, else 0.
-cdef int interleave_source(const RowSource* source, intp_t first_row, intp_t n_rows,
-                           float* blocks) noexcept nogil
-
-# Copies rows [first_row, first_row + n_rows) of source as row-major float32
-# rows (or interleaved blocks), sparse rows into a buffer of zeros (see
-# interleave_source). Returns 1 if a copied value is NaN or infinite in
-# float32, else 0.
-cdef int copy_source_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
-                          float* out, bint interleaved) noexcept nogil
-
-# Zeros again where sparse rows [first_row, first_row + n_rows) of source
-# were written (interleaved or row-major), so the buffer can take the next.
-cdef int clear_csr_rows(const RowSource* source, intp_t first_row, intp_t n_rows,
-                        float* out, bint interleaved) noexcept nogil
 
 # find_leaves for any row source, copying rows that are not walked in place
 # into buffer (of the copy chunk's size, zeroed once). Returns 1 if X holds

@@ -8,15 +8,16 @@ from ._model_file import model_file_class
 from ._multiway_trees import leaf_mixture, rebuilt_arrays
 from ._threads import map_rows
 from ._validation import csr_for_walk, is_sparse, non_finite_error
-from ._predict import (CSRRows, WalkTests, apply_rows, decision_paths, predict_leaf_outputs,
-                       predict_leaf_rows, walk_depths, walk_layout)
+from ._predict import apply_rows, decision_paths, predict_leaf_outputs, predict_leaf_rows
 from ._pruning import cost_complexity_pruning, subtree_nodes
+from ._row_source import CSRRows
 from ._tree import (FLAG_KIND_MASK, FLAG_MISSING_LEFT, FLAG_MISSING_SEEN, FLAG_MULTIWAY,
                     FLAG_SUBSET, impurity_decreases)
 from ._tree_state import (check_nodes, checked_fractions, checked_output_widths,
                           checked_sparse_rows, checked_statistic, compressed_state, float_array,
                           narrowest, readable_state, state_of, threshold_flags, uint_array)
 from ._utils import select_sparse_rows, sparse_rows as sparse_rows_of
+from ._walk_layout import WalkTests, walk_depths, walk_layout
 
 # Refilled lanes check their rows about twice as often as lockstep ones
 # (bench: forests of 30 trees, one thread, 20,000 new rows): they pay on

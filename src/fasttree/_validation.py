@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ._frames import as_frame, is_frame
-from ._predict import CSRRows
+from ._row_source import CSRRows
 from ._utils import all_finite
 
 
