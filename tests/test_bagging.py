@@ -315,6 +315,31 @@ def test_pickle_keeps_the_fitted_ensemble():
     assert loaded.oob_score_ == model.oob_score_
 
 
+def test_pickle_keeps_an_ensemble_of_scikit_learn_members():
+    from sklearn.linear_model import LogisticRegression, Ridge
+
+    X, y = classification_problem(120, seed=25)
+    model = BaggingClassifier(LogisticRegression(), n_estimators=4, max_features=0.75,
+                              random_state=0).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(model))
+    assert all(isinstance(member, LogisticRegression) for member in loaded.estimators_)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    X, y = regression_problem(80, 1)
+    nested = BaggingRegressor(BaggingRegressor(Ridge(), n_estimators=2), n_estimators=2,
+                              random_state=0).fit(X, y)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(nested)).predict(X),
+                                  nested.predict(X))
+
+
+def test_a_model_file_still_refuses_members_from_other_libraries(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = classification_problem(60, seed=26)
+    model = BaggingClassifier(LogisticRegression(), n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="LogisticRegression"):
+        model.save(tmp_path / "model.ftm")
+
+
 def test_clone_get_params_and_grid_search():
     from sklearn.base import clone
     from sklearn.model_selection import GridSearchCV

@@ -47,14 +47,16 @@ class BaseEstimator:
         save_model_file(self, path)
 
     def __setstate__(self, state):
-        # Unpickled estimators are checked as loaded model files are.
+        # Unpickled estimators are checked as loaded model files are, but
+        # for members from other libraries, which only a pickle can hold.
         self.__dict__.update(state)
-        self._check_loaded_state()
+        self._check_loaded_state(foreign_members=True)
 
-    def _check_loaded_state(self):
+    def _check_loaded_state(self, foreign_members=False):
         """Raise ``ModelFileError`` (a ValueError) unless the estimator's
-        fitted state is consistent (see ``fasttree.load``)."""
-        _check_model(self)
+        fitted state is consistent (see ``fasttree.load``); ensemble members
+        from other libraries pass unchecked when ``foreign_members``."""
+        _check_model(self, foreign_members)
 
     def _check_fitted(self):
         if not hasattr(self, self._fitted_attribute):

@@ -15,13 +15,17 @@ from ._validation import check_choice
 from .rules import Condition, Rule
 
 
-def _check_model(model):
+def _check_model(model, foreign_members=False):
     """Consistency of a loaded estimator beyond each tree's own checks (which
     the trees made as they were built): the trees read as many features as
     their estimator has, and give as many values as it has classes or
-    outputs; ensemble members, their feature subsets and weights agree."""
+    outputs; ensemble members, their feature subsets and weights agree.
+
+    ``foreign_members`` accepts, unchecked, ensemble members that are not
+    fasttree estimators (a pickled bagging of scikit-learn models holds
+    them; a model file cannot)."""
     try:
-        _check_estimator(model, depth=0)
+        _check_estimator(model, 0, foreign_members)
     except (AttributeError, TypeError, ValueError, IndexError, KeyError) as error:
         if isinstance(error, ModelFileError):
             raise
@@ -29,7 +33,7 @@ def _check_model(model):
                              f"{error})") from None
 
 
-def _check_estimator(estimator, depth):
+def _check_estimator(estimator, depth, foreign_members):
     name = type(estimator).__name__
     if depth > 4:
         raise ModelFileError("the model nests ensembles more than 4 deep")
@@ -76,7 +80,7 @@ def _check_estimator(estimator, depth):
         _check_leaf_values(estimator, tree, _is_classifier(estimator))
         _check_category_codes(estimator, tree)
     if "estimators_" in estimator.__dict__ and "_trees" not in estimator.__dict__:
-        _check_members(estimator, n_features, depth)
+        _check_members(estimator, n_features, depth, foreign_members)
     loss = estimator.__dict__.get("loss_matrix_")
     if loss is not None and (not isinstance(loss, np.ndarray) or loss.dtype.kind != "f"
                              or loss.shape != (width, width) or not np.isfinite(loss).all()):
@@ -189,7 +193,7 @@ def _check_category_codes(estimator, tree):
                              f"category levels are {int(n_levels[feature])}")
 
 
-def _check_members(estimator, n_features, depth):
+def _check_members(estimator, n_features, depth, foreign_members):
     name = type(estimator).__name__
     members = estimator.estimators_
     if not isinstance(members, list):
@@ -211,7 +215,9 @@ def _check_members(estimator, n_features, depth):
                     or (features >= n_features).any()):
                 raise ModelFileError(f"a feature subset of the {name} is out of range")
             expected = features.shape[0]
-        _check_estimator(member, depth + 1)
+        if foreign_members and not is_estimator(member):
+            continue
+        _check_estimator(member, depth + 1, foreign_members)
         labels = member.__dict__.get("classes_")
         if (labels is not None and "classes_" in estimator.__dict__
                 and isinstance(estimator.classes_, np.ndarray)):
