@@ -123,6 +123,13 @@ class BaseEstimator:
             return X
         return CategoryEncoding(mask, self.categories_).encode(X)
 
+    def _set_parameters(self, arguments):
+        """Store ``__init__``'s arguments (its ``locals()``), each unchanged
+        under its own name, as scikit-learn's ``get_params`` and ``clone``
+        expect."""
+        for name, value in parameters_of(arguments).items():
+            setattr(self, name, value)
+
     @classmethod
     def _parameter_names(cls):
         # Read off the signature once per class: forests ask for every tree.

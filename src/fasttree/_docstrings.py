@@ -339,6 +339,48 @@ oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
     With ``oob_score``: the mean prediction of the trees that left each
     row out; NaN for rows that every tree drew.""",
 }
+# What the ensembles' vote_fractions are for.
+SHARED["vote_fractions_use"] = """\
+With it a caller can ask for unanimity (a fraction of 1) or a strict
+majority (above 0.5) and abstain otherwise."""
+SHARED["tree_ccp_alpha"] = SHARED["ccp_alpha"] + """
+    See :meth:`cost_complexity_pruning_path`."""
+
+
+def _joined(*keys):
+    """The entries ``SHARED[key]`` one after the other: the list of
+    parameters or attributes that a family of estimators shares (a tree and
+    its extremely randomized variant, say), kept in one place."""
+    return "\n".join(SHARED[key] for key in keys)
+
+
+SHARED.update({
+    "classification_tree_parameters": _joined(
+        "classification_criterion", "splitter", "tree_limits", "max_features",
+        "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
+        "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
+        "monotonic_cst"),
+    "regression_tree_parameters": _joined(
+        "regression_criterion", "splitter", "tree_limits", "max_features",
+        "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
+        "monotonic_cst"),
+    "fitted_classification_tree": _joined(
+        "fitted_classes", "fitted_tree", "fitted_loss_matrix", "fitted_inputs"),
+    # A forest's parameters after max_features (whose default and note
+    # differ between random forests and extra trees) and before monotonic_cst.
+    "forest_classifier_growth": _joined(
+        "growth_limits", "ccp_alpha", "forest_draws", "forest_class_weight",
+        "forest_voting", "forest_oob_growth", "forest_loss_matrix",
+        "categorical_features", "categorical_split", "missing"),
+    "forest_regressor_growth": _joined(
+        "growth_limits", "ccp_alpha", "forest_draws", "forest_aggregation",
+        "forest_oob_growth", "categorical_features"),
+    "fitted_forest_classifier": _joined(
+        "fitted_forest", "fitted_oob_decision_function", "fitted_classes",
+        "fitted_loss_matrix", "fitted_inputs"),
+    "fitted_forest_regressor": _joined(
+        "fitted_forest", "fitted_oob_prediction", "fitted_inputs"),
+})
 
 
 def _entries_with_defaults(text, defaults):

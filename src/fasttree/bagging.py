@@ -386,19 +386,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
                  verbose=0, voting="soft", categorical_features="from_dtype"):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.bootstrap_features = bootstrap_features
-        self.oob_score = oob_score
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.categorical_features = categorical_features
-        self.voting = voting
+        self._set_parameters(locals())
 
     def _check_combination(self):
         check_choice(self.voting, "voting", ("soft", "hard"))
@@ -548,11 +536,11 @@ class BaggingClassifier(ClassifierMixin, BaseBagging):
 
         return self._mean_output(decisions, X)
 
+    @shared_docs
     def vote_fractions(self, X):
         """Share of members predicting each class.
 
-        With it a caller can ask for unanimity (a fraction of 1) or a strict
-        majority (above 0.5) and abstain otherwise.
+        {vote_fractions_use}
 
         Parameters
         ----------
@@ -628,19 +616,7 @@ class BaggingRegressor(RegressorMixin, BaseBagging):
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
                  verbose=0, aggregation="mean", categorical_features="from_dtype"):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.bootstrap_features = bootstrap_features
-        self.oob_score = oob_score
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.categorical_features = categorical_features
-        self.aggregation = aggregation
+        self._set_parameters(locals())
 
     def _check_combination(self):
         check_choice(self.aggregation, "aggregation", ("mean", "median"))

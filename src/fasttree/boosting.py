@@ -213,7 +213,35 @@ class PresortedStumps:
 
 
 class BaseBoosting(BaseEnsemble):
-    """What both AdaBoost estimators share once fitted."""
+    """What both AdaBoost estimators share: fit's signature, and what they
+    share once fitted."""
+
+    @shared_docs
+    def fit(self, X, y, sample_weight=None):
+        """Boost.
+
+        Parameters
+        ----------
+        {member_fit_X}
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Initial weights (normalised); None gives 1/N each.
+
+        Returns
+        -------
+        self
+        """
+        return self._boost(X, y, sample_weight)
+
+    def _keep_rounds(self, progress, estimators, weights, errors):
+        """Store the members boosted with their weights and errors, and close
+        the progress line (if any) at the number of rounds kept."""
+        if progress is not None:
+            progress.step(len(estimators) - progress.done)
+            progress.finish()
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.array(weights)
+        self.estimator_errors_ = np.array(errors)
 
     def _checked_fit_input(self, X, estimator):
         """X as the members take it (see ``member_matrix``; categorical columns
@@ -322,13 +350,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0,
                  boosting="reweight", random_state=None, categorical_features="from_dtype",
                  verbose=0):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.boosting = boosting
-        self.random_state = random_state
-        self.categorical_features = categorical_features
-        self.verbose = verbose
+        self._set_parameters(locals())
 
     def _template(self):
         """The estimator the members are copies of (unchecked)."""
@@ -345,21 +367,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                              "(its fit takes none); use boosting='resample'")
         return estimator
 
-    @shared_docs
-    def fit(self, X, y, sample_weight=None):
-        """Boost.
-
-        Parameters
-        ----------
-        {member_fit_X}
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Initial weights (normalised); None gives 1/N each.
-
-        Returns
-        -------
-        self
-        """
+    def _boost(self, X, y, sample_weight):
+        """fit's work for class labels (see ``BaseBoosting.fit``)."""
         name = type(self).__name__
         estimator = self._check_parameters()
         X, names, encoding, estimator = self._checked_fit_input(X, estimator)
@@ -417,12 +426,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
                 break
             weight /= total
 
-        if progress is not None:
-            progress.step(len(estimators) - progress.done)
-            progress.finish()
-        self.estimators_ = estimators
-        self.estimator_weights_ = np.array(weights)
-        self.estimator_errors_ = np.array(errors)
+        self._keep_rounds(progress, estimators, weights, errors)
         self.classes_ = classes
         self.n_classes_ = n_classes
         self._members_labelled = True
@@ -596,33 +600,14 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
 
     def __init__(self, estimator=None, n_estimators=50, *, learning_rate=1.0, loss="linear",
                  random_state=None, categorical_features="from_dtype", verbose=0):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.loss = loss
-        self.random_state = random_state
-        self.categorical_features = categorical_features
-        self.verbose = verbose
+        self._set_parameters(locals())
 
     def _template(self):
         """The estimator the members are copies of (unchecked)."""
         return DecisionTreeRegressor(max_depth=3) if self.estimator is None else self.estimator
 
-    @shared_docs
-    def fit(self, X, y, sample_weight=None):
-        """Boost.
-
-        Parameters
-        ----------
-        {member_fit_X}
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Initial weights (normalised); None gives 1/N each.
-
-        Returns
-        -------
-        self
-        """
+    def _boost(self, X, y, sample_weight):
+        """fit's work for real targets (see ``BaseBoosting.fit``)."""
         name = type(self).__name__
         check_boosting_parameters(self.n_estimators, self.learning_rate)
         check_verbose(self.verbose)
@@ -680,12 +665,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
             errors.append(mean_loss)
             weight = weight * beta ** ((1.0 - losses) * self.learning_rate)
             weight /= weight.sum()
-        if progress is not None:
-            progress.step(len(estimators) - progress.done)
-            progress.finish()
-        self.estimators_ = estimators
-        self.estimator_weights_ = np.array(weights)
-        self.estimator_errors_ = np.array(errors)
+        self._keep_rounds(progress, estimators, weights, errors)
         self._set_input_attributes(X.shape[1], names, encoding)
         name_members(self.estimators_, names)
         return self

@@ -416,33 +416,8 @@ class ForestClassifier(ClassifierMixin, ForestClassifierOutOfBag, BaseForest):
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  loss_matrix=None, categorical_features="from_dtype",
                  categorical_split="binary", missing="learn", monotonic_cst=None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion_named(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.bootstrap = bootstrap
-        self.max_samples = max_samples
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.categorical_features = categorical_features
-        self.categorical_split = categorical_split
-        self.missing = missing
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.voting = voting
-        self.loss_matrix = loss_matrix
-        self.oob_batch_size = oob_batch_size
-        self.oob_tol = oob_tol
-        self.oob_patience = oob_patience
-        self.monotonic_cst = monotonic_cst
+        criterion = criterion_named(criterion)
+        self._set_parameters(locals())
 
     def _encode_targets(self, y, n_samples):
         targets = class_targets(y, n_samples, type(self).__name__)
@@ -567,11 +542,11 @@ class ForestClassifier(ClassifierMixin, ForestClassifierOutOfBag, BaseForest):
                     for output in self._trees[0].split_outputs(scores)]
         return scores
 
+    @shared_docs
     def vote_fractions(self, X):
         """Share of trees voting for each class (each tree votes its leaf's majority).
 
-        With it a caller can ask for unanimity (a fraction of 1) or a strict
-        majority (above 0.5) and abstain otherwise.
+        {vote_fractions_use}
 
         Parameters
         ----------
@@ -633,26 +608,13 @@ class RandomForestClassifier(ForestClassifier):
     {tree_limits}
     {max_features}
         'sqrt' is the random-forest default for classification.
-    {growth_limits}
-    {ccp_alpha}
-    {forest_draws}
-    {forest_class_weight}
-    {forest_voting}
-    {forest_oob_growth}
-    {forest_loss_matrix}
-    {categorical_features}
-    {categorical_split}
-    {missing}
+    {forest_classifier_growth}
     {monotonic_cst}
         The forest's mean probability keeps the trees' constraints.
 
     Attributes
     ----------
-    {fitted_forest}
-    {fitted_oob_decision_function}
-    {fitted_classes}
-    {fitted_loss_matrix}
-    {fitted_inputs}
+    {fitted_forest_classifier}
     """
 
 
@@ -670,29 +632,8 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
                  random_state=None, verbose=0, warm_start=False, aggregation="mean",
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  categorical_features="from_dtype", monotonic_cst=None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion_named(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.bootstrap = bootstrap
-        self.max_samples = max_samples
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.categorical_features = categorical_features
-        self.warm_start = warm_start
-        self.aggregation = aggregation
-        self.oob_batch_size = oob_batch_size
-        self.oob_tol = oob_tol
-        self.oob_patience = oob_patience
-        self.monotonic_cst = monotonic_cst
+        criterion = criterion_named(criterion)
+        self._set_parameters(locals())
 
     def _encode_targets(self, y, n_samples):
         check_choice(self.aggregation, "aggregation", ("mean", "median"))
@@ -784,20 +725,13 @@ class RandomForestRegressor(ForestRegressor):
     {max_features}
         1.0 (every feature at every node) is scikit-learn's default for
         regression; a third of the features is the textbook's.
-    {growth_limits}
-    {ccp_alpha}
-    {forest_draws}
-    {forest_aggregation}
-    {forest_oob_growth}
-    {categorical_features}
+    {forest_regressor_growth}
     {monotonic_cst}
         The forest's mean keeps the trees' constraints.
 
     Attributes
     ----------
-    {fitted_forest}
-    {fitted_oob_prediction}
-    {fitted_inputs}
+    {fitted_forest_regressor}
     """
 
 
@@ -821,25 +755,12 @@ class ExtraTreesClassifier(ForestClassifier):
     {classification_criterion}
     {tree_limits}
     {max_features}
-    {growth_limits}
-    {ccp_alpha}
-    {forest_draws}
-    {forest_class_weight}
-    {forest_voting}
-    {forest_oob_growth}
-    {forest_loss_matrix}
-    {categorical_features}
-    {categorical_split}
-    {missing}
+    {forest_classifier_growth}
     {monotonic_cst}
 
     Attributes
     ----------
-    {fitted_forest}
-    {fitted_oob_decision_function}
-    {fitted_classes}
-    {fitted_loss_matrix}
-    {fitted_inputs}
+    {fitted_forest_classifier}
     """
 
     _tree_class = ExtraTreeClassifier
@@ -867,19 +788,12 @@ class ExtraTreesRegressor(ForestRegressor):
     {regression_criterion}
     {tree_limits}
     {max_features}
-    {growth_limits}
-    {ccp_alpha}
-    {forest_draws}
-    {forest_aggregation}
-    {forest_oob_growth}
-    {categorical_features}
+    {forest_regressor_growth}
     {monotonic_cst}
 
     Attributes
     ----------
-    {fitted_forest}
-    {fitted_oob_prediction}
-    {fitted_inputs}
+    {fitted_forest_regressor}
     """
 
     _tree_class = ExtraTreeRegressor

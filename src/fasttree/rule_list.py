@@ -147,10 +147,7 @@ class RuleListClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, validation_fraction=1 / 3, random_state=None,
                  categorical_features="from_dtype"):
-        self.estimator = estimator
-        self.validation_fraction = validation_fraction
-        self.random_state = random_state
-        self.categorical_features = categorical_features
+        self._set_parameters(locals())
 
     @shared_docs
     def fit(self, X, y, sample_weight=None):

@@ -228,27 +228,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    {classification_criterion}
-    {splitter}
-    {tree_limits}
-    {max_features}
-    {tree_random_state}
-    {growth_limits}
-    {tree_class_weight}
-    {ccp_alpha}
-        See :meth:`cost_complexity_pruning_path`.
-    {tree_loss_matrix}
-    {categorical_features}
-    {categorical_split}
-    {missing}
-    {monotonic_cst}
+    {classification_tree_parameters}
 
     Attributes
     ----------
-    {fitted_classes}
-    {fitted_tree}
-    {fitted_loss_matrix}
-    {fitted_inputs}
+    {fitted_classification_tree}
     """
 
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
@@ -261,23 +245,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
                  missing="learn", monotonic_cst=None):
-        self.criterion = criterion_named(criterion)
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.loss_matrix = loss_matrix
-        self.categorical_features = categorical_features
-        self.categorical_split = categorical_split
-        self.missing = missing
-        self.monotonic_cst = monotonic_cst
+        criterion = criterion_named(criterion)
+        self._set_parameters(locals())
 
     @shared_docs
     def fit(self, X, y, sample_weight=None):
@@ -454,16 +423,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    {regression_criterion}
-    {splitter}
-    {tree_limits}
-    {max_features}
-    {tree_random_state}
-    {growth_limits}
-    {ccp_alpha}
-        See :meth:`cost_complexity_pruning_path`.
-    {categorical_features}
-    {monotonic_cst}
+    {regression_tree_parameters}
 
     Attributes
     ----------
@@ -478,19 +438,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None):
-        self.criterion = criterion_named(criterion)
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.categorical_features = categorical_features
-        self.monotonic_cst = monotonic_cst
+        criterion = criterion_named(criterion)
+        self._set_parameters(locals())
 
     @shared_docs
     def fit(self, X, y, sample_weight=None):
@@ -579,26 +528,11 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 
     Parameters
     ----------
-    {classification_criterion}
-    {splitter}
-    {tree_limits}
-    {max_features}
-    {tree_random_state}
-    {growth_limits}
-    {tree_class_weight}
-    {ccp_alpha}
-    {tree_loss_matrix}
-    {categorical_features}
-    {categorical_split}
-    {missing}
-    {monotonic_cst}
+    {classification_tree_parameters}
 
     Attributes
     ----------
-    {fitted_classes}
-    {fitted_tree}
-    {fitted_loss_matrix}
-    {fitted_inputs}
+    {fitted_classification_tree}
     """
 
     def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
@@ -620,15 +554,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
 
     Parameters
     ----------
-    {regression_criterion}
-    {splitter}
-    {tree_limits}
-    {max_features}
-    {tree_random_state}
-    {growth_limits}
-    {ccp_alpha}
-    {categorical_features}
-    {monotonic_cst}
+    {regression_tree_parameters}
 
     Attributes
     ----------
