@@ -4,6 +4,7 @@
 # compared with the threshold, read from the feature columns, or from the
 # rows for small nodes.
 
+cimport cython
 from libc.stdint cimport uint8_t, uint32_t
 
 from ._criterion cimport Criterion
@@ -20,6 +21,8 @@ cdef struct RandomDraw:
     bint has_missing          # the node has missing values of the feature
 
 
+# Final: its methods are called directly, and inlined, not through a vtable.
+@cython.final
 cdef class RandomSplits:
     cdef Criterion criterion
     # The values, (n_features, n_samples) float32, missing ones as +inf. A

@@ -6,6 +6,7 @@
 # in a map of the node's samples (O(that feature's rare rows)); either way
 # a sweep sums a feature's bins from its rare rows in the node alone.
 
+cimport cython
 from libc.stdint cimport uint32_t
 
 from ._utils cimport intp_t
@@ -18,6 +19,8 @@ cdef enum:
     RARE_LISTED = 2           # sample_position maps the node's samples
 
 
+# Final: its methods are called directly, and inlined, not through a vtable.
+@cython.final
 cdef class RareRows:
     cdef intp_t n_samples
     cdef intp_t n_features

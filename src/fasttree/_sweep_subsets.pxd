@@ -5,6 +5,7 @@
 # class otherwise), and each category alone when the criterion asks, with
 # the node's missing values right, then left.
 
+cimport cython
 from libc.stdint cimport uint8_t, uint32_t
 
 from ._criterion cimport BinSource, Criterion
@@ -18,6 +19,8 @@ cdef struct KeyedBin:
     intp_t index              # its position among the node's categories, by rank
 
 
+# Final: its methods are called directly, and inlined, not through a vtable.
+@cython.final
 cdef class SubsetSweep:
     cdef Criterion criterion
     cdef const intp_t* n_categories   # per feature, its number of codes; 0 if numeric
