@@ -109,7 +109,12 @@ class _Writer:
         return {f"d{index}": np.concatenate(parts)
                 for index, parts in enumerate(self.arrays.values())}
 
-    def value(self, value):
+    def value(self, value, depth=0):
+        # ``depth`` counts the containers around ``value`` as the reader
+        # will: a model nested deeper than it reads is refused here, at save.
+        if depth > MAX_DEPTH:
+            raise ValueError(f"cannot save a model nested more than {MAX_DEPTH} levels deep "
+                             "(ensembles of ensembles); model files do not hold it, use pickle")
         if value is None or isinstance(value, (bool, str)):
             return value
         if isinstance(value, int) and not isinstance(value, np.integer):
@@ -120,13 +125,13 @@ class _Writer:
             return {"type": "float", "value": repr(value)}
         if isinstance(value, np.generic):
             if value.dtype.kind not in "biuf":
-                return self.value(value.item())
+                return self.value(value.item(), depth)
             return {"type": "scalar", "dtype": value.dtype.str,
-                    "value": self.value(value.item())}
+                    "value": self.value(value.item(), depth + 1)}
         if isinstance(value, np.ndarray):
             if value.dtype.hasobject:
                 return {"type": "objects", "shape": list(value.shape),
-                        "items": [self.value(item) for item in value.ravel().tolist()]}
+                        "items": [self.value(item, depth + 1) for item in value.ravel().tolist()]}
             return self.array(value)
         if isinstance(value, np.dtype):
             return {"type": "dtype", "name": value.str}
@@ -134,18 +139,21 @@ class _Writer:
             return {"type": "dtype", "name": np.dtype(value).str}
         if isinstance(value, np.random.RandomState):
             name, key, pos, has_gauss, cached = value.get_state()
-            return {"type": "random_state", "key": self.value(key), "pos": int(pos),
+            return {"type": "random_state", "key": self.value(key, depth + 1), "pos": int(pos),
                     "has_gauss": int(has_gauss), "cached_gaussian": float(cached)}
         for kind in (list, tuple, set, frozenset):
             if type(value) is kind:
                 items = sorted(value, key=repr) if kind in (set, frozenset) else value
-                return {"type": kind.__name__, "items": [self.value(item) for item in items]}
+                return {"type": kind.__name__,
+                        "items": [self.value(item, depth + 1) for item in items]}
         if type(value) is dict:
             return {"type": "dict",
-                    "items": [[self.value(key), self.value(item)] for key, item in value.items()]}
+                    "items": [[self.value(key, depth + 1), self.value(item, depth + 1)]
+                              for key, item in value.items()]}
         name = type(value).__name__
         if self.classes.get(name) is type(value):
-            return {"type": "object", "class": name, "state": self.value(_state_of(value))}
+            return {"type": "object", "class": name,
+                    "state": self.value(_state_of(value), depth + 1)}
         raise TypeError(f"cannot save a model holding a {type(value).__module__}.{name}; "
                         "fasttree model files hold fasttree's own estimators only "
                         "(use pickle for others)")
@@ -318,7 +326,8 @@ def dumps(model):
               "fasttree_version": __version__, "model": writer.value(model)}
     buffer = io.BytesIO()
     text = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    np.savez_compressed(buffer, **{HEADER_ENTRY: np.frombuffer(text, dtype=np.uint8)}, **writer.entries())
+    np.savez_compressed(buffer, **{HEADER_ENTRY: np.frombuffer(text, dtype=np.uint8)},
+                        **writer.entries())
     return buffer.getvalue()
 
 

@@ -25,7 +25,7 @@ def _check_model(model, foreign_members=False):
     fasttree estimators (a pickled bagging of scikit-learn models holds
     them; a model file cannot)."""
     try:
-        _check_estimator(model, 0, foreign_members)
+        _check_estimator(model, foreign_members)
     except (AttributeError, TypeError, ValueError, IndexError, KeyError) as error:
         if isinstance(error, ModelFileError):
             raise
@@ -33,10 +33,8 @@ def _check_model(model, foreign_members=False):
                              f"{error})") from None
 
 
-def _check_estimator(estimator, depth, foreign_members):
+def _check_estimator(estimator, foreign_members):
     name = type(estimator).__name__
-    if depth > 4:
-        raise ModelFileError("the model nests ensembles more than 4 deep")
     if not is_estimator(estimator):
         raise ModelFileError(f"an ensemble member is not a fasttree estimator ({name})")
     missing = [parameter for parameter in type(estimator)._parameter_names()
@@ -80,7 +78,7 @@ def _check_estimator(estimator, depth, foreign_members):
         _check_leaf_values(estimator, tree, _is_classifier(estimator))
         _check_category_codes(estimator, tree)
     if "estimators_" in estimator.__dict__ and "_trees" not in estimator.__dict__:
-        _check_members(estimator, n_features, depth, foreign_members)
+        _check_members(estimator, n_features, foreign_members)
     loss = estimator.__dict__.get("loss_matrix_")
     if loss is not None and (not isinstance(loss, np.ndarray) or loss.dtype.kind != "f"
                              or loss.shape != (width, width) or not np.isfinite(loss).all()):
@@ -193,7 +191,7 @@ def _check_category_codes(estimator, tree):
                              f"category levels are {int(n_levels[feature])}")
 
 
-def _check_members(estimator, n_features, depth, foreign_members):
+def _check_members(estimator, n_features, foreign_members):
     name = type(estimator).__name__
     members = estimator.estimators_
     if not isinstance(members, list):
@@ -217,7 +215,7 @@ def _check_members(estimator, n_features, depth, foreign_members):
             expected = features.shape[0]
         if foreign_members and not is_estimator(member):
             continue
-        _check_estimator(member, depth + 1, foreign_members)
+        _check_estimator(member, foreign_members)
         labels = member.__dict__.get("classes_")
         if (labels is not None and "classes_" in estimator.__dict__
                 and isinstance(estimator.classes_, np.ndarray)):
