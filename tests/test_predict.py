@@ -1,5 +1,5 @@
-"""The prediction kernels of fasttree._predict: the preorder walk layout, rows
-walked eight at a time, and their checks."""
+"""The prediction kernels of fasttree._predict, with the walk layout they read
+(fasttree._walk_layout): rows walked eight at a time, and their checks."""
 
 import numpy as np
 import pytest

@@ -47,6 +47,10 @@ WORK = REPO / ".mutation"
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
     "forest": ["tests/test_forest.py", "tests/test_forest_oob.py", "tests/test_forest_growth.py"],
+    "_out_of_bag": ["tests/test_forest_oob.py", "tests/test_forest_growth.py"],
+    "_forest_layout": ["tests/test_forest.py", "tests/test_forest_oob.py"],
+    "_growth": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_options.py",
+                "tests/test_forest.py", "tests/test_forest_growth.py"],
     "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_prediction.py",
              "tests/test_tree_pruning.py", "tests/test_tree_options.py"],
     "_cli": ["tests/test_cli.py", "tests/test_cli_options.py"],

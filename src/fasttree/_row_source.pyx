@@ -57,6 +57,18 @@ cdef int any_non_finite(const float* values, intp_t n_values) noexcept nogil:
     return exponent_all_ones != 0
 
 
+def all_finite(const float[:, ::1] X not None):
+    """True when no value of X is NaN or infinite (``any_non_finite``: no
+    temporary array)."""
+    cdef intp_t n_values = X.shape[0] * X.shape[1]
+    cdef int found
+    if n_values == 0:
+        return True
+    with nogil:
+        found = any_non_finite(&X[0, 0], n_values)
+    return found == 0
+
+
 cdef int any_infinite(const float* values, intp_t n_values) noexcept nogil:
     cdef const uint32_t* bits = <const uint32_t*> values
     cdef uint32_t infinite = 0

@@ -464,25 +464,6 @@ def feature_columns_float32(const float[:, ::1] X not None):
     return columns
 
 
-def all_finite(const float[:, ::1] X not None):
-    """True when no value of X is NaN or infinite.
-
-    Tests the exponent bits of every value: integer operations that the
-    compiler vectorises, with no temporary array.
-    """
-    cdef intp_t n_values = X.shape[0] * X.shape[1]
-    cdef const uint32_t* bits
-    cdef uint32_t exponent_all_ones = 0
-    cdef intp_t i
-    if n_values == 0:
-        return True
-    bits = <const uint32_t*> &X[0, 0]
-    with nogil:
-        for i in range(n_values):
-            exponent_all_ones |= ((bits[i] & 0x7F800000u) == 0x7F800000u)
-    return exponent_all_ones == 0
-
-
 cdef tuple empty_sparse_rows(intp_t n_rows, intp_t count, intp_t n_columns):
     # (indptr, index, data) for n_rows sparse rows of count entries in all,
     # in the smallest dtypes that hold them (see sparse_rows).

@@ -9,8 +9,7 @@ import warnings
 import numpy as np
 
 from ._frames import as_frame, is_frame
-from ._row_source import CSRRows
-from ._utils import all_finite
+from ._row_source import CSRRows, all_finite
 
 
 class NotFittedError(ValueError, AttributeError):
