@@ -8,6 +8,7 @@ estimates are in test_forest_oob.py.
 """
 
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -328,6 +329,33 @@ def test_pickle_round_trip_keeps_predictions_and_members(forest_class):
                                   forest.estimators_[3].predict(X_new))
 
 
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_an_unfitted_forest_pickles_and_fits_after_loading(forest_class):
+    X, y = data_for_forest(forest_class)
+    loaded = pickle.loads(pickle.dumps(forest_class(n_estimators=3, random_state=0)))
+    with pytest.raises(NotFittedError):
+        loaded.predict(X)
+    fitted = forest_class(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(loaded.fit(X, y).predict(X), fitted.predict(X))
+
+
+def test_a_pickled_forest_holds_each_tree_once_and_no_prediction_cache():
+    # The members are views of the trees, made again on load: pickling them
+    # too would cost every tree its estimator's parameters once more.
+    X, y = classification_data(n_samples=300, n_classes=3)
+    overhead = []
+    for n_estimators in (4, 16):
+        forest = RandomForestClassifier(n_estimators=n_estimators, max_depth=4,
+                                        random_state=0).fit(X, y)
+        before = pickle.dumps(forest)
+        forest.predict(X)  # builds the forest's prediction arrays
+        assert pickle.dumps(forest) == before
+        trees = pickle.dumps([member.tree_ for member in forest.estimators_])
+        overhead.append(len(before) - len(trees))
+    # Per tree, a seed and importances; a member's parameters take 200 bytes.
+    assert (overhead[1] - overhead[0]) / 12 < 120
+
+
 @pytest.mark.parametrize("n_classes", [2, 26])
 def test_pickled_forest_is_much_smaller_than_scikit_learns(n_classes):
     X, y = classification_data(n_samples=1000, n_features=n_classes, n_classes=n_classes)
@@ -489,24 +517,51 @@ ALL_FORESTS = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifi
                ExtraTreesRegressor]
 
 
+WRONG_TYPES = [
+    ({"n_estimators": None}, "an int in the range [1, 2147483647]"),
+    ({"n_estimators": "10"}, "an int in the range [1, 2147483647]"),
+    ({"n_estimators": [10]}, "an int in the range [1, 2147483647]"),
+    ({"warm_start": "yes"}, "an instance of 'bool'"),
+    ({"warm_start": None}, "an instance of 'bool'"),
+    ({"bootstrap": "no"}, "an instance of 'bool'"),
+    ({"oob_score": "yes"}, "an instance of 'bool' or a callable"),
+    ({"oob_batch_size": "5"}, "an int in the range [1, inf) or None"),
+    ({"max_samples": "half"}, "an int in the range [1, inf) or a float in the range (0.0, inf]"),
+    ({"verbose": "1"}, "an int in the range [0, inf)"),
+    ({"criterion": np.array(["gini", "poisson"])}, "a str among ["),
+]
+
+
 @pytest.mark.parametrize("forest_class", ALL_FORESTS)
-@pytest.mark.parametrize("params", [
-    {"n_estimators": None}, {"n_estimators": "10"}, {"n_estimators": [10]},
-    {"warm_start": "yes"}, {"warm_start": None}, {"bootstrap": "no"},
-    {"oob_score": "yes"}, {"oob_batch_size": "5"}, {"max_samples": "half"},
-    {"criterion": np.array(["gini", "poisson"])}],
-    ids=["n_estimators=None", "n_estimators='10'", "n_estimators=[10]", "warm_start='yes'",
-         "warm_start=None", "bootstrap='no'", "oob_score='yes'", "oob_batch_size='5'",
-         "max_samples='half'", "criterion=array"])
+@pytest.mark.parametrize("params, requirement", WRONG_TYPES,
+                         ids=[f"{next(iter(p))}={next(iter(p.values()))!r}"
+                              for p, _ in WRONG_TYPES])
 def test_a_parameter_of_the_wrong_type_is_refused_by_name_before_it_is_used(forest_class,
-                                                                             params):
+                                                                             params,
+                                                                             requirement):
     X, y = data_for_forest(RandomForestClassifier if forest_class in (
         RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
-    name = next(iter(params))
+    (name, value), = params.items()
     # bootstrap=True so that the out-of-bag parameters are checked for their type.
     forest = forest_class(**{"n_estimators": 3, "bootstrap": True, **params})
-    with pytest.raises(ValueError, match=f"The '{name}' parameter must be"):
+    expected = re.escape(f"The '{name}' parameter must be {requirement}")
+    if not isinstance(value, np.ndarray):
+        expected += re.escape(f". Got {value!r} instead.")
+    with pytest.raises(ValueError, match=expected):
         forest.fit(X, y)
+
+
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+def test_n_jobs_of_the_wrong_type_and_max_samples_without_bootstrap_are_refused(forest_class):
+    X, y = data_for_forest(RandomForestClassifier if forest_class in (
+        RandomForestClassifier, ExtraTreesClassifier) else RandomForestRegressor)
+    with pytest.raises(ValueError, match="n_jobs must be None or a non-zero int; got '2'"):
+        forest_class(n_estimators=3, n_jobs="2").fit(X, y)
+    # scikit-learn's words, which scripts may match.
+    with pytest.raises(ValueError, match=re.escape(
+            "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
+            "`bootstrap=True` or set `max_sample=None`.")):
+        forest_class(n_estimators=3, bootstrap=False, max_samples=0.5).fit(X, y)
 
 
 @pytest.mark.parametrize("forest_class", ALL_FORESTS)
@@ -745,3 +800,21 @@ def test_hard_voting_with_several_outputs_predicts_each_outputs_majority_of_the_
         np.testing.assert_array_equal(predicted[:, k], labels[counts.argmax(axis=0)])
     soft = forest.set_params(voting="soft").predict(X_new)
     assert (soft != predicted).any()
+
+
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_a_forest_on_targets_of_a_huge_spread_grows_the_trees_of_the_targets_scaled_down(
+        bootstrap):
+    # Squares of targets near 2**500 times a total weight of 200 pass the
+    # largest float64: the forest divides its trees' weights by a power of
+    # two while growing them, and reports them unscaled.
+    X, y = regression_data(n_samples=200, seed=5)
+    params = dict(n_estimators=3, max_depth=4, random_state=0, bootstrap=bootstrap)
+    plain = RandomForestRegressor(**params).fit(X, y)
+    spread = RandomForestRegressor(**params).fit(X, np.ldexp(y, 500))
+    X_new = np.random.default_rng(6).normal(size=(300, X.shape[1]))
+    np.testing.assert_array_equal(spread.apply(X_new), plain.apply(X_new))
+    np.testing.assert_array_equal(spread.predict(X_new), np.ldexp(plain.predict(X_new), 500))
+    for scaled, member in zip(spread.estimators_, plain.estimators_):
+        np.testing.assert_array_equal(scaled.tree_.weighted_n_node_samples,
+                                      member.tree_.weighted_n_node_samples)
