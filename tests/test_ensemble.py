@@ -246,14 +246,22 @@ def test_a_warm_start_without_more_estimators_warns_and_fits_nothing(ensemble_cl
 @pytest.mark.parametrize("ensemble_class", ENSEMBLES[2:])
 def test_rows_that_no_member_left_out_are_warned_of_and_left_out(ensemble_class):
     X, y = classification_data(n_samples=80, seed=2)
-    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores"):
+    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores") as caught:
         ensemble = ensemble_class(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
     oob = getattr(ensemble, "oob_decision_function_", getattr(ensemble, "oob_prediction_", None))
-    assert np.isnan(oob).any() and np.isfinite(ensemble.oob_score_)
+    left_out = np.isnan(oob).reshape(len(y), -1).any(axis=1)
+    assert left_out.any() and np.isfinite(ensemble.oob_score_)
+    # scikit-learn's sentence, then how many rows and why.
+    assert str(caught[0].message) == (
+        "Some inputs do not have OOB scores. This probably means too few estimators were "
+        "used to compute any reliable oob estimates "
+        f"({np.count_nonzero(left_out)} rows were drawn by every member, so the "
+        "out-of-bag estimates leave them out).")
 
 
 def test_out_of_bag_sums_refuse_an_estimate_without_out_of_bag_rows():
-    with pytest.raises(ValueError, match="too few estimators"):
+    with pytest.raises(ValueError, match="^no training row was left out by any member: too few "
+                                         "estimators for an out-of-bag estimate$"):
         OutOfBagSums(3, 1).covered()
 
 

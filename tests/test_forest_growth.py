@@ -1,8 +1,12 @@
 """Forest growth until the out-of-bag error is stable (oob_batch_size) and
 Breiman's out-of-bag permutation importance."""
 
+import re
+
 import numpy as np
 import pytest
+from scipy import sparse
+from sklearn.metrics import mean_absolute_error, r2_score
 
 from fasttree import RandomForestClassifier, RandomForestRegressor, reference
 from synthetic import classification_data, regression_data
@@ -58,16 +62,73 @@ def test_permutation_importance_ranks_signal_above_noise():
     assert importances[0] > 10 * max(abs(importances[1]), abs(importances[2]))
 
 
-def test_permutation_importance_refuses_bad_input():
+def test_permutation_importance_refuses_bad_input_with_a_message_naming_the_problem():
     X, y = classification_data(n_samples=200)
     forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="n_repeats"):
+    with pytest.raises(ValueError, match=r"^n_repeats must be an int >= 1; got 0$"):
         forest.oob_permutation_importance(X, y, n_repeats=0)
-    with pytest.raises(ValueError, match="training data"):
+    with pytest.raises(ValueError, match=re.escape(
+            "X must be the training data, of shape (200, 5); got (50, 5)")):
         forest.oob_permutation_importance(X[:50], y[:50])
+    with pytest.raises(ValueError, match="^y has other classes than the fitted forest$"):
+        forest.oob_permutation_importance(X, y + 5)
+    with pytest.raises(ValueError, match=re.escape(
+            "y must be the training targets: it has 2 outputs, but the forest was fitted to 1")):
+        forest.oob_permutation_importance(X, np.column_stack([y, y]))
+    with pytest.raises(ValueError, match="1-D or 2-D; got 3-D"):
+        forest.oob_permutation_importance(X, y[:, None, None])
     unbagged = RandomForestClassifier(n_estimators=2, bootstrap=False).fit(X, y)
-    with pytest.raises(ValueError, match="bootstrap"):
+    with pytest.raises(ValueError, match=re.escape(
+            "out-of-bag importance needs a forest fitted with bootstrap=True")):
         unbagged.oob_permutation_importance(X, y)
+    X, y = regression_data(n_samples=200)
+    regressor = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, np.column_stack([y, y]))
+    # One output of a forest of two would be scored against the first alone.
+    with pytest.raises(ValueError, match="it has 1 outputs, but the forest was fitted to 2"):
+        regressor.oob_permutation_importance(X, y)
+    with pytest.raises(ValueError, match="^RandomForestRegressor: y contains NaN or infinity$"):
+        regressor.oob_permutation_importance(X, np.column_stack([y, np.r_[y[1:], np.nan]]))
+
+
+def test_permutation_importance_reads_y_as_fit_does():
+    X, y = regression_data(n_samples=200)
+    forest = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    expected = forest.oob_permutation_importance(X, y, random_state=1)
+    np.testing.assert_array_equal(forest.oob_permutation_importance(X, y[:, None], random_state=1),
+                                  expected)
+    np.testing.assert_array_equal(forest.oob_permutation_importance(X, list(y), random_state=1),
+                                  expected)
+
+
+def test_permutation_importance_draws_one_repeat_by_default_from_the_generator_given():
+    X, y = classification_data(n_samples=200)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    once = forest.oob_permutation_importance(X, y, n_repeats=1, random_state=3)
+    np.testing.assert_array_equal(forest.oob_permutation_importance(X, y, random_state=3), once)
+    np.testing.assert_array_equal(forest.oob_permutation_importance(
+        X, y, random_state=np.random.default_rng(3)), once)
+
+
+@pytest.mark.parametrize("case", ["sparse", "missing-values", "tiny-bags"])
+def test_permutation_importance_of_every_kind_of_input_is_that_of_the_members(case):
+    rng = np.random.default_rng(4)
+    n_samples = 5 if case == "tiny-bags" else 200
+    X = rng.normal(size=(n_samples, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    y[:2] = [0, 1]
+    if case == "missing-values":
+        X[rng.random(X.shape) < 0.15] = np.nan
+    # Five rows and 30 trees: some bootstraps draw every row, and their
+    # trees are passed over.
+    forest = RandomForestClassifier(n_estimators=30 if case == "tiny-bags" else 8,
+                                    random_state=0).fit(X, y)
+    if case == "tiny-bags":
+        assert any(np.unique(rows).size == n_samples for rows in forest.estimators_samples_)
+    given = sparse.csr_matrix(X) if case == "sparse" else X
+    ours = forest.oob_permutation_importance(given, y, n_repeats=2, random_state=5)
+    expected = permutation_importance_of_members(forest, X, y, 5, n_repeats=2)
+    assert np.any(expected != 0)
+    assert_rounding_close(ours, expected, 1.0)
 
 
 def first_stable_batch(errors, patience, tol):
@@ -174,3 +235,124 @@ def test_batches_of_one_tree_grow_the_forest_tree_by_tree():
     curve = forest.oob_curve_
     np.testing.assert_array_equal(curve[:, 0], np.arange(1, curve.shape[0] + 1))
     assert len(forest.estimators_) == curve.shape[0]
+
+
+def permutation_importance_of_members(forest, X, y, seed, n_repeats):
+    """Breiman's out-of-bag permutation importance from the forest's public
+    members (their own predict, with the loss matrix they carry) and draws,
+    permuting in the reference's generator order."""
+    rng = np.random.default_rng(seed)
+    drop, n_trees = np.zeros(X.shape[1]), 0
+    regression = isinstance(forest, RandomForestRegressor)
+    for member, rows in zip(forest.estimators_, forest.estimators_samples_):
+        oob = np.flatnonzero(np.bincount(rows, minlength=len(y)) == 0)
+        if oob.size == 0:
+            continue
+        n_trees += 1
+        X_oob, y_oob = X[oob], y[oob]
+
+        def score(rows_X):
+            predicted = member.predict(rows_X)
+            if regression:
+                return -np.mean((predicted - y_oob) ** 2)
+            return np.mean(predicted == y_oob)
+
+        base = score(X_oob)
+        for feature in range(X.shape[1]):
+            for _ in range(n_repeats):
+                permuted = X_oob.copy()
+                permuted[:, feature] = X_oob[rng.permutation(oob.size), feature]
+                drop[feature] += base - score(permuted)
+    return drop / (n_trees * n_repeats)
+
+
+def two_output_problem(regression, seed=0):
+    X, y, _ = weighted_problem(regression, seed)
+    second = np.abs(X[:, 2]) + 0.2 * X[:, 3] if regression else (X[:, 2] > 0.3).astype(int)
+    return X, np.column_stack([y, second])
+
+
+@pytest.mark.parametrize("case", ["loss-matrix", "two-outputs", "two-outputs-regression"])
+def test_permutation_importance_scores_each_tree_as_its_member_predicts(case):
+    # The trees' scores: accuracy of the class of least expected cost under a
+    # loss matrix, and over every output's labels (or squared errors).
+    regression = case == "two-outputs-regression"
+    if case == "loss-matrix":
+        X, y, _ = weighted_problem(False)
+        forest = RandomForestClassifier(n_estimators=6, min_samples_leaf=10, random_state=3,
+                                        loss_matrix=[[0.0, 1.0], [6.0, 0.0]]).fit(X, y)
+    else:
+        X, y = two_output_problem(regression)
+        forest_class = RandomForestRegressor if regression else RandomForestClassifier
+        forest = forest_class(n_estimators=6, min_samples_leaf=10, random_state=3).fit(X, y)
+    ours = forest.oob_permutation_importance(X, y, n_repeats=2, random_state=7)
+    expected = permutation_importance_of_members(forest, X, y, 7, n_repeats=2)
+    assert np.any(expected != 0)
+    assert_rounding_close(ours, expected, data_scale(y) ** 2 if regression else 1.0)
+
+
+def fitted_for_curve(case, n_estimators, **params):
+    """A forest of each kind whose out-of-bag error takes its own path: a loss
+    matrix (the class of least expected cost), two outputs, a regressor
+    scored by a function of the user's."""
+    if case == "loss-matrix":
+        X, y, _ = weighted_problem(False)
+        make = RandomForestClassifier
+        params["loss_matrix"] = [[0.0, 1.0], [6.0, 0.0]]
+    elif case == "scoring-function":
+        X, y, _ = weighted_problem(True)
+        make = RandomForestRegressor
+        params["oob_score"] = mean_absolute_error
+    else:
+        regression = case == "two-outputs-regression"
+        X, y = two_output_problem(regression)
+        make = RandomForestRegressor if regression else RandomForestClassifier
+    forest = make(n_estimators=n_estimators, min_samples_leaf=5, random_state=1,
+                  **{"oob_score": True, **params}).fit(X, y)
+    return forest, X, y
+
+
+def builtin_oob_error(forest, y):
+    """1 - accuracy of the class of least expected cost (of rows whose every
+    output's label is right, as scikit-learn's subset accuracy), or 1 - R^2,
+    of the forest's out-of-bag estimates."""
+    if isinstance(forest, RandomForestRegressor):
+        covered = ~np.isnan(forest.oob_prediction_).any(axis=tuple(range(1, y.ndim)))
+        return 1.0 - r2_score(y[covered], forest.oob_prediction_[covered])
+    scores = forest.oob_decision_function_
+    covered = ~np.isnan(scores).any(axis=tuple(range(1, scores.ndim)))
+    if y.ndim == 2:
+        predicted = np.column_stack([classes[np.argmax(scores[covered, :, k], axis=1)]
+                                     for k, classes in enumerate(forest.classes_)])
+        return 1.0 - np.mean(np.all(predicted == y[covered], axis=1))
+    cost = scores[covered] @ np.asarray(forest.loss_matrix_)
+    return 1.0 - np.mean(forest.classes_[np.argmin(cost, axis=1)] == y[covered])
+
+
+CURVE_CASES = ["loss-matrix", "two-outputs", "two-outputs-regression", "scoring-function"]
+
+
+@pytest.mark.parametrize("case", CURVE_CASES)
+def test_the_oob_curve_is_the_builtin_error_of_the_first_trees_for_every_kind_of_target(case):
+    forest, X, y = fitted_for_curve(case, n_estimators=20)
+    curve = forest.oob_curve_
+    np.testing.assert_array_equal(curve[:, 0], np.arange(1, 21))  # 20 trees: one by one
+    assert rounding_equal(curve[-1, 1], builtin_oob_error(forest, y))
+    fewer, _, _ = fitted_for_curve(case, n_estimators=9)
+    assert rounding_equal(curve[8, 1], builtin_oob_error(fewer, y))
+    if case == "scoring-function":
+        # oob_score_ is the user's score; the curve stays an error to minimise.
+        covered = ~np.isnan(forest.oob_prediction_)
+        assert forest.oob_score_ == pytest.approx(
+            mean_absolute_error(y[covered], forest.oob_prediction_[covered]), rel=1e-12)
+    else:
+        assert rounding_equal(forest.oob_score_, 1.0 - builtin_oob_error(forest, y))
+
+
+@pytest.mark.parametrize("case", CURVE_CASES)
+def test_batched_growth_stops_for_every_kind_of_target(case):
+    forest, X, y = fitted_for_curve(case, n_estimators=300, oob_batch_size=2,
+                                    oob_patience=2, oob_tol=0.01)
+    errors = forest.oob_curve_[:, 1]
+    assert len(forest.estimators_) == 2 * len(errors) < 300
+    assert first_stable_batch(errors, 2, 0.01) == len(errors)

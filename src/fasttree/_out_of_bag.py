@@ -178,6 +178,18 @@ class ForestOutOfBag:
             return float(self.oob_score(truth, predicted))
         return default(truth, predicted)
 
+    def _importance_outputs(self, y):
+        """``y`` as an array with the forest's number of outputs (a column
+        for one output read as 1-D), or an error naming both numbers."""
+        y = np.asarray(y)
+        if y.ndim not in (1, 2):
+            raise ValueError(f"y must be the training targets, 1-D or 2-D; got {y.ndim}-D")
+        n_outputs = 1 if y.ndim == 1 else y.shape[1]
+        if n_outputs != self.n_outputs_:
+            raise ValueError(f"y must be the training targets: it has {n_outputs} outputs, "
+                             f"but the forest was fitted to {self.n_outputs_}")
+        return y.ravel() if y.ndim == 2 and n_outputs == 1 else y
+
     def _oob_stable(self, errors):
         """True once the best error of the last ``oob_patience`` batches beats the
         best before them by less than ``oob_tol``."""
@@ -219,7 +231,7 @@ class ForestOutOfBag:
         if X.shape != (self._n_samples, self.n_features_in_):
             raise ValueError(f"X must be the training data, of shape "
                              f"{(self._n_samples, self.n_features_in_)}; got {X.shape}")
-        truth = self._importance_targets(y)
+        truth = self._importance_targets(self._importance_outputs(y))
         rng = (random_state if isinstance(random_state, np.random.Generator)
                else np.random.default_rng(random_state))
         n_threads = resolve_n_jobs(self.n_jobs)
