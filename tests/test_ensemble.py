@@ -251,7 +251,9 @@ def test_rows_that_no_member_left_out_are_warned_of_and_left_out(ensemble_class)
     oob = getattr(ensemble, "oob_decision_function_", getattr(ensemble, "oob_prediction_", None))
     left_out = np.isnan(oob).reshape(len(y), -1).any(axis=1)
     assert left_out.any() and np.isfinite(ensemble.oob_score_)
-    # scikit-learn's sentence, then how many rows and why.
+    # scikit-learn's sentence, then how many rows and why; rows without an
+    # estimate (0 / 0) raise no numpy warning.
+    assert [warning.category for warning in caught] == [UserWarning]
     assert str(caught[0].message) == (
         "Some inputs do not have OOB scores. This probably means too few estimators were "
         "used to compute any reliable oob estimates "
