@@ -49,7 +49,8 @@ FOREST_ELSEWHERE = ["tests/test_ensemble.py", "tests/test_multi_output.py",
                     "tests/test_extra_trees.py", "tests/test_validation.py",
                     "tests/test_monotonic_constraints.py", "tests/test_absolute_error.py",
                     "tests/test_structure.py", "tests/test_progress.py",
-                    "tests/test_docstrings.py", "tests/test_multiway.py", "tests/test_sparse_input.py"]
+                    "tests/test_docstrings.py", "tests/test_multiway.py",
+                    "tests/test_sparse_input.py"]
 
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
