@@ -125,6 +125,12 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             raise ValueError(f"{type(self).__name__} draws random thresholds, which multiway "
                              "(C4.5) trees do not have; use categorical_split='binary'")
 
+        if self.warm_start and "_base_seed" in self.__dict__:
+            raise ValueError(
+                f"warm_start: this {type(self).__name__} was pickled by an earlier fasttree, "
+                "whose trees drew their rows from one seed of the forest's; trees added now "
+                "would draw theirs otherwise, and the out-of-bag estimates would mix both. "
+                "Fit it anew with warm_start=False")
         fitted = self._warm_start_from(n_features, encoding,
                                        len(getattr(self, "_trees", ())))
         if fitted and len(self._trees) == self.n_estimators and not self._same_targets(
@@ -167,6 +173,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         self._trees = trees
         self._tree_importances = importances
         self._tree_seeds = seeds[:len(trees)]
+        self.__dict__.pop("_base_seed", None)  # a legacy forest's, fitted anew
         self._sample_weight = draw_weight
         self._n_samples_bootstrap = n_draws
         self._n_samples = n_samples
@@ -358,9 +365,6 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         return state
 
     def __setstate__(self, state):
-        if "_n_draws" in state:
-            # Pickled before the attribute took scikit-learn's name.
-            state["_n_samples_bootstrap"] = state.pop("_n_draws")
         if "_base_seed" in state and "_trees" in state:
             # Pickled when the forests drew their trees' seeds and rows from
             # one seed of their own: those draws are made again from it.
