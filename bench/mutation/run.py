@@ -50,7 +50,7 @@ FOREST_ELSEWHERE = ["tests/test_ensemble.py", "tests/test_multi_output.py",
                     "tests/test_monotonic_constraints.py", "tests/test_absolute_error.py",
                     "tests/test_structure.py", "tests/test_progress.py",
                     "tests/test_docstrings.py", "tests/test_multiway.py",
-                    "tests/test_sparse_input.py"]
+                    "tests/test_sparse_input.py", "tests/test_forest_legacy_pickles.py"]
 
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
