@@ -65,8 +65,8 @@ COUNT_OR_FRACTION = "an int in the range [{}, inf) or a float in the range (0.0,
     ("ccp_alpha", math.inf, "a float in the range [0.0, inf)"),
     ("max_leaf_nodes", 1, "an int in the range [2, inf) or None"),
     ("max_leaf_nodes", 3.0, "an int in the range [2, inf) or None"),
-    ("splitter", "bogus", "a str among {'best', 'random'}"),
-    ("splitter", 5, "a str among {'best', 'random'}"),
+    ("splitter", "bogus", "a str among {'best', 'hist', 'random'}"),
+    ("splitter", 5, "a str among {'best', 'hist', 'random'}"),
     ("max_features", 0, COUNT_OR_FRACTION.format(1, "]")),
 ], ids=lambda value: repr(value))
 def test_a_parameter_out_of_range_is_refused_in_scikit_learns_words(name, value, expected):

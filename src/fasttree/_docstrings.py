@@ -64,13 +64,23 @@ criterion : {'squared_error', 'absolute_error', 'poisson', 'friedman_mse'}
     same trees as 'squared_error', which it becomes with a FutureWarning,
     as in scikit-learn 1.9.""",
     "splitter": """\
-splitter : {'best', 'random'}
+splitter : {'best', 'hist', 'random'}
     'best' searches every threshold of each feature drawn at a node;
-    'random' draws one threshold per drawn feature, uniformly between the
-    node's least and largest value, and keeps the best of those (extremely
-    randomized trees; missing values go to a side drawn at random).
-    Categorical features keep their exact search of category sets either
-    way; multiway trees need 'best'.""",
+    'hist' every threshold between bins of a feature's values (see
+    ``max_bins``), faster on features of many values; 'random' draws one
+    threshold per drawn feature, uniformly between the node's least and
+    largest value, and keeps the best of those (extremely randomized trees;
+    missing values go to a side drawn at random). Categorical features keep
+    their exact search of category sets in every case; multiway trees need
+    'best'.""",
+    "max_bins": """\
+max_bins : int, default=255
+    With ``splitter='hist'``, the most bins a numeric feature's known values
+    are grouped into, once per fit, each of about as many training rows
+    (missing values keep a bin of their own). A feature of at most this
+    many distinct values keeps a bin per value, so its splits are those of
+    'best'. A threshold between two bins lies halfway between the largest
+    training value of the left bin and the smallest of the right one.""",
     "tree_limits": """\
 max_depth : int or None
     Deepest level a node may sit at; None grows until the leaves are pure
@@ -356,12 +366,12 @@ def _joined(*keys):
 
 SHARED.update({
     "classification_tree_parameters": _joined(
-        "classification_criterion", "splitter", "tree_limits", "max_features",
+        "classification_criterion", "splitter", "max_bins", "tree_limits", "max_features",
         "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
         "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
         "monotonic_cst"),
     "regression_tree_parameters": _joined(
-        "regression_criterion", "splitter", "tree_limits", "max_features",
+        "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
         "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
         "monotonic_cst"),
     "fitted_classification_tree": _joined(

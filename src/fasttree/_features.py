@@ -17,8 +17,11 @@ from ._validation import is_sparse
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
                                               "common_rank rare_offsets rare_rows rare_ranks "
                                               "rare_feature_offsets rare_features "
-                                              "rare_feature_ranks")
-RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``)."""
+                                              "rare_feature_ranks upper_values",
+                            defaults=(None,))
+RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``);
+``upper_values``, per rank the largest value it stands for, is None where a rank
+stands for one value (``values``), and set for bins (``fasttree._binning``)."""
 
 # common_rank of a feature without a listed common value.
 NO_COMMON = 0xFFFFFFFF

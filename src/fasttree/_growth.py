@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ._binning import bin_features
 from ._c45 import grow_multiway_tree
 from ._criterion_absolute_error import AbsoluteError
 from ._criterion_classification import CostSensitiveGini, Entropy, Gini, Misclassification
@@ -297,6 +298,14 @@ MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
                      "splitter": "best"}
 
 
+# 'best' sweeps every threshold between values, 'hist' every threshold
+# between bins of values (fasttree._binning), 'random' draws one.
+SPLITTERS = ("best", "hist", "random")
+MAX_BINS_DEFAULT = 255
+# Bin numbers of known values fit in two bytes.
+MAX_BINS_LIMIT = 65535
+
+
 def check_split_options(params):
     """Check ``categorical_split``, ``missing`` and the criterion that goes
     with them; True for a multiway (C4.5-style) tree."""
@@ -373,11 +382,16 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
         raise invalid_parameter("max_leaf_nodes", "an int in the range [2, inf) or None",
                                 max_leaf_nodes)
     splitter = getattr(params, "splitter", "best")
-    if not isinstance(splitter, str) or splitter not in ("best", "random"):
-        raise invalid_parameter("splitter", "a str among {'best', 'random'}", splitter)
+    if not isinstance(splitter, str) or splitter not in SPLITTERS:
+        raise invalid_parameter("splitter", "a str among {'best', 'hist', 'random'}", splitter)
+    max_bins = getattr(params, "max_bins", MAX_BINS_DEFAULT)
+    if not is_int_at_least(max_bins, 2) or max_bins > MAX_BINS_LIMIT:
+        raise invalid_parameter("max_bins", f"an int in the range [2, {MAX_BINS_LIMIT}]",
+                                max_bins)
     min_samples_leaf = min(int(min_samples_leaf), UNREACHED_COUNT)
     return {
         "splitter": splitter,
+        "max_bins": int(max_bins),
         "max_depth": UNREACHED_DEPTH if params.max_depth is None
         else min(int(params.max_depth), UNREACHED_DEPTH),
         "min_samples_split": max(min(int(min_samples_split), UNREACHED_COUNT),
@@ -637,4 +651,6 @@ def features_for_growth(X, limits, ranked=None, n_threads=1):
             ranked = random_split_features(columns, limits.get("categories"))
     elif ranked is None:
         ranked = rank_features(X, n_threads)
+        if limits["splitter"] == "hist":
+            ranked = bin_features(ranked, limits["max_bins"], limits.get("categories"))
     return ranked, limits

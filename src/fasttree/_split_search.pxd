@@ -34,6 +34,8 @@ cdef struct RankedColumns:
     const uint32_t* ranks        # (n_features, n_samples) dense value ranks
     const uint8_t* narrow_ranks  # the same in bytes, for features of <= NARROW_RANKS values
     const float* values          # each feature's distinct sorted values, concatenated
+                                 # (binned features: each bin's smallest value)
+    const float* upper_values    # the same for exact ranks; a bin's largest value
     const intp_t* value_offsets  # feature f's values start at value_offsets[f]
     const uint32_t* missing_ranks  # per feature, the rank of its missing values
                                  # (its last: NaN ranks as +inf), or NO_MISSING

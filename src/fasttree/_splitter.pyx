@@ -74,6 +74,10 @@ cdef class Splitter:
                   columns=None, monotonic_cst=None, rows=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
+        # Binned features: a split between two bins lies between the left
+        # bin's largest value and the right bin's smallest.
+        upper_source = ranked.values if ranked.upper_values is None else ranked.upper_values
+        cdef const float[::1] upper_values = upper_source
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         cdef intp_t f, n_features, n_samples
@@ -87,6 +91,9 @@ cdef class Splitter:
         self.state.data.ranks = &ranks[0, 0]
         self.state.data.narrow_ranks = &narrow_ranks[0, 0]
         self.state.data.values = &values[0]
+        if upper_values.shape[0] != values.shape[0]:
+            raise ValueError("values and upper_values differ in length")
+        self.state.data.upper_values = &upper_values[0]
         self.state.data.value_offsets = &value_offsets[0]
         self.max_features = max_features
         self.state.limits.min_samples_leaf = min_samples_leaf
@@ -131,7 +138,7 @@ cdef class Splitter:
             if n_features:
                 self.state.limits.monotonic_cst = &constraints[0]
         self.rare_rows = RareRows(ranked, n_samples, n_features, max_features)
-        self._keep_alive = (ranked.ranks, ranked.values, ranked.value_offsets,
+        self._keep_alive = (ranked.ranks, ranked.values, upper_source, ranked.value_offsets,
                             ranked.narrow_ranks, categories, monotonic_cst)
         histogram_init(&self.state.buffers.histogram)
         self.features = <intp_t*> malloc(n_features * sizeof(intp_t))
@@ -302,7 +309,7 @@ cdef class Splitter:
             record.threshold = INFINITY
         else:
             record.threshold = midpoint(
-                self.state.data.values[value_offsets[feature] + best.left_rank],
+                self.state.data.upper_values[value_offsets[feature] + best.left_rank],
                 self.state.data.values[value_offsets[feature] + best.right_rank])
 
         if random_numeric:

@@ -5,6 +5,8 @@ leaves there, and its parameters, category levels, rules, ensemble members,
 feature subsets and weights agree. ``BaseEstimator._check_loaded_state`` runs
 them as every estimator is unpickled or loaded."""
 
+import inspect
+
 import numpy as np
 
 from ._categories import _hashable
@@ -33,12 +35,23 @@ def _check_model(model, foreign_members=False):
                              f"{error})") from None
 
 
+# Parameters added since models were first saved with the estimators that
+# take them; a model (model file or pickle) saved before gets their defaults,
+# with which the saved trees behave as they did.
+PARAMETERS_ADDED = frozenset({"max_bins"})
+
+
 def _check_estimator(estimator, foreign_members):
     name = type(estimator).__name__
     if not is_estimator(estimator):
         raise ModelFileError(f"an ensemble member is not a fasttree estimator ({name})")
     missing = [parameter for parameter in type(estimator)._parameter_names()
                if parameter not in estimator.__dict__]
+    for parameter in set(missing) & PARAMETERS_ADDED:
+        # Saved before the estimator took it: it grew as the default does.
+        estimator.__dict__[parameter] = inspect.signature(
+            type(estimator).__init__).parameters[parameter].default
+        missing.remove(parameter)
     if missing:
         raise ModelFileError(f"the {name} lacks its parameters {missing}")
     fitted = [attribute for attribute in ("tree_", "_trees", "estimators_", "rules_")

@@ -238,7 +238,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     # gain_ratio grows multiway (C4.5) trees only; it has no binary criterion.
     _criteria = {**CLASSIFICATION_CRITERIA, "gain_ratio": None}
 
-    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+    def __init__(self, *, criterion="gini", splitter="best",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -433,7 +434,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     _criteria = REGRESSION_CRITERIA
 
-    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
+    def __init__(self, *, criterion="squared_error", splitter="best",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -535,7 +537,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     {fitted_classification_tree}
     """
 
-    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+    def __init__(self, *, criterion="gini", splitter="random",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
@@ -562,7 +565,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     {fitted_inputs}
     """
 
-    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
+    def __init__(self, *, criterion="squared_error", splitter="random",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype",

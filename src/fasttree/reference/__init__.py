@@ -8,9 +8,11 @@ textbook ID3 for categorical data (:mod:`.id3`), CART's categorical subset
 splits with learnt missing-value directions (:mod:`.mixed`), C4.5's multiway
 trees with gain ratio and fractional missing values (:mod:`.c45`),
 cost-complexity, reduced-error and pessimistic pruning (:mod:`.pruning`) and
-AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`).  Only numpy is needed.
+AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`), and the binning of the
+histogram splitter (:mod:`.binning`).  Only numpy is needed.
 """
 
+from .binning import BinnedColumn, bin_column, bin_matrix
 from .boosting import (
     ReferenceBoost,
     ReferenceBoostR2,
@@ -41,6 +43,7 @@ from .split import Split, best_split, midpoint
 from .tree import TREE_LEAF, TREE_UNDEFINED, Node, ReferenceTree, build_tree
 
 __all__ = [
+    "BinnedColumn",
     "C45Tree",
     "CRITERIA",
     "CostSensitiveGini",
@@ -57,6 +60,8 @@ __all__ = [
     "adaboost_r2",
     "best_mixed_split",
     "best_split",
+    "bin_column",
+    "bin_matrix",
     "binomial_upper_limit",
     "bootstrap_counts",
     "build_c45_tree",
