@@ -166,10 +166,19 @@ def run(module, where, max_children, only_survivors=False):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(where / "mutants" / "src"), os.environ.get("PYTHONPATH")])))
     # mutmut keeps a mutant's result unless the mutant is named: naming the
-    # survivors tests them again, against tests added since.
-    names = (where / "survivors.txt").read_text().split() if only_survivors else []
+    # survivors (and the mutants no test reached) tests them again, against
+    # tests added since.
+    names = unkilled(module) if only_survivors else []
     subprocess.run(["nice", str(mutmut), "run", "--max-children", str(max_children), *names],
                    cwd=where, env=env, check=False)
+
+
+def unkilled(module):
+    """The last run's mutants that survived or that no test reached."""
+    meta = WORK / module / "mutants" / "src" / "fasttree" / f"{module}.py.meta"
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return sorted(name for name, code in codes.items()
+                  if STATUS.get(code) in ("survived", "no tests"))
 
 
 def score(module):
@@ -192,7 +201,8 @@ def main(argv=None):
     parser.add_argument("--score", action="store_true", help="only print the last run's scores")
     parser.add_argument("--rebuild", action="store_true", help="build the kernels again")
     parser.add_argument("--survivors", action="store_true",
-                        help="test only the last run's survivors again (after adding tests)")
+                        help="test only the last run's survivors again, and the mutants "
+                             "no test reached (after adding tests)")
     parser.add_argument("--max-children", type=int, default=2,
                         help="mutants tested at once (default 2)")
     args = parser.parse_args(argv)
