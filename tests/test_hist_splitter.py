@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fasttree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, load
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                      RandomForestRegressor, load)
 from fasttree.reference import bin_matrix, midpoint
 
 TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "n_node_samples",
@@ -63,6 +65,15 @@ def test_a_hist_tree_is_the_exact_tree_of_the_bin_codes_with_thresholds_between_
         X, y, sample_weight=weights)
     codes, columns = bin_matrix(X, max_bins)
     of_codes = estimator_class(**params).fit(codes, y, sample_weight=weights)
+    assert_the_tree_of_the_codes(hist, of_codes, codes, columns)
+    # Every training row reaches the leaf its bin reached.
+    np.testing.assert_array_equal(hist.apply(X), of_codes.apply(codes))
+
+
+def assert_the_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
+    """``hist`` (a fitted tree) is ``of_codes`` (the tree fitted on the bin
+    codes) but for its thresholds, which lie between the bins' values of the
+    rows it was grown on (``grown_on``, a mask; every row by default)."""
     tree, code_tree = hist.tree_, of_codes.tree_
     for name in TREE_ARRAYS:
         if name != "threshold":
@@ -76,13 +87,54 @@ def test_a_hist_tree_is_the_exact_tree_of_the_bin_codes_with_thresholds_between_
             continue
         # The node's bins nearest the cut on either side (bins between them
         # hold none of its rows).
-        node_codes = codes[reaching[:, node].indices, feature]
+        rows = reaching[:, node].indices
+        if grown_on is not None:
+            rows = rows[grown_on[rows]]
+        node_codes = codes[rows, feature]
         left_bin = int(node_codes[node_codes < code_threshold].max())
         right_bin = int(node_codes[node_codes > code_threshold].min())
         expected = midpoint(columns[feature].upper[left_bin], columns[feature].lower[right_bin])
         assert np.float32(tree.threshold[node]) == expected
-    # Every training row reaches the leaf its bin reached.
-    np.testing.assert_array_equal(hist.apply(X), of_codes.apply(codes))
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+def test_a_hist_forests_trees_are_the_trees_of_the_bins_of_all_the_rows(forest_class):
+    # The forest bins once, from every row: each tree, grown on its
+    # bootstrap of the bin codes, is that of the forest of the codes.
+    regression = forest_class is RandomForestRegressor
+    X, y, weights = mixed_data(5, regression=regression)
+    params = dict(n_estimators=4, max_features=3, random_state=1, min_samples_leaf=2)
+    forest = forest_class(splitter="hist", max_bins=12, **params).fit(
+        X, y, sample_weight=weights)
+    codes, columns = bin_matrix(X, 12)
+    of_codes = forest_class(**params).fit(codes, y, sample_weight=weights)
+    for member, code_member, drawn in zip(forest.estimators_, of_codes.estimators_,
+                                          forest.estimators_samples_):
+        assert (member.splitter, member.max_bins) == ("hist", 12)
+        grown_on = np.bincount(drawn, minlength=len(y)) > 0
+        assert_the_tree_of_the_codes(member, code_member, codes, columns, grown_on)
+        # A row the tree did not draw may hold a bin between two of a node's
+        # bins, and be sent either way.
+        np.testing.assert_array_equal(member.apply(X)[grown_on],
+                                      code_member.apply(codes)[grown_on])
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+def test_a_hist_forest_with_a_bin_per_value_is_the_exact_forest(forest_class):
+    X, y, _ = mixed_data(6, regression=forest_class is RandomForestRegressor)
+    exact = forest_class(n_estimators=20, random_state=0, oob_score=True).fit(X, y)
+    hist = forest_class(n_estimators=20, random_state=0, oob_score=True, splitter="hist",
+                        max_bins=1000).fit(X, y)
+    for member, exact_member in zip(hist.estimators_, exact.estimators_):
+        assert_same_tree(member.tree_, exact_member.tree_)
+    assert hist.oob_score_ == exact.oob_score_
+
+
+def test_extra_trees_forests_draw_their_thresholds_and_take_no_splitter():
+    assert "splitter" not in ExtraTreesClassifier().get_params()
+    assert "max_bins" not in ExtraTreesRegressor().get_params()
+    assert ExtraTreesClassifier(n_estimators=2).fit(*mixed_data(0)[:2]).estimators_[
+        0].splitter == "random"
 
 
 def test_hist_uses_fewer_thresholds_and_keeps_the_accuracy_on_new_rows():
@@ -139,10 +191,13 @@ def test_a_hist_tree_pickles_saves_and_loads(tmp_path):
         np.testing.assert_array_equal(again.predict_proba(X), tree.predict_proba(X))
 
 
-def test_a_tree_saved_before_max_bins_existed_loads_with_the_default(tmp_path):
+def test_models_saved_before_splitter_and_max_bins_existed_load_with_the_defaults(tmp_path):
     X, y, _ = mixed_data(2)
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
     del tree.__dict__["max_bins"]  # as trees were saved before it existed
-    loaded = pickle.loads(pickle.dumps(tree))
-    assert loaded.max_bins == 255
-    np.testing.assert_array_equal(loaded.predict(X), tree.predict(X))
+    del forest.__dict__["max_bins"], forest.__dict__["splitter"]
+    for model in (tree, forest):
+        loaded = pickle.loads(pickle.dumps(model))
+        assert (loaded.max_bins, loaded.splitter) == (255, "best")
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

@@ -474,13 +474,16 @@ def test_a_multiway_tree_takes_defaults_written_otherwise():
                       .fit(X, y))
 
 
-def test_a_forest_of_multiway_trees_takes_the_defaults_it_has_no_parameter_for():
-    # A forest has no splitter: its trees grow by the best split.
+def test_a_forest_of_multiway_trees_grows_by_the_best_split_only():
     X, y, _ = three_feature_data()
     forest = RandomForestClassifier(n_estimators=3, random_state=0, **MULTIWAY,
                                     criterion="entropy").fit(X, y)
-    assert not hasattr(forest, "splitter")
+    assert forest.splitter == "best"
     assert all(member.tree_.node_count > 1 for member in forest.estimators_)
+    for splitter in ("hist", "random"):
+        with pytest.raises(ValueError, match=f"splitter='{splitter}' is not supported with "
+                                             "categorical_split='multiway'"):
+            forest.set_params(splitter=splitter).fit(X, y)
 
 
 def information(labels, weights=None):

@@ -1,8 +1,9 @@
 """Timing benchmarks for fasttree's random forests.
 
 A forest of ``N_TREES`` full-depth trees with ``max_features='sqrt'`` on
-synthetic float32 data; fit with one and with two threads, and
-``predict_proba`` and one-row ``predict`` of the fitted forest.
+synthetic float32 data; fit with one and with two threads (and with the
+histogram splitter), and ``predict_proba`` and one-row ``predict`` of the
+fitted forest.
 """
 
 from fasttree import RandomForestClassifier
@@ -38,6 +39,15 @@ class ForestFit(_Forest):
 
     def time_fit(self, size, n_jobs):
         RandomForestClassifier(n_estimators=N_TREES, n_jobs=n_jobs,
+                               random_state=0).fit(self.X, self.y)
+
+
+class ForestHistFit(_Forest):
+    """``RandomForestClassifier(n_estimators=50, splitter='hist', n_jobs=2)``: fit
+    (the bins made once, shared by the trees)."""
+
+    def time_fit(self, size):
+        RandomForestClassifier(n_estimators=N_TREES, n_jobs=2, splitter="hist",
                                random_state=0).fit(self.X, self.y)
 
 

@@ -96,3 +96,22 @@ class TreeRegressorPredict(_Predict):
 
     estimator = DecisionTreeRegressor
     make_data = staticmethod(_regression)
+
+
+class _HistFit(_Sized):
+    def time_fit(self, size):
+        self.estimator(random_state=0, splitter="hist").fit(self.X, self.y)
+
+
+class TreeClassifierHistFit(_HistFit):
+    """``DecisionTreeClassifier(splitter='hist')`` (255 bins, full depth): fit."""
+
+    estimator = DecisionTreeClassifier
+    make_data = staticmethod(_classification)
+
+
+class TreeRegressorHistFit(_HistFit):
+    """``DecisionTreeRegressor(splitter='hist')`` (255 bins, full depth): fit."""
+
+    estimator = DecisionTreeRegressor
+    make_data = staticmethod(_regression)

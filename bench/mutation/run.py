@@ -60,7 +60,7 @@ MODULES = {
     "forest": ["tests/test_forest.py", "tests/test_forest_oob.py", "tests/test_forest_growth.py",
                *FOREST_ELSEWHERE],
     "_out_of_bag": ["tests/test_forest_oob.py", "tests/test_forest_growth.py",
-                    "tests/test_importances.py", "tests/test_multi_output.py",
+                    "tests/test_multi_output.py",
                     "tests/test_ensemble.py"],
     "_forest_layout": ["tests/test_forest.py", "tests/test_forest_oob.py", *FOREST_ELSEWHERE],
     "_growth": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_options.py",

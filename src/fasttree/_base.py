@@ -126,9 +126,12 @@ class BaseEstimator:
     def _set_parameters(self, arguments):
         """Store ``__init__``'s arguments (its ``locals()``), each unchanged
         under its own name, as scikit-learn's ``get_params`` and ``clone``
-        expect."""
+        expect: those of this class's signature (a base class's ``__init__``
+        may take parameters that a subclass leaves out)."""
+        names = set(type(self)._parameter_names())
         for name, value in parameters_of(arguments).items():
-            setattr(self, name, value)
+            if name in names:
+                setattr(self, name, value)
 
     @classmethod
     def _parameter_names(cls):

@@ -73,8 +73,13 @@ splitter : {'best', 'hist', 'random'}
     missing values go to a side drawn at random). Categorical features keep
     their exact search of category sets in every case; multiway trees need
     'best'.""",
+    "forest_splitter": """\
+splitter : {'best', 'hist', 'random'}
+    How every tree searches a feature's thresholds, as the ``splitter`` of
+    :class:`DecisionTreeClassifier`: 'hist' among bins of the values (see
+    ``max_bins``), 'random' one drawn threshold (as extra trees do).""",
     "max_bins": """\
-max_bins : int, default=255
+max_bins : int
     With ``splitter='hist'``, the most bins a numeric feature's known values
     are grouped into, once per fit, each of about as many training rows
     (missing values keep a bin of their own). A feature of at most this

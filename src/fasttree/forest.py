@@ -47,10 +47,10 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
 
     @property
     def _splitter(self):
-        # How the trees draw thresholds, as the member class does: 'best'
-        # (random forests) or 'random' (extra trees); the forests differ in
-        # nothing else but their defaults.
-        return self._tree_class().splitter
+        # How the trees search thresholds: the random forests' splitter
+        # parameter, or as the member class does ('random' for extra trees,
+        # which take no splitter).
+        return self.__dict__.get("splitter") or self._tree_class().splitter
 
     @property
     def estimator(self):
@@ -412,7 +412,8 @@ class ForestClassifier(ClassifierMixin, ForestClassifierOutOfBag, BaseForest):
     _tree_class = DecisionTreeClassifier
     _sparse_leaf_values = True
 
-    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+    def __init__(self, n_estimators=100, *, criterion="gini", splitter="best", max_bins=255,
+                 max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
@@ -609,6 +610,10 @@ class RandomForestClassifier(ForestClassifier):
     ----------
     {forest_size}
     {classification_criterion}
+    {forest_splitter}
+    {max_bins}
+        The bins are made once per fit, from all the rows, and shared by
+        every tree.
     {tree_limits}
     {max_features}
         'sqrt' is the random-forest default for classification.
@@ -629,7 +634,8 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
     _criteria = REGRESSION_CRITERIA
     _tree_class = DecisionTreeRegressor
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+    def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="best",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
@@ -725,6 +731,10 @@ class RandomForestRegressor(ForestRegressor):
     ----------
     {forest_size}
     {regression_criterion}
+    {forest_splitter}
+    {max_bins}
+        The bins are made once per fit, from all the rows, and shared by
+        every tree.
     {tree_limits}
     {max_features}
         1.0 (every feature at every node) is scikit-learn's default for
