@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
+from fasttree import (AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                       ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                       RandomForestRegressor, load)
 from fasttree.reference import bin_matrix, midpoint
@@ -128,6 +128,20 @@ def test_a_hist_forest_with_a_bin_per_value_is_the_exact_forest(forest_class):
     for member, exact_member in zip(hist.estimators_, exact.estimators_):
         assert_same_tree(member.tree_, exact_member.tree_)
     assert hist.oob_score_ == exact.oob_score_
+
+
+def test_boosted_hist_trees_are_the_boosted_trees_of_the_bin_codes():
+    # Every round bins all the rows alike: the boosting of hist trees is that
+    # of the trees of the codes, round by round.
+    X, y, _ = mixed_data(7, missing=False)
+    params = dict(n_estimators=6, random_state=0)
+    boosted = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2, splitter="hist",
+                                                        max_bins=8), **params).fit(X, y)
+    codes, columns = bin_matrix(X, 8)
+    of_codes = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), **params).fit(codes, y)
+    np.testing.assert_array_equal(boosted.estimator_weights_, of_codes.estimator_weights_)
+    for member, code_member in zip(boosted.estimators_, of_codes.estimators_):
+        assert_the_tree_of_the_codes(member, code_member, codes, columns)
 
 
 def test_extra_trees_forests_draw_their_thresholds_and_take_no_splitter():

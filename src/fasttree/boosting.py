@@ -85,8 +85,15 @@ def fit_member(member, X, y, weight, ranked):
 
 
 def shared_ranks(estimator, X):
-    """``rank_features(X)`` once per fit when every round grows a fasttree tree."""
-    return rank_features(X) if isinstance(estimator, BaseDecisionTree) else None
+    """``rank_features(X)`` once per fit when every round grows a fasttree tree.
+
+    None for trees of ``splitter='hist'``: each bins its own fit's X (all the
+    rows every round, so the same bins), telling its categorical features
+    from the numeric ones as its own fit does.
+    """
+    if not isinstance(estimator, BaseDecisionTree) or estimator.splitter == "hist":
+        return None
+    return rank_features(X)
 
 
 def fit_on_draws(member, X, y, weight, rng, ranked=None):
