@@ -5,6 +5,7 @@ Usage (from the repository root, with fasttree and scikit-learn installed)::
     python bench/compare.py                    # full-depth classifier, 100k x 50
     python bench/compare.py --regression       # full-depth regressor
     python bench/compare.py --n-samples 20000 --repeats 5 --criterion entropy
+    python bench/compare.py --splitter hist    # fasttree's histogram splitter (255 bins)
 
 The data come from ``make_classification`` / ``make_regression`` with
 ``random_state=0`` and X cast to float32. Both libraries fit on all rows and
@@ -74,14 +75,16 @@ CASES = [
     Case(
         name="tree-classifier",
         task="classification",
-        fasttree=lambda a: fasttree.DecisionTreeClassifier(criterion=a.criterion, random_state=0),
+        fasttree=lambda a: fasttree.DecisionTreeClassifier(criterion=a.criterion,
+                                                           splitter=a.splitter, random_state=0),
         sklearn=_sk_tree_classifier,
         default_criterion="gini",
     ),
     Case(
         name="tree-regressor",
         task="regression",
-        fasttree=lambda a: fasttree.DecisionTreeRegressor(criterion=a.criterion, random_state=0),
+        fasttree=lambda a: fasttree.DecisionTreeRegressor(criterion=a.criterion,
+                                                          splitter=a.splitter, random_state=0),
         sklearn=_sk_tree_regressor,
         default_criterion="squared_error",
     ),
@@ -179,6 +182,9 @@ def main(argv=None):
                         help="timed runs per library; the median is shown (default: %(default)s)")
     parser.add_argument("--criterion", default=None,
                         help="default: gini (classification), squared_error (regression)")
+    parser.add_argument("--splitter", choices=["best", "hist"], default="best",
+                        help="fasttree's splitter; scikit-learn's trees search every "
+                             "threshold (default: %(default)s)")
     args = parser.parse_args(argv)
     if args.regression:
         args.case = "tree-regressor"
