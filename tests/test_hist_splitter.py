@@ -97,6 +97,42 @@ def assert_the_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
         assert np.float32(tree.threshold[node]) == expected
 
 
+OPTION_CASES = {
+    "class-weight": (DecisionTreeClassifier, {"class_weight": "balanced"}, False),
+    "monotonic": (DecisionTreeRegressor, {"monotonic_cst": [1, 0, -1, 0]}, True),
+    "two-outputs": (DecisionTreeClassifier, {}, False),
+    "two-outputs-regression": (DecisionTreeRegressor, {}, True),
+    "absolute-error": (DecisionTreeRegressor, {"criterion": "absolute_error"}, True),
+    "entropy-loss-matrix": (DecisionTreeClassifier, {
+        "loss_matrix": [[0, 1, 2], [1, 0, 1], [4, 1, 0]]}, False),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTION_CASES))
+def test_every_option_of_the_exact_path_grows_the_tree_of_the_bin_codes(case):
+    estimator_class, options, regression = OPTION_CASES[case]
+    X, y, weights = mixed_data(8, regression=regression, missing=case != "monotonic")
+    if case.startswith("two-outputs"):
+        y = np.column_stack([y, X[:, 1] > 30 if not regression else np.abs(X[:, 0])])
+    params = dict(random_state=0, max_depth=6, **options)
+    hist = estimator_class(splitter="hist", max_bins=10, **params).fit(
+        X, y, sample_weight=weights)
+    codes, columns = bin_matrix(X, 10)
+    of_codes = estimator_class(**params).fit(codes, y, sample_weight=weights)
+    assert_the_tree_of_the_codes(hist, of_codes, codes, columns)
+
+
+def test_a_sparse_matrix_grows_the_hist_tree_of_its_dense_twin():
+    from scipy import sparse
+
+    X, y, _ = mixed_data(9, missing=False)
+    X[:, 2][X[:, 2] < 1.0] = 0.0
+    dense = DecisionTreeClassifier(splitter="hist", max_bins=6, random_state=0).fit(X, y)
+    from_sparse = DecisionTreeClassifier(splitter="hist", max_bins=6, random_state=0).fit(
+        sparse.csc_matrix(X), y)
+    assert_same_tree(from_sparse.tree_, dense.tree_)
+
+
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
 def test_a_hist_forests_trees_are_the_trees_of_the_bins_of_all_the_rows(forest_class):
     # The forest bins once, from every row: each tree, grown on its
