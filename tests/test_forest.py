@@ -818,3 +818,100 @@ def test_a_forest_on_targets_of_a_huge_spread_grows_the_trees_of_the_targets_sca
     for scaled, member in zip(spread.estimators_, plain.estimators_):
         np.testing.assert_array_equal(scaled.tree_.weighted_n_node_samples,
                                       member.tree_.weighted_n_node_samples)
+
+
+SKLEARN_TWINS = {RandomForestClassifier: "RandomForestClassifier",
+                 RandomForestRegressor: "RandomForestRegressor",
+                 ExtraTreesClassifier: "ExtraTreesClassifier",
+                 ExtraTreesRegressor: "ExtraTreesRegressor"}
+# fasttree's own parameters and their defaults, as docs/estimators.md gives them.
+OWN_DEFAULTS = {"oob_batch_size": None, "oob_tol": 1e-3, "oob_patience": 3,
+                "categorical_features": "from_dtype"}
+OWN_CLASSIFIER_DEFAULTS = {"voting": "soft", "loss_matrix": None,
+                           "categorical_split": "binary", "missing": "learn"}
+
+
+@pytest.mark.parametrize("forest_class", ALL_FORESTS)
+def test_the_defaults_are_scikit_learns_and_the_documented_ones(forest_class):
+    import sklearn.ensemble
+
+    ours = forest_class().get_params()
+    theirs = getattr(sklearn.ensemble, SKLEARN_TWINS[forest_class])().get_params()
+    shared = sorted(set(ours) & set(theirs))
+    assert {name: ours[name] for name in shared} == {name: theirs[name] for name in shared}
+    expected = dict(OWN_DEFAULTS)
+    if is_classifier(forest_class()):
+        expected.update(OWN_CLASSIFIER_DEFAULTS)
+    else:
+        expected["aggregation"] = "mean"
+    if forest_class in (RandomForestClassifier, RandomForestRegressor):
+        expected.update(splitter="best", max_bins=255)
+    assert {name: ours[name] for name in set(ours) - set(theirs)} == expected
+
+
+def test_a_loss_matrix_forest_grows_cost_sensitive_trees():
+    X, y = classification_data(n_samples=200, n_classes=3, seed=8)
+    loss = [[0.0, 1.0, 1.0], [6.0, 0.0, 1.0], [1.0, 4.0, 0.0]]
+    forest = RandomForestClassifier(n_estimators=3, max_depth=4, random_state=2,
+                                    loss_matrix=loss).fit(X, y)
+    for member, rows in zip(forest.estimators_, forest.estimators_samples_):
+        counts = np.bincount(rows, minlength=len(y)).astype(float)
+        alone = DecisionTreeClassifier(**member.get_params()).fit(X, y, sample_weight=counts)
+        np.testing.assert_array_equal(member.apply(X), alone.apply(X))
+    # The plain Gini splits the first tree's rows otherwise.
+    plain = DecisionTreeClassifier(**{**forest.estimators_[0].get_params(), "loss_matrix": None})
+    counts = np.bincount(forest.estimators_samples_[0], minlength=len(y)).astype(float)
+    assert not np.array_equal(plain.fit(X, y, sample_weight=counts).apply(X),
+                              forest.estimators_[0].apply(X))
+
+
+def test_balanced_subsample_weighs_each_trees_classes_to_equal_totals():
+    X, y = classification_data(n_samples=300, n_classes=3, seed=9)
+    y = np.where(np.arange(300) < 40, 2, y)  # uneven classes
+    forest = RandomForestClassifier(n_estimators=4, max_depth=2, random_state=0,
+                                    class_weight="balanced_subsample").fit(X, y)
+    for member in forest.estimators_:
+        # The root's class fractions: each class's weight in the tree's draw.
+        np.testing.assert_allclose(member.tree_.value[0, 0], [1 / 3] * 3, rtol=1e-12)
+
+
+def test_the_median_of_a_two_output_forest_is_each_outputs_median_over_the_trees():
+    X, y = regression_data(n_samples=300, seed=10)
+    Y = np.column_stack([y, np.abs(X[:, 1]) * 10])
+    forest = RandomForestRegressor(n_estimators=5, max_depth=5, random_state=0,
+                                   aggregation="median").fit(X, Y)
+    X_new = np.random.default_rng(10).normal(size=(100, X.shape[1]))
+    per_tree = np.stack([member.predict(X_new) for member in forest.estimators_])
+    np.testing.assert_array_equal(forest.predict(X_new), np.median(per_tree, axis=0))
+
+
+def test_the_mean_of_trees_near_the_largest_float64_does_not_overflow():
+    X, y = regression_data(n_samples=200, seed=11)
+    huge = np.ldexp(1.0 + np.abs(y) / (1 + np.abs(y).max()), 1022)  # up to 2**1023
+    # (No squared error holds a spread that wide: the absolute error does.)
+    forest = RandomForestRegressor(n_estimators=6, max_depth=3, random_state=0,
+                                   criterion="absolute_error").fit(X, huge)
+    per_tree = np.stack([member.predict(X) for member in forest.estimators_])
+    expected = np.ldexp(np.mean(np.ldexp(per_tree, -4), axis=0), 4)
+    predicted = forest.predict(X)
+    assert np.isfinite(predicted).all()
+    np.testing.assert_allclose(predicted, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_decision_paths_are_csr_and_bad_rows_are_refused_naming_the_forest(forest_class):
+    X, y = data_for_forest(forest_class)
+    forest = forest_class(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    indicator, starts = forest.decision_path(X[:20])
+    assert indicator.format == "csr"
+    with pytest.raises(ValueError, match=f"^{forest_class.__name__}: X must be 2-D"):
+        forest.decision_path(X[:, :, None])
+
+
+def test_a_forest_regressors_target_errors_name_it():
+    X, y = regression_data(n_samples=100)
+    with pytest.raises(ValueError, match="^RandomForestRegressor: y contains NaN or infinity"):
+        RandomForestRegressor(n_estimators=2).fit(X, np.r_[y[:-1], np.nan])
+    with pytest.raises(ValueError, match=r"^RandomForestRegressor: Some value\(s\) of y are "
+                                         "negative which is not allowed for Poisson"):
+        RandomForestRegressor(n_estimators=2, criterion="poisson").fit(X, y - y.max() - 1)

@@ -106,6 +106,14 @@ def test_classifier_trees_derive_inner_values_and_regressors_keep_them():
     assert costly.fit(X, y).estimators_[0].tree_.impurity_rule is None
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "log_loss", "misclassification"])
+def test_a_classifier_forests_trees_derive_impurities_by_their_criterion(criterion):
+    forest, _, _ = fitted_forest(RandomForestClassifier, {"criterion": criterion,
+                                                          "max_depth": 4})
+    expected = "entropy" if criterion == "log_loss" else criterion
+    assert all(member.tree_.impurity_rule == expected for member in forest.estimators_)
+
+
 @pytest.mark.parametrize("params", [{"criterion": "absolute_error"},
                                     {"monotonic_cst": [1, 0, 0, 0, 0, 0]}])
 def test_trees_whose_inner_values_are_not_means_are_kept_whole(params):
