@@ -915,3 +915,25 @@ def test_a_forest_regressors_target_errors_name_it():
     with pytest.raises(ValueError, match=r"^RandomForestRegressor: Some value\(s\) of y are "
                                          "negative which is not allowed for Poisson"):
         RandomForestRegressor(n_estimators=2, criterion="poisson").fit(X, y - y.max() - 1)
+
+
+def test_balanced_class_weights_count_each_classs_sample_weight():
+    # scikit-learn 1.9's rule: a class's weight is the total weight over the
+    # number of classes times the class's own total weight.
+    X, y = classification_data(n_samples=300, n_classes=3, seed=12)
+    weights = np.random.default_rng(12).uniform(0.5, 3.0, size=300)
+    balanced = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0,
+                                      class_weight="balanced").fit(X, y, sample_weight=weights)
+    factor = weights.sum() / (3 * np.bincount(y, weights=weights))
+    by_hand = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(
+        X, y, sample_weight=weights * factor[y])
+    for ours, theirs in zip(balanced.estimators_samples_, by_hand.estimators_samples_):
+        np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(balanced.apply(X), by_hand.apply(X))
+
+
+def test_class_weights_that_overflow_the_weights_are_refused_naming_the_forest():
+    X, y = classification_data(n_samples=100)
+    with pytest.raises(ValueError, match="^RandomForestClassifier: sample_weight times "
+                                         "class_weight is too large"):
+        RandomForestClassifier(n_estimators=2, class_weight={0: 1e308, 1: 1e308}).fit(X, y)
