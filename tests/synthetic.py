@@ -32,3 +32,18 @@ def tied_columns(X, levels=8):
     but for the last column, which keeps its distinct values."""
     codes = np.floor((X - X.min(axis=0)) / np.ptp(X, axis=0) * (levels - 1e-9))
     return np.column_stack([codes[:, :-1], X[:, -1]])
+
+
+def spread_columns(n_samples=400, seed=0, missing_share=0.1):
+    """Columns of every kind of spread a binning meets: continuous, whole
+    numbers 0-59 (ties), mostly zeros with a continuous rest (a heavy value),
+    and continuous with ``missing_share`` of NaN."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([
+        rng.normal(size=n_samples),
+        rng.integers(0, 60, n_samples).astype(float),
+        np.where(rng.random(n_samples) < 0.5, 0.0, rng.exponential(size=n_samples)),
+        rng.normal(size=n_samples),
+    ])
+    X[rng.random(n_samples) < missing_share, 3] = np.nan
+    return X

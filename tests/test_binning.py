@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from fasttree._binning import bin_features, quantile_bins
 from fasttree._features import rank_features
 from fasttree.reference import bin_column, bin_matrix
+from synthetic import spread_columns
 
 
 def test_a_feature_of_at_most_max_bins_values_keeps_a_bin_per_value():
@@ -51,19 +52,11 @@ def test_a_value_holding_two_bins_worth_of_rows_has_a_bin_of_its_own(counts, hea
     assert np.count_nonzero(bins == bins[heavy]) == 1
 
 
-def random_matrix(seed, n_samples=300, missing_share=0.1):
-    """Columns of every kind of spread: continuous, ties, a heavy value,
-    missing values, few values."""
-    rng = np.random.default_rng(seed)
-    X = np.column_stack([
-        rng.normal(size=n_samples),
-        rng.integers(0, 40, n_samples).astype(float),
-        np.where(rng.random(n_samples) < 0.6, 0.0, rng.exponential(size=n_samples)),
-        rng.normal(size=n_samples),
-        rng.integers(0, 3, n_samples).astype(float),
-    ])
-    X[rng.random(n_samples) < missing_share, 3] = np.nan
-    return X.astype(np.float32)
+def random_matrix(seed, missing_share=0.1):
+    """``spread_columns`` and a column of three categories, float32."""
+    X = spread_columns(300, seed, missing_share)
+    categories = np.random.default_rng(seed).integers(0, 3, 300).astype(float)
+    return np.column_stack([X, categories]).astype(np.float32)
 
 
 @pytest.mark.parametrize("seed", range(6))

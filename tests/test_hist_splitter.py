@@ -13,24 +13,19 @@ from fasttree import (AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRe
                       ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                       RandomForestRegressor, load)
 from fasttree.reference import bin_matrix, midpoint
+from synthetic import spread_columns
 
 TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "n_node_samples",
                "weighted_n_node_samples", "value", "impurity", "missing_go_to_left")
 
 
 def mixed_data(seed, n_samples=400, regression=False, missing=True):
-    """Continuous, tied and heavy-valued columns (some missing values), a
-    target that depends on all of them, and whole-number weights."""
-    rng = np.random.default_rng(seed)
-    X = np.column_stack([
-        rng.normal(size=n_samples),
-        rng.integers(0, 60, n_samples).astype(float),
-        np.where(rng.random(n_samples) < 0.5, 0.0, rng.exponential(size=n_samples)),
-        rng.normal(size=n_samples),
-    ])
-    signal = X[:, 0] + 0.05 * X[:, 1] - X[:, 2] + 0.5 * rng.normal(size=n_samples)
-    if missing:
-        X[rng.random(n_samples) < 0.1, 3] = np.nan
+    """``spread_columns`` (some values missing), a target that depends on
+    all of them, and whole-number weights."""
+    X = spread_columns(n_samples, seed, missing_share=0.1 if missing else 0.0)
+    rng = np.random.default_rng(seed + 1000)
+    signal = (X[:, 0] + 0.05 * X[:, 1] - X[:, 2] + np.nan_to_num(0.3 * X[:, 3])
+              + 0.5 * rng.normal(size=n_samples))
     y = signal if regression else np.digitize(signal, [-0.5, 0.8])
     weights = rng.integers(1, 4, n_samples).astype(float)
     return X, y, weights
