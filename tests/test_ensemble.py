@@ -197,7 +197,8 @@ def test_a_member_of_the_other_kind_put_in_estimators_is_refused_at_predict(ense
         X, X[:, 1] if classifier else (X[:, 1] > 0).astype(int))
     ensemble.estimators_[1] = foreign
     forest = hasattr(ensemble, "_trees")
-    what = (r"estimators_\[1\] \(\w+\) is not the tree the forest grew there" if forest
+    what = (rf"estimators_\[1\] \({type(foreign).__name__}\) is not the tree the forest grew "
+            "there" if forest
             else rf"estimators_\[1\] is a {type(foreign).__name__} \(a "
                  rf"{'regressor' if classifier else 'classifier'}\), not a fitted "
                  rf"{ensemble_class._estimator_type}")

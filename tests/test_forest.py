@@ -904,8 +904,17 @@ def test_decision_paths_are_csr_and_bad_rows_are_refused_naming_the_forest(fores
     forest = forest_class(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
     indicator, starts = forest.decision_path(X[:20])
     assert indicator.format == "csr"
-    with pytest.raises(ValueError, match=f"^{forest_class.__name__}: X must be 2-D"):
-        forest.decision_path(X[:, :, None])
+    for method in (forest.decision_path, forest.predict, forest.apply):
+        with pytest.raises(ValueError, match=f"^{forest_class.__name__}: X must be 2-D"):
+            method(X[:, :, None])
+
+
+def test_a_forest_classifiers_label_errors_name_it_and_its_members_know_the_classes():
+    X, y = classification_data(n_samples=100)
+    with pytest.raises(ValueError, match="^RandomForestClassifier: "):
+        RandomForestClassifier(n_estimators=2).fit(X, np.r_[y[:-1].astype(float), np.nan])
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    assert [member.n_classes_ for member in forest.estimators_] == [forest.n_classes_] * 2
 
 
 def test_a_forest_regressors_target_errors_name_it():
