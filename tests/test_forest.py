@@ -946,3 +946,13 @@ def test_class_weights_that_overflow_the_weights_are_refused_naming_the_forest()
     with pytest.raises(ValueError, match="^RandomForestClassifier: sample_weight times "
                                          "class_weight is too large"):
         RandomForestClassifier(n_estimators=2, class_weight={0: 1e308, 1: 1e308}).fit(X, y)
+
+
+def test_a_forest_of_one_tree_with_two_outputs_predicts_as_its_tree():
+    X, y = classification_data(n_samples=200, seed=13)
+    Y = np.column_stack([y, (X[:, 1] > 0).astype(int)])
+    forest = RandomForestClassifier(n_estimators=1, max_depth=4, random_state=0).fit(X, Y)
+    tree = forest.estimators_[0]
+    np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
+    for ours, its in zip(forest.predict_proba(X), tree.predict_proba(X)):
+        np.testing.assert_array_equal(ours, its)
