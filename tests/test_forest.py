@@ -950,8 +950,11 @@ def test_class_weights_that_overflow_the_weights_are_refused_naming_the_forest()
 
 def test_a_forest_of_one_tree_with_two_outputs_predicts_as_its_tree():
     X, y = classification_data(n_samples=200, seed=13)
-    Y = np.column_stack([y, (X[:, 1] > 0).astype(int)])
-    forest = RandomForestClassifier(n_estimators=1, max_depth=4, random_state=0).fit(X, Y)
+    Y = np.column_stack([y > 0, X[:, 1] > 0]).astype(int)  # 0/1 labels: OOB scores
+    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores"):
+        forest = RandomForestClassifier(n_estimators=1, max_depth=4, random_state=0,
+                                        oob_score=True).fit(X, Y)
+    assert forest.oob_decision_function_.shape == (200, 2, 2)
     tree = forest.estimators_[0]
     np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
     for ours, its in zip(forest.predict_proba(X), tree.predict_proba(X)):

@@ -90,14 +90,30 @@ def test_permutation_importance_refuses_bad_input_with_a_message_naming_the_prob
         regressor.oob_permutation_importance(X, np.column_stack([y, np.r_[y[1:], np.nan]]))
 
 
-def test_permutation_importance_reads_y_as_fit_does():
-    X, y = regression_data(n_samples=200)
-    forest = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+@pytest.mark.parametrize("regression", [False, True])
+def test_permutation_importance_reads_y_as_fit_does(regression):
+    X, y = regression_data(n_samples=200) if regression else classification_data(n_samples=200)
+    forest_class = RandomForestRegressor if regression else RandomForestClassifier
+    forest = forest_class(n_estimators=4, random_state=0).fit(X, y)
     expected = forest.oob_permutation_importance(X, y, random_state=1)
     np.testing.assert_array_equal(forest.oob_permutation_importance(X, y[:, None], random_state=1),
                                   expected)
     np.testing.assert_array_equal(forest.oob_permutation_importance(X, list(y), random_state=1),
                                   expected)
+    with pytest.raises(ValueError, match=f"^{forest_class.__name__}: X must be 2-D"):
+        forest.oob_permutation_importance(X[:, :, None], y)
+
+
+def test_permutation_importance_without_any_out_of_bag_row_is_refused():
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([0, 1, 1])
+    # The first seed whose three trees each draw all three rows.
+    seed = next(seed for seed in range(10_000) if all(
+        np.unique(rows).size == 3 for rows in RandomForestClassifier(
+            n_estimators=3, random_state=seed).fit(X, y).estimators_samples_))
+    forest = RandomForestClassifier(n_estimators=3, random_state=seed).fit(X, y)
+    with pytest.raises(ValueError, match="^no tree has out-of-bag rows$"):
+        forest.oob_permutation_importance(X, y)
 
 
 def test_permutation_importance_draws_one_repeat_by_default_from_the_generator_given():
@@ -120,8 +136,10 @@ def test_permutation_importance_of_every_kind_of_input_is_that_of_the_members(ca
         X[rng.random(X.shape) < 0.15] = np.nan
     # Five rows and 30 trees: some bootstraps draw every row, and their
     # trees are passed over.
+    # Two threads score the trees two at a time: a tree without out-of-bag
+    # rows is passed over, not the rest of its pair.
     forest = RandomForestClassifier(n_estimators=30 if case == "tiny-bags" else 8,
-                                    random_state=0).fit(X, y)
+                                    n_jobs=2, random_state=0).fit(X, y)
     if case == "tiny-bags":
         assert any(np.unique(rows).size == n_samples for rows in forest.estimators_samples_)
     given = sparse.csr_matrix(X) if case == "sparse" else X
@@ -217,14 +235,20 @@ def test_oob_score_records_the_error_curve_as_trees_are_added():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"oob_batch_size": 0}, "oob_batch_size"),
-    ({"oob_batch_size": 5, "bootstrap": False}, "bootstrap"),
-    ({"oob_patience": 0}, "oob_patience"),
-    ({"oob_tol": -1.0}, "oob_tol"),
+    ({"oob_batch_size": 0}, "The 'oob_batch_size' parameter must be an int in the range "
+                            "[1, inf) or None. Got 0 instead."),
+    ({"oob_batch_size": 5, "bootstrap": False},
+     "Out of bag estimation only available if bootstrap=True (oob_score and oob_batch_size "
+     "need rows left out of the trees' samples)"),
+    ({"oob_score": True, "bootstrap": False}, "Out of bag estimation only available if "
+                                              "bootstrap=True (oob_score and oob_batch_size"),
+    ({"oob_patience": 0}, "The 'oob_patience' parameter must be an int in the range [1, inf). "
+                          "Got 0 instead."),
+    ({"oob_tol": -1.0}, "oob_tol must be a number >= 0; got -1.0"),
 ])
 def test_batched_growth_parameters_are_checked(params, message):
     X, y = classification_data(n_samples=100)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=re.escape(message)):
         RandomForestClassifier(n_estimators=5, **params).fit(X, y)
 
 

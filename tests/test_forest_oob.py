@@ -13,8 +13,11 @@ weights, which (as in scikit-learn 1.9) the bootstrap draws in proportion to;
 the trees weigh their rows by the draw counts alone.
 """
 
+import re
+
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
 from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
@@ -375,3 +378,36 @@ def test_a_scoring_function_as_oob_score_scores_the_out_of_bag_predictions():
     assert covered.sum() > 0.9 * len(y)
     expected = mean_absolute_error(y[covered], forest.oob_prediction_[covered])
     assert forest.oob_score_ == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_out_of_bag_scores_of_classes_other_than_0_and_1_in_several_outputs_are_refused():
+    # scikit-learn's refusal, in its words: numbers other than 0 and 1 too.
+    X, y = classification_data(n_samples=120, n_classes=3)
+    with pytest.raises(ValueError, match=re.escape(
+            "The type of target cannot be used to compute OOB estimates. Got "
+            "multiclass-multioutput while only the following are supported: continuous, "
+            "continuous-multioutput, binary, multiclass, multilabel-indicator.")):
+        RandomForestClassifier(n_estimators=5, oob_score=True).fit(X, np.column_stack([y, y]))
+
+
+def test_a_scoring_function_scores_a_classifiers_out_of_bag_classes():
+    X, y = classification_data(n_samples=300, n_classes=3)
+    forest = RandomForestClassifier(n_estimators=25, random_state=0,
+                                    oob_score=lambda truth, predicted: np.mean(
+                                        truth != predicted)).fit(X, y)
+    covered = ~np.isnan(forest.oob_decision_function_).any(axis=1)
+    predicted = np.argmax(forest.oob_decision_function_[covered], axis=1)
+    # The function is given class indices, as scikit-learn gives encoded classes.
+    assert forest.oob_score_ == np.mean(np.searchsorted(forest.classes_, y[covered]) != predicted)
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_a_sparse_x_gives_the_out_of_bag_estimates_of_its_dense_twin(forest_class):
+    X, y = data_for_forest(forest_class)
+    X = np.where(np.abs(X) < 0.7, 0.0, X)
+    dense = forest_class(n_estimators=6, random_state=0, oob_score=True).fit(X, y)
+    from_sparse = forest_class(n_estimators=6, random_state=0, oob_score=True).fit(
+        sparse.csr_matrix(X), y)
+    for name in ("oob_decision_function_", "oob_prediction_", "oob_score_"):
+        if hasattr(dense, name):
+            np.testing.assert_array_equal(getattr(from_sparse, name), getattr(dense, name))
