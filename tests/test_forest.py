@@ -955,6 +955,9 @@ def test_a_forest_of_one_tree_with_two_outputs_predicts_as_its_tree():
         forest = RandomForestClassifier(n_estimators=1, max_depth=4, random_state=0,
                                         oob_score=True).fit(X, Y)
     assert forest.oob_decision_function_.shape == (200, 2, 2)
+    hard = RandomForestClassifier(n_estimators=1, max_depth=4, random_state=0,
+                                  voting="hard").fit(X, Y)
+    np.testing.assert_array_equal(hard.predict(X), hard.estimators_[0].predict(X))
     tree = forest.estimators_[0]
     np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
     for ours, its in zip(forest.predict_proba(X), tree.predict_proba(X)):

@@ -370,6 +370,25 @@ def test_multiway_forests_predict_the_mean_of_their_trees_on_any_threads(missing
     np.testing.assert_array_equal(restored.predict_proba(frame), forest.predict_proba(frame))
 
 
+def test_a_fractional_forest_votes_by_its_trees_classes_and_refuses_infinity():
+    from fasttree import RandomForestClassifier
+
+    X, y = random_data(7, 300, 0.15)
+    forest = RandomForestClassifier(n_estimators=5, criterion="gain_ratio", max_depth=4,
+                                    categorical_split="multiway", missing="fractional",
+                                    categorical_features=[0, 1], voting="hard",
+                                    random_state=0).fit(X, y)
+    # Rows without missing values reach one leaf per tree, whose class it votes.
+    fresh, _ = random_data(8, 200, 0.0)
+    votes = np.mean([np.eye(3)[member.predict(fresh)] for member in forest.estimators_],
+                    axis=0)
+    np.testing.assert_array_equal(forest.vote_fractions(fresh), votes)
+    np.testing.assert_array_equal(forest.predict(fresh), votes.argmax(axis=1))
+    fresh[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        forest.predict(fresh)
+
+
 def test_bagging_and_adaboost_take_multiway_members():
     from fasttree import AdaBoostClassifier, BaggingClassifier
 
