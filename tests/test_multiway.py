@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import sparse
 from scipy.stats import beta
 
 from fasttree import DecisionTreeClassifier, export_text, tree_rules
@@ -384,6 +385,8 @@ def test_a_fractional_forest_votes_by_its_trees_classes_and_refuses_infinity():
                     axis=0)
     np.testing.assert_array_equal(forest.vote_fractions(fresh), votes)
     np.testing.assert_array_equal(forest.predict(fresh), votes.argmax(axis=1))
+    np.testing.assert_array_equal(forest.predict_proba(sparse.csr_matrix(fresh)),
+                                  forest.predict_proba(fresh))
     fresh[3, 2] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         forest.predict(fresh)
