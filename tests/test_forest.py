@@ -913,6 +913,10 @@ def test_a_forest_classifiers_label_errors_name_it_and_its_members_know_the_clas
     X, y = classification_data(n_samples=100)
     with pytest.raises(ValueError, match="^RandomForestClassifier: "):
         RandomForestClassifier(n_estimators=2).fit(X, np.r_[y[:-1].astype(float), np.nan])
+    mixed = np.array(["a" if label == 0 else label for label in y], dtype=object)
+    with pytest.raises(TypeError, match=r"^RandomForestClassifier: class labels must be of one "
+                                        r"sortable type; got a mix of "):
+        RandomForestClassifier(n_estimators=2).fit(X, mixed)
     forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
     assert [member.n_classes_ for member in forest.estimators_] == [forest.n_classes_] * 2
 
