@@ -966,3 +966,16 @@ def test_a_forest_of_one_tree_with_two_outputs_predicts_as_its_tree():
     np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
     for ours, its in zip(forest.predict_proba(X), tree.predict_proba(X)):
         np.testing.assert_array_equal(ours, its)
+
+
+def test_targets_spread_too_wide_for_the_criterion_are_refused_naming_the_forest():
+    X, y = regression_data(n_samples=100)
+    with pytest.raises(ValueError, match=r"^RandomForestRegressor: y spreads too wide for "
+                                         r"criterion='squared_error'"):
+        RandomForestRegressor(n_estimators=2).fit(X, np.where(y > 0, 1e300, -1e300))
+
+
+def test_a_verbose_forest_counts_the_trees_built(capsys):
+    X, y = classification_data(n_samples=100)
+    RandomForestClassifier(n_estimators=3, verbose=2, random_state=0).fit(X, y)
+    assert "3/3 trees built" in capsys.readouterr().err
