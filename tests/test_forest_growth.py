@@ -8,7 +8,8 @@ import pytest
 from scipy import sparse
 from sklearn.metrics import mean_absolute_error, r2_score
 
-from fasttree import RandomForestClassifier, RandomForestRegressor, reference
+from fasttree import (DataConversionWarning, RandomForestClassifier, RandomForestRegressor,
+                      reference)
 from synthetic import classification_data, regression_data
 from tolerances import assert_rounding_close, data_scale, rounding_equal
 
@@ -96,12 +97,15 @@ def test_permutation_importance_reads_y_as_fit_does(regression):
     forest_class = RandomForestRegressor if regression else RandomForestClassifier
     forest = forest_class(n_estimators=4, random_state=0).fit(X, y)
     expected = forest.oob_permutation_importance(X, y, random_state=1)
-    np.testing.assert_array_equal(forest.oob_permutation_importance(X, y[:, None], random_state=1),
-                                  expected)
+    with pytest.warns(DataConversionWarning, match="column-vector y was passed"):
+        column = forest.oob_permutation_importance(X, y[:, None], random_state=1)
+    np.testing.assert_array_equal(column, expected)
     np.testing.assert_array_equal(forest.oob_permutation_importance(X, list(y), random_state=1),
                                   expected)
     with pytest.raises(ValueError, match=f"^{forest_class.__name__}: X must be 2-D"):
         forest.oob_permutation_importance(X[:, :, None], y)
+    with pytest.raises((TypeError, ValueError), match=f"^{forest_class.__name__}: "):
+        forest.oob_permutation_importance(X, np.array(["a", *y[1:]], dtype=object))
 
 
 def test_permutation_importance_without_any_out_of_bag_row_is_refused():
@@ -319,10 +323,12 @@ def fitted_for_curve(case, n_estimators, **params):
     """A forest of each kind whose out-of-bag error takes its own path: a loss
     matrix (the class of least expected cost), two outputs, a regressor
     scored by a function of the user's."""
-    if case == "loss-matrix":
+    if case.startswith("loss-matrix"):
         X, y, _ = weighted_problem(False)
         make = RandomForestClassifier
         params["loss_matrix"] = [[0.0, 1.0], [6.0, 0.0]]
+        if case.endswith("scoring-function"):
+            params["oob_score"] = misclassified_share
     elif case == "scoring-function":
         X, y, _ = weighted_problem(True)
         make = RandomForestRegressor
@@ -334,6 +340,10 @@ def fitted_for_curve(case, n_estimators, **params):
     forest = make(n_estimators=n_estimators, min_samples_leaf=5, random_state=1,
                   **{"oob_score": True, **params}).fit(X, y)
     return forest, X, y
+
+
+def misclassified_share(truth, predicted):
+    return float(np.mean(truth != predicted))
 
 
 def builtin_oob_error(forest, y):
@@ -353,7 +363,8 @@ def builtin_oob_error(forest, y):
     return 1.0 - np.mean(forest.classes_[np.argmin(cost, axis=1)] == y[covered])
 
 
-CURVE_CASES = ["loss-matrix", "two-outputs", "two-outputs-regression", "scoring-function"]
+CURVE_CASES = ["loss-matrix", "two-outputs", "two-outputs-regression", "scoring-function",
+               "loss-matrix-scoring-function"]
 
 
 @pytest.mark.parametrize("case", CURVE_CASES)
@@ -369,6 +380,8 @@ def test_the_oob_curve_is_the_builtin_error_of_the_first_trees_for_every_kind_of
         covered = ~np.isnan(forest.oob_prediction_)
         assert forest.oob_score_ == pytest.approx(
             mean_absolute_error(y[covered], forest.oob_prediction_[covered]), rel=1e-12)
+    elif case == "loss-matrix-scoring-function":
+        assert rounding_equal(forest.oob_score_, builtin_oob_error(forest, y))
     else:
         assert rounding_equal(forest.oob_score_, 1.0 - builtin_oob_error(forest, y))
 

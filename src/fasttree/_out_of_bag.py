@@ -179,8 +179,8 @@ class ForestOutOfBag:
         return default(truth, predicted)
 
     def _importance_outputs(self, y):
-        """``y`` as an array with the forest's number of outputs (a column
-        for one output read as 1-D), or an error naming both numbers."""
+        """``y`` as an array with the forest's number of outputs, or an error
+        naming both numbers (a column for one output is read as fit reads it)."""
         y = np.asarray(y)
         if y.ndim not in (1, 2):
             raise ValueError(f"y must be the training targets, 1-D or 2-D; got {y.ndim}-D")
@@ -188,7 +188,7 @@ class ForestOutOfBag:
         if n_outputs != self.n_outputs_:
             raise ValueError(f"y must be the training targets: it has {n_outputs} outputs, "
                              f"but the forest was fitted to {self.n_outputs_}")
-        return y.ravel() if y.ndim == 2 and n_outputs == 1 else y
+        return y
 
     def _oob_stable(self, errors):
         """True once the best error of the last ``oob_patience`` batches beats the
