@@ -124,9 +124,11 @@ def walked_outputs(layout, trees, X, leaf_output, out, per_tree, n_threads):
     return out
 
 
-def mixed_outputs(layout, trees, X, leaf_output, out, per_tree):
-    """:func:`walked_outputs` of trees with fractional missing values: every
-    tree's leaf outputs mixed by its ``leaf_mixture``."""
+def mixed_outputs(layout, trees, X, leaf_output, out):
+    """The sums of :func:`walked_outputs` for trees with fractional missing
+    values: every tree's leaf outputs mixed by its ``leaf_mixture``. (Such
+    trees are C4.5's, classification trees, whose forests never ask for each
+    tree's values: those serve the regressors' medians.)"""
     if isinstance(X, CSRRows):
         X = X.toarray()
     if np.isinf(np.asarray(X, dtype=np.float32)).any():
@@ -139,10 +141,7 @@ def mixed_outputs(layout, trees, X, leaf_output, out, per_tree):
         rows, nodes, shares = tree.leaf_mixture(X)
         leaf_number = np.cumsum(tree.nodes["left_child"] == -1) - 1
         outputs = leaf_output[layout["output_starts"][index] + leaf_number[nodes]]
-        if per_tree:
-            np.add.at(out[:, index], rows, shares * outputs[:, 0])
-        else:
-            np.add.at(out, rows, shares[:, None] * outputs)
+        np.add.at(out, rows, shares[:, None] * outputs)
     return out
 
 

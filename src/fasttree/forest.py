@@ -313,7 +313,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
     def _tree_outputs(self, X, leaf_output, out, per_tree):
         arrays = self._ensemble_arrays()
         if arrays["fractional"]:
-            return mixed_outputs(arrays, self._trees, X, leaf_output, out, per_tree)
+            return mixed_outputs(arrays, self._trees, X, leaf_output, out)
         return walked_outputs(arrays, self._trees, X, leaf_output, out, per_tree,
                               resolve_n_jobs(self.n_jobs))
 
