@@ -79,8 +79,8 @@ def test_permutation_importance_refuses_bad_input_with_a_message_naming_the_prob
     with pytest.raises(ValueError, match="1-D or 2-D; got 3-D"):
         forest.oob_permutation_importance(X, y[:, None, None])
     unbagged = RandomForestClassifier(n_estimators=2, bootstrap=False).fit(X, y)
-    with pytest.raises(ValueError, match=re.escape(
-            "out-of-bag importance needs a forest fitted with bootstrap=True")):
+    with pytest.raises(ValueError, match="^" + re.escape(
+            "out-of-bag importance needs a forest fitted with bootstrap=True") + "$"):
         unbagged.oob_permutation_importance(X, y)
     X, y = regression_data(n_samples=200)
     regressor = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, np.column_stack([y, y]))
