@@ -221,6 +221,15 @@ def test_a_bad_max_bins_is_refused_by_name(max_bins):
         DecisionTreeClassifier(splitter="hist", max_bins=max_bins).fit(X, y)
 
 
+@pytest.mark.parametrize("max_bins", [2, 65535])
+def test_max_bins_takes_every_int_of_its_range(max_bins):
+    X, y, _ = mixed_data(0)
+    tree = DecisionTreeClassifier(splitter="hist", max_bins=max_bins, random_state=0).fit(X, y)
+    codes, _ = bin_matrix(X, max_bins)
+    np.testing.assert_array_equal(tree.apply(X), DecisionTreeClassifier(random_state=0).fit(
+        codes, y).apply(codes))
+
+
 def test_an_unknown_splitter_is_refused_naming_hist_among_the_choices():
     X, y, _ = mixed_data(0)
     with pytest.raises(ValueError, match=r"a str among \{'best', 'hist', 'random'\}"):
