@@ -55,8 +55,11 @@ class _Sized:
 
 
 class _Fit(_Sized):
+    # The estimator's parameters beside random_state (the splitter, say).
+    params_of_fit = {}
+
     def time_fit(self, size):
-        self.estimator(random_state=0).fit(self.X, self.y)
+        self.estimator(random_state=0, **self.params_of_fit).fit(self.X, self.y)
 
 
 class _Predict(_Sized):
@@ -98,20 +101,13 @@ class TreeRegressorPredict(_Predict):
     make_data = staticmethod(_regression)
 
 
-class _HistFit(_Sized):
-    def time_fit(self, size):
-        self.estimator(random_state=0, splitter="hist").fit(self.X, self.y)
-
-
-class TreeClassifierHistFit(_HistFit):
+class TreeClassifierHistFit(TreeClassifierFit):
     """``DecisionTreeClassifier(splitter='hist')`` (255 bins, full depth): fit."""
 
-    estimator = DecisionTreeClassifier
-    make_data = staticmethod(_classification)
+    params_of_fit = {"splitter": "hist"}
 
 
-class TreeRegressorHistFit(_HistFit):
+class TreeRegressorHistFit(TreeRegressorFit):
     """``DecisionTreeRegressor(splitter='hist')`` (255 bins, full depth): fit."""
 
-    estimator = DecisionTreeRegressor
-    make_data = staticmethod(_regression)
+    params_of_fit = {"splitter": "hist"}
