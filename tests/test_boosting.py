@@ -406,13 +406,18 @@ def test_adaboost_r2_refuses_a_learning_rate_beyond_a_float():
         AdaBoostRegressor(learning_rate=10**400).fit(X, y)
 
 
-@pytest.mark.parametrize("boosting_mode", ["reweight", "resample"])
-def test_shallow_trees_reusing_the_fit_ranks_equal_plain_fits(boosting_mode, monkeypatch):
+# With 'hist' the ranks shared are the bins of all the rows, made once; a
+# plain fit bins the rows it is given, all of them when reweighting (a
+# resampled round's bins are those of all the rows: test_hist_splitter).
+@pytest.mark.parametrize("boosting_mode, splitter", [("reweight", "best"), ("resample", "best"),
+                                                     ("reweight", "hist")])
+def test_shallow_trees_reusing_the_fit_ranks_equal_plain_fits(boosting_mode, splitter,
+                                                              monkeypatch):
     X, y = three_classes(seed=13)
-    tree = DecisionTreeClassifier(max_depth=2)
+    tree = DecisionTreeClassifier(max_depth=2, splitter=splitter, max_bins=6)
     shared = AdaBoostClassifier(tree, n_estimators=10, boosting=boosting_mode,
                                 random_state=1).fit(X, y)
-    monkeypatch.setattr(boosting, "shared_ranks", lambda estimator, X: None)
+    monkeypatch.setattr(boosting, "shared_ranks", lambda *arguments: None)
     plain = AdaBoostClassifier(tree, n_estimators=10, boosting=boosting_mode,
                                random_state=1).fit(X, y)
     assert_rounding_close(shared.estimator_weights_, plain.estimator_weights_)

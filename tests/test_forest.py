@@ -844,8 +844,9 @@ def test_the_defaults_are_scikit_learns_and_the_documented_ones(forest_class):
         expected.update(OWN_CLASSIFIER_DEFAULTS)
     else:
         expected["aggregation"] = "mean"
-    if forest_class in (RandomForestClassifier, RandomForestRegressor):
-        expected.update(splitter="best", max_bins=255)
+    expected.update(splitter="best" if forest_class in (RandomForestClassifier,
+                                                        RandomForestRegressor) else "random",
+                    max_bins=255)
     assert {name: ours[name] for name in set(ours) - set(theirs)} == expected
 
 

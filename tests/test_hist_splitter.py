@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fasttree import (AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
-                      ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
-                      RandomForestRegressor, load)
+from fasttree import (AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor,
+                      ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
+                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor, load)
+import fasttree.boosting
+from fasttree import _growth
 from fasttree.reference import bin_matrix, midpoint
 from synthetic import spread_columns
 
@@ -175,11 +177,162 @@ def test_boosted_hist_trees_are_the_boosted_trees_of_the_bin_codes():
         assert_the_tree_of_the_codes(member, code_member, codes, columns)
 
 
-def test_extra_trees_forests_draw_their_thresholds_and_take_no_splitter():
-    assert "splitter" not in ExtraTreesClassifier().get_params()
-    assert "max_bins" not in ExtraTreesRegressor().get_params()
+@pytest.mark.parametrize("boosting", ["reweight", "resample"])
+def test_boosting_bins_once_and_keeps_categorical_features_unbinned(boosting, monkeypatch):
+    calls = []
+    for module in (_growth, fasttree.boosting):
+        counted = module.bin_features
+        monkeypatch.setattr(module, "bin_features", lambda *args, counted=counted, **kwargs:
+                            calls.append(1) or counted(*args, **kwargs))
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"colour": pd.Categorical(rng.choice(list("abcdefgh"), 400)),
+                          "size": rng.normal(size=400)})
+    y = (frame["colour"].isin(["b", "e", "h"]) ^ (frame["size"] > 0.3)).astype(int)
+    params = dict(n_estimators=5, random_state=0, boosting=boosting)
+    boosted = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2, splitter="hist",
+                                                        max_bins=3), **params).fit(frame, y)
+    assert len(calls) == 1
+    codes, _ = bin_matrix(frame[["size"]].to_numpy(), 3)
+    of_codes = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), **params).fit(
+        frame.assign(size=codes[:, 0]), y)
+    np.testing.assert_array_equal(boosted.estimator_weights_, of_codes.estimator_weights_)
+    for member, code_member in zip(boosted.estimators_, of_codes.estimators_):
+        for name in ("children_left", "feature", "n_node_samples", "value"):
+            np.testing.assert_array_equal(getattr(member.tree_, name),
+                                          getattr(code_member.tree_, name))
+
+
+def test_boosting_refuses_a_bad_max_bins_as_its_members_fit_does():
+    X, y, _ = mixed_data(0)
+    with pytest.raises(ValueError, match=r"The 'max_bins' parameter must be an int in the "
+                                         r"range \[2, 65535\]"):
+        AdaBoostClassifier(DecisionTreeClassifier(splitter="hist", max_bins="8"),
+                           n_estimators=2).fit(X, y)
+
+
+def assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
+    """``hist`` (an extra tree of ``splitter='hist'``) is ``of_codes`` (the
+    extra tree of ``splitter='random'`` fitted on the bin codes) but for its
+    thresholds: where the codes' tree drew one between two of a node's bins,
+    ``hist`` cuts halfway between those bins' values (``grown_on``: the rows
+    the trees grew on, a mask; every row by default)."""
+    tree, code_tree = hist.tree_, of_codes.tree_
+    for name in TREE_ARRAYS:
+        if name != "threshold":
+            np.testing.assert_array_equal(getattr(tree, name), getattr(code_tree, name),
+                                          err_msg=name)
+    reaching = of_codes.decision_path(codes).tocsc()
+    for node in np.flatnonzero(tree.children_left >= 0):
+        feature, drawn = tree.feature[node], code_tree.threshold[node]
+        rows = reaching[:, node].indices
+        if grown_on is not None:
+            rows = rows[grown_on[rows]]
+        node_codes = codes[rows, feature]
+        node_codes = node_codes[~np.isnan(node_codes)]
+        if not (node_codes > drawn).any():  # every known value left, missing ones right
+            assert tree.threshold[node] == np.inf
+            continue
+        left_bin = int(node_codes[node_codes <= drawn].max())
+        right_bin = int(node_codes[node_codes > drawn].min())
+        expected = midpoint(columns[feature].upper[left_bin], columns[feature].lower[right_bin])
+        assert np.float32(tree.threshold[node]) == expected
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("max_bins", [2, 5, 40])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_hist_extra_tree_is_the_random_tree_of_the_bin_codes(regression, max_bins, seed):
+    # A boundary between bins is drawn as the random splitter draws a
+    # threshold between the codes (the same random stream), so the trees
+    # are the same.
+    X, y, weights = mixed_data(seed, regression=regression)
+    estimator_class = ExtraTreeRegressor if regression else ExtraTreeClassifier
+    params = dict(random_state=seed, max_features=3)
+    hist = estimator_class(splitter="hist", max_bins=max_bins, **params).fit(
+        X, y, sample_weight=weights)
+    codes, columns = bin_matrix(X, max_bins)
+    of_codes = estimator_class(splitter="random", **params).fit(codes, y, sample_weight=weights)
+    assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns)
+    np.testing.assert_array_equal(hist.apply(X), of_codes.apply(codes))
+
+
+@pytest.mark.parametrize("case", ["absolute-error", "monotonic", "two-outputs", "entropy"])
+def test_every_option_of_the_random_path_draws_the_tree_of_the_bin_codes(case):
+    regression = case in ("absolute-error", "monotonic")
+    estimator_class = ExtraTreeRegressor if regression else ExtraTreeClassifier
+    options = {"absolute-error": {"criterion": "absolute_error"},
+               "monotonic": {"monotonic_cst": [1, 0, -1, 0]},
+               "entropy": {"criterion": "entropy"}}.get(case, {})
+    X, y, weights = mixed_data(4, regression=regression, missing=case != "monotonic")
+    if case == "two-outputs":
+        y = np.column_stack([y, X[:, 1] > 30])
+    params = dict(random_state=2, max_features=2, **options)
+    hist = estimator_class(splitter="hist", max_bins=7, **params).fit(
+        X, y, sample_weight=weights)
+    codes, columns = bin_matrix(X, 7)
+    of_codes = estimator_class(**params).fit(codes, y, sample_weight=weights)
+    assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns)
+
+
+def test_a_hist_extra_tree_draws_every_boundary_between_its_bins_alike():
+    # One feature of four bins at the root: over many seeds each of its
+    # three boundaries is drawn about a third of the time.
+    X = np.repeat(np.arange(4.0), 50)[:, None] ** 2
+    y = np.arange(200) % 2
+    thresholds = [ExtraTreeClassifier(splitter="hist", max_depth=1, random_state=seed)
+                  .fit(X, y).tree_.threshold[0] for seed in range(600)]
+    values, counts = np.unique(thresholds, return_counts=True)
+    np.testing.assert_array_equal(values, [0.5, 2.5, 6.5])  # halfway between the squares
+    assert counts.min() > 150
+
+
+@pytest.mark.parametrize("forest_class", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_a_hist_extra_trees_forests_trees_are_the_random_trees_of_the_bin_codes(forest_class):
+    regression = forest_class is ExtraTreesRegressor
+    X, y, weights = mixed_data(3, regression=regression)
+    params = dict(n_estimators=4, max_features=3, random_state=4, bootstrap=True)
+    forest = forest_class(splitter="hist", max_bins=9, **params).fit(
+        X, y, sample_weight=weights)
+    codes, columns = bin_matrix(X, 9)
+    of_codes = forest_class(**params).fit(codes, y, sample_weight=weights)
+    for member, code_member, drawn in zip(forest.estimators_, of_codes.estimators_,
+                                          forest.estimators_samples_):
+        assert (member.splitter, member.max_bins) == ("hist", 9)
+        grown_on = np.bincount(drawn, minlength=len(y)) > 0
+        assert_the_drawn_tree_of_the_codes(member, code_member, codes, columns, grown_on)
+    threaded = forest_class(splitter="hist", max_bins=9, n_jobs=2, **params).fit(
+        X, y, sample_weight=weights)
+    for member, threaded_member in zip(forest.estimators_, threaded.estimators_):
+        assert_same_tree(threaded_member.tree_, member.tree_)
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, ExtraTreesRegressor])
+def test_a_hist_forest_bins_its_features_once_for_all_its_trees(forest_class, monkeypatch):
+    calls = []
+    counted = _growth.bin_features
+    monkeypatch.setattr(_growth, "bin_features",
+                        lambda *args, **kwargs: calls.append(1) or counted(*args, **kwargs))
+    X, y, _ = mixed_data(1, regression=forest_class is ExtraTreesRegressor)
+    forest_class(n_estimators=5, splitter="hist", max_bins=8, random_state=0, n_jobs=2).fit(X, y)
+    assert len(calls) == 1
+
+
+def test_extra_trees_forests_draw_their_thresholds_by_default():
+    assert ExtraTreesClassifier().get_params()["splitter"] == "random"
+    assert ExtraTreesRegressor().get_params()["max_bins"] == 255
     assert ExtraTreesClassifier(n_estimators=2).fit(*mixed_data(0)[:2]).estimators_[
         0].splitter == "random"
+
+
+@pytest.mark.parametrize("estimator", [ExtraTreeClassifier(criterion="entropy", splitter="hist"),
+                                       ExtraTreesClassifier(criterion="entropy"),
+                                       DecisionTreeClassifier(criterion="entropy",
+                                                              splitter="random")])
+def test_multiway_trees_refuse_every_splitter_but_best_by_name(estimator):
+    X, y, _ = mixed_data(0)
+    with pytest.raises(ValueError, match=r"splitter='(hist|random)' is not supported with "
+                                         r"categorical_split='multiway'; use splitter='best'"):
+        estimator.set_params(categorical_split="multiway").fit(X, y)
 
 
 def test_hist_uses_fewer_thresholds_and_keeps_the_accuracy_on_new_rows():

@@ -78,13 +78,29 @@ splitter : {'best', 'hist', 'random'}
     How every tree searches a feature's thresholds, as the ``splitter`` of
     :class:`DecisionTreeClassifier`: 'hist' among bins of the values (see
     ``max_bins``), 'random' one drawn threshold (as extra trees do).""",
+    "extra_tree_splitter": """\
+splitter : {'best', 'hist', 'random'}
+    'random' draws one threshold per feature drawn at a node, uniformly
+    between the node's least and largest value, and keeps the best of those
+    (missing values go to a side drawn at random); 'hist' draws likewise,
+    but a boundary between bins of the feature's values (see ``max_bins``),
+    uniformly among the bins from the node's least to its largest; 'best'
+    searches every threshold, as a decision tree does. Categorical features
+    keep their exact search of category sets in every case.""",
+    "extra_trees_splitter": """\
+splitter : {'best', 'hist', 'random'}
+    How every tree searches a feature's thresholds, as the ``splitter`` of
+    :class:`ExtraTreeClassifier`: 'random' one threshold drawn between the
+    node's extremes, 'hist' one boundary drawn among the node's bins of the
+    values (see ``max_bins``; binned once for all the trees), 'best' every
+    threshold.""",
     "max_bins": """\
 max_bins : int
     With ``splitter='hist'``, the most bins a numeric feature's known values
     are grouped into, once per fit, each of about as many training rows
     (missing values keep a bin of their own). A feature of at most this
-    many distinct values keeps a bin per value, so its splits are those of
-    'best'. A threshold between two bins lies halfway between the largest
+    many distinct values keeps a bin per value, so its thresholds are those
+    of the exact search. A threshold between two bins lies halfway between the largest
     training value of the left bin and the smallest of the right one.""",
     "tree_limits": """\
 max_depth : int or None
@@ -379,6 +395,15 @@ SHARED.update({
         "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
         "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
         "monotonic_cst"),
+    "extra_classification_tree_parameters": _joined(
+        "classification_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
+        "max_features", "tree_random_state", "growth_limits", "tree_class_weight",
+        "tree_ccp_alpha", "tree_loss_matrix", "categorical_features", "categorical_split",
+        "missing", "monotonic_cst"),
+    "extra_regression_tree_parameters": _joined(
+        "regression_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
+        "max_features", "tree_random_state", "growth_limits", "tree_ccp_alpha",
+        "categorical_features", "monotonic_cst"),
     "fitted_classification_tree": _joined(
         "fitted_classes", "fitted_tree", "fitted_loss_matrix", "fitted_inputs"),
     # A forest's parameters after max_features (whose default and note

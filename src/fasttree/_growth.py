@@ -294,12 +294,13 @@ def check_loss_matrix(loss_matrix, criterion, n_classes):
 # at their defaults.
 MULTIWAY_CRITERIA = (*ENTROPY_NAMES, "gain_ratio")
 MULTIWAY_DEFAULTS = {"max_leaf_nodes": None, "min_samples_leaf": 1,
-                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None,
-                     "splitter": "best"}
+                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "loss_matrix": None}
 
 
 # 'best' sweeps every threshold between values, 'hist' every threshold
-# between bins of values (fasttree._binning), 'random' draws one.
+# between bins of values (fasttree._binning), or draws one boundary between
+# bins for the estimators that draw thresholds (random_thresholds below),
+# 'random' draws one threshold between values.
 SPLITTERS = ("best", "hist", "random")
 MAX_BINS_DEFAULT = 255
 # Bin numbers of known values fit in two bytes.
@@ -326,6 +327,11 @@ def check_split_options(params):
     if params.criterion not in MULTIWAY_CRITERIA:
         raise ValueError(f"categorical_split='multiway' grows by 'entropy' (ID3) or "
                          f"'gain_ratio' (C4.5); got criterion={params.criterion!r}")
+    splitter = getattr(params, "splitter", "best")
+    if splitter != "best":
+        raise ValueError(f"multiway (C4.5) trees search every threshold of a numeric feature: "
+                         f"splitter={splitter!r} is not supported with "
+                         "categorical_split='multiway'; use splitter='best'")
     for name, default in MULTIWAY_DEFAULTS.items():
         value = getattr(params, name, default)
         if not (value is default or (default is not None and value == default)):
@@ -391,6 +397,11 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     min_samples_leaf = min(int(min_samples_leaf), UNREACHED_COUNT)
     return {
         "splitter": splitter,
+        # Extra trees (and their forests) draw their thresholds with 'hist'
+        # too, between bins; the others sweep the bins.
+        "random_thresholds": splitter == "random" or (
+            splitter == "hist" and getattr(getattr(params, "_tree_class", None) or params,
+                                           "_hist_draws_thresholds", False)),
         "max_bins": int(max_bins),
         "max_depth": UNREACHED_DEPTH if params.max_depth is None
         else min(int(params.max_depth), UNREACHED_DEPTH),
@@ -404,6 +415,15 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
         "max_features": resolve_max_features(params.max_features, n_features),
         "ccp_alpha": float(ccp_alpha),
     }
+
+
+def split_method(limits):
+    """The splitter's ``SplitMethod`` for the limits' splitter: None (the
+    module's choice, the cheapest sweep) unless thresholds are drawn."""
+    if not limits.get("random_thresholds"):
+        return None
+    return (SplitMethod.SPLIT_RANDOM_BINS if limits["splitter"] == "hist"
+            else SplitMethod.SPLIT_RANDOM)
 
 
 def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None):
@@ -440,7 +460,7 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
     splitter = Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
-                        method=SplitMethod.SPLIT_RANDOM if limits["splitter"] == "random" else None,
+                        method=split_method(limits),
                         categories=limits.get("categories"), columns=limits.get("columns"),
                         monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"))
     arrays = build_tree(

@@ -2,12 +2,13 @@
 # threshold drawn uniformly between the node's least and largest value, and
 # a side drawn for its missing values; no sweep. The values themselves are
 # compared with the threshold, read from the feature columns, or from the
-# rows for small nodes.
+# rows for small nodes. Binned features (splitter='hist') draw a bin
+# boundary instead, on their bin numbers (draw_binned_split).
 
 cimport cython
 from libc.stdint cimport uint8_t, uint32_t
 
-from ._criterion cimport Criterion
+from ._criterion cimport BinSource, Criterion
 from ._split_search cimport BestCandidate, SearchState
 from ._utils cimport intp_t
 
@@ -75,3 +76,16 @@ cdef class RandomSplits:
                         RandomDraw draw, BestCandidate* best) noexcept nogil
     # A sample's value of a feature, missing as +inf.
     cdef float sample_value(self, uint32_t sample, intp_t feature) noexcept nogil
+
+
+# A binned numeric feature's one candidate at the node whose bin numbers
+# source gives: a boundary drawn uniformly among the bins between the
+# node's least and largest known one (bins up to it go left), missing
+# values sent to a side drawn at random (or, for a node of one known bin,
+# the known values left and the missing ones right), offered to best with
+# the ranks the sweeps note (keep_threshold), so that the splitter places
+# and applies the threshold as it does a swept one. node_ranks (n_node
+# entries) is work space. Returns -1 when out of memory, 0 when the
+# feature is constant in the node, else 1.
+cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource source,
+                           intp_t n_node, intp_t feature, BestCandidate* best) noexcept nogil

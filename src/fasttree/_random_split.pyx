@@ -8,8 +8,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._histogram cimport histogram_bin, histogram_fill
-from ._criterion cimport BinSource
-from ._split_search cimport IMPROVED, NO_MISSING, offer
+from ._criterion cimport BinSource, bin_of
+from ._split_search cimport IMPROVED, NO_MISSING, keep_threshold, offer
 from ._utils cimport rng_next
 
 cdef extern from *:
@@ -270,3 +270,71 @@ cdef class RandomSplits:
         left_single[0] = n_least == n_left
         right_single[0] = n_right_top == n_node - n_left
         return n_left
+
+
+cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource source,
+                           intp_t n_node, intp_t feature, BestCandidate* best) noexcept nogil:
+    cdef uint32_t* node_ranks = state.buffers.node_ranks
+    cdef uint32_t missing_rank = state.data.missing_ranks[feature]
+    cdef uint32_t rank, boundary, least = 0xFFFFFFFFu, largest = 0
+    cdef uint32_t left_top = 0, right_least = 0xFFFFFFFFu
+    cdef intp_t i, n_left
+    cdef double drawn
+    cdef bint has_missing = False, missing_left = False
+    for i in range(n_node):
+        rank = <uint32_t> bin_of(source, i)
+        node_ranks[i] = rank
+        if rank == missing_rank:
+            has_missing = True
+        else:
+            least = rank if rank < least else least
+            largest = rank if rank > largest else largest
+    if least == 0xFFFFFFFFu or (least == largest and not has_missing):
+        return 0
+    if least == largest:
+        boundary = least
+    else:
+        # Bins up to the boundary go left, the boundary drawn as
+        # draw_threshold draws a threshold between values (uniform in
+        # [least, largest), a draw that rounds up to largest taken as
+        # least), here between bin numbers, so that both sides hold a known
+        # value and the tree is the random tree of the bin numbers.
+        drawn = least + (rng_next(&state.rng_state) >> 11) * UNIT_53 * (largest - least)
+        boundary = least if drawn >= largest else <uint32_t> drawn
+        if has_missing:
+            missing_left = rng_next(&state.rng_state) & 1
+    criterion.reset()
+    # Each position's side (0 left, 1 right, 2 missing), and the bins on
+    # either side of the boundary that the node holds, in one pass.
+    for i in range(n_node):
+        rank = node_ranks[i]
+        if rank == missing_rank:
+            node_ranks[i] = 2
+        elif rank <= boundary:
+            left_top = rank if rank > left_top else left_top
+            node_ranks[i] = 0
+        else:
+            right_least = rank if rank < right_least else right_least
+            node_ranks[i] = 1
+    if right_least == 0xFFFFFFFFu:
+        right_least = missing_rank  # every known value left, the missing ones right
+    if criterion.needs_sorted_moves:
+        # No bins: the left side's samples move one by one.
+        n_left = 0
+        for i in range(n_node):
+            if node_ranks[i] == 0 or (missing_left and node_ranks[i] == 2):
+                criterion.move_position_left(i)
+                n_left += 1
+    else:
+        if histogram_fill(&state.buffers.histogram, criterion,
+                          BinSource(node_ranks, NULL, 0, False), n_node, 3) < 0:
+            return -1
+        criterion.move_bin_left(histogram_bin(&state.buffers.histogram, LEFT_SIDE))
+        n_left = state.buffers.histogram.counts[LEFT_SIDE]
+        if missing_left:
+            criterion.move_bin_left(histogram_bin(&state.buffers.histogram, MISSING_SIDE))
+            n_left += state.buffers.histogram.counts[MISSING_SIDE]
+    if offer(criterion, &state.limits, best, n_left, n_node, feature, left_top) == IMPROVED:
+        keep_threshold(best, right_least, least, missing_rank if has_missing else largest,
+                       has_missing, missing_left)
+    return 1

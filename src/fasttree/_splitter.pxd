@@ -53,6 +53,8 @@ cpdef enum SplitMethod:
     SPLIT_RANDOM = 3  # no sweep: one threshold drawn uniformly between the
                       # node's least and largest value (extremely randomized
                       # trees); categorical features still take their sweep
+    SPLIT_RANDOM_BINS = 4  # SPLIT_RANDOM on binned features: one boundary drawn
+                           # among the node's bins (_random_split.draw_binned_split)
 
 
 @cython.final

@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc
 
 from ._criterion cimport BinSource, PositionArray, bin_of
 from ._histogram cimport histogram_free, histogram_init
-from ._random_split cimport RandomDraw
+from ._random_split cimport RandomDraw, draw_binned_split
 from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at)
 from ._sweep_counted cimport sweep_all_values, sweep_node_values
@@ -100,7 +100,8 @@ cdef class Splitter:
         self.state.limits.min_weight_leaf = min_weight_leaf
         self.state.rng_state = seed
         self.method = SplitMethod(split_method if method is None else method)
-        if criterion.needs_sorted_moves and self.method != SPLIT_RANDOM:
+        if criterion.needs_sorted_moves and self.method not in (SPLIT_RANDOM,
+                                                                 SPLIT_RANDOM_BINS):
             self.method = SPLIT_SORT
         # When the sweeps count rather than sort (counts_cheaper): a
         # histogram of all of a feature's values, unless sorting is forced;
@@ -269,6 +270,11 @@ cdef class Splitter:
             elif self.method == SPLIT_RANDOM:
                 status = self.random_splits.draw_split(&self.state, node_samples, n_node,
                                                        feature, &best)
+            elif self.method == SPLIT_RANDOM_BINS:
+                status = draw_binned_split(
+                    self.criterion, &self.state,
+                    feature_ranks_at(&self.state.data, feature, node_samples), n_node,
+                    feature, &best)
             else:
                 status = self.sweep_numeric(node_samples, n_node, feature, n_distinct,
                                             &rare_access, &best)

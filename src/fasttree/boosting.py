@@ -14,6 +14,7 @@ from ._docstrings import shared_docs
 from ._model_file import model_file_class
 from ._ensemble import (BaseEnsemble, check_n_estimators, check_template, check_verbose,
                         member_matrix, name_members)
+from ._binning import bin_features
 from ._features import rank_features
 from ._growth import ENTROPY_NAMES
 from ._structure import Tree
@@ -84,16 +85,22 @@ def fit_member(member, X, y, weight, ranked):
     return member.fit(X, y, sample_weight=weight)
 
 
-def shared_ranks(estimator, X):
-    """``rank_features(X)`` once per fit when every round grows a fasttree tree.
-
-    None for trees of ``splitter='hist'``: each bins its own fit's X (all the
-    rows every round, so the same bins), telling its categorical features
-    from the numeric ones as its own fit does.
+def shared_ranks(estimator, X, encoding=None):
+    """What every round's fasttree tree sweeps, made once per fit: the ranks
+    of X's features (``rank_features``), binned for trees of
+    ``splitter='hist'`` (categorical features, as ``encoding`` tells, keep
+    their categories), as the tree's own fit on all the rows would make
+    them; None for other members.
     """
-    if not isinstance(estimator, BaseDecisionTree) or estimator.splitter == "hist":
+    if not isinstance(estimator, BaseDecisionTree):
         return None
-    return rank_features(X)
+    ranked = rank_features(X)
+    if estimator.splitter == "hist":
+        # The member's own checks first, so that a bad max_bins is refused
+        # as its fit refuses it.
+        max_bins = estimator._resolve_limits(*X.shape)["max_bins"]
+        ranked = bin_features(ranked, max_bins, None if encoding is None else encoding.counts)
+    return ranked
 
 
 def fit_on_draws(member, X, y, weight, rng, ranked=None):
@@ -388,7 +395,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseBoosting):
         fast = (self.boosting == "reweight" and uses_fast_stump(estimator)
                 and encoding is None and not np.isnan(X).any())
         stumps = PresortedStumps(X, class_index, classes, estimator) if fast else None
-        ranked = None if fast else shared_ranks(estimator, X)
+        ranked = None if fast else shared_ranks(estimator, X, encoding)
 
         estimators, weights, errors = [], [], []
         progress = progress_of(self, "rounds boosted", self.n_estimators)
@@ -628,7 +635,7 @@ class AdaBoostRegressor(RegressorMixin, BaseBoosting):
         weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
         weight = weight / weight.sum()
         rng, member_rng = boosting_generators(self.random_state)
-        ranked = shared_ranks(estimator, X)
+        ranked = shared_ranks(estimator, X, encoding)
         estimators, weights, errors = [], [], []
         progress = progress_of(self, "rounds boosted", self.n_estimators)
         for _ in range(self.n_estimators):

@@ -46,13 +46,6 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
     _sparse_leaf_values = False
 
     @property
-    def _splitter(self):
-        # How the trees search thresholds: the random forests' splitter
-        # parameter, or as the member class does ('random' for extra trees,
-        # which take no splitter).
-        return self.__dict__.get("splitter") or self._tree_class().splitter
-
-    @property
     def estimator(self):
         """An unfitted tree of the kind the forest grows (scikit-learn's template)."""
         return self._tree_class()
@@ -111,7 +104,6 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         n_draws = self._n_draws(n_samples, draw_weight)
         n_threads = resolve_n_jobs(self.n_jobs)
         limits = resolve_tree_limits(self, self._criteria, n_samples, n_features)
-        limits["splitter"] = self._splitter
         if "extent_exponent" in targets:
             # Every tree's weights total the draws, or the weights given.
             total = n_draws if self.bootstrap else (
@@ -121,9 +113,6 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             limits["weight_exponent"] = weight_exponent(
                 total, targets["extent_exponent"] + targets["target_exponent"])
         check_growth_options(self, limits, n_features, encoding, targets)
-        if limits["multiway"] and self._splitter == "random":
-            raise ValueError(f"{type(self).__name__} draws random thresholds, which multiway "
-                             "(C4.5) trees do not have; use categorical_split='binary'")
 
         if self.warm_start and "_base_seed" in self.__dict__:
             raise ValueError(
@@ -759,14 +748,18 @@ class ExtraTreesClassifier(ForestClassifier):
     features drawn at a node, one threshold uniformly between the node's
     least and largest value, and keep the best of those splits
     (``splitter='random'``); by default every tree grows on all the rows.
-    Missing values of a feature go to a side drawn at random. Categorical
-    features keep their exact subset search; multiway (C4.5) trees draw no
-    thresholds, so ``categorical_split='multiway'`` is refused.
+    With ``splitter='hist'`` the features are binned once for all the trees
+    and each draw is a boundary between the node's bins. Missing values of
+    a feature go to a side drawn at random. Categorical features keep their
+    exact subset search; multiway (C4.5) trees search every threshold, so
+    ``categorical_split='multiway'`` needs ``splitter='best'``.
 
     Parameters
     ----------
     {forest_size}
     {classification_criterion}
+    {extra_trees_splitter}
+    {max_bins}
     {tree_limits}
     {max_features}
     {forest_classifier_growth}
@@ -779,7 +772,8 @@ class ExtraTreesClassifier(ForestClassifier):
 
     _tree_class = ExtraTreeClassifier
 
-    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+    def __init__(self, n_estimators=100, *, criterion="gini", splitter="random",
+                 max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,
@@ -800,6 +794,8 @@ class ExtraTreesRegressor(ForestRegressor):
     ----------
     {forest_size}
     {regression_criterion}
+    {extra_trees_splitter}
+    {max_bins}
     {tree_limits}
     {max_features}
     {forest_regressor_growth}
@@ -812,7 +808,8 @@ class ExtraTreesRegressor(ForestRegressor):
 
     _tree_class = ExtraTreeRegressor
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+    def __init__(self, n_estimators=100, *, criterion="squared_error",
+                 splitter="random", max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,

@@ -530,12 +530,15 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 
     Parameters
     ----------
-    {classification_tree_parameters}
+    {extra_classification_tree_parameters}
 
     Attributes
     ----------
     {fitted_classification_tree}
     """
+
+    # splitter='hist' draws a boundary between bins (see _growth.resolve_tree_limits).
+    _hist_draws_thresholds = True
 
     def __init__(self, *, criterion="gini", splitter="random",
                  max_bins=255, max_depth=None,
@@ -557,13 +560,16 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
 
     Parameters
     ----------
-    {regression_tree_parameters}
+    {extra_regression_tree_parameters}
 
     Attributes
     ----------
     {fitted_tree}
     {fitted_inputs}
     """
+
+    # splitter='hist' draws a boundary between bins (see _growth.resolve_tree_limits).
+    _hist_draws_thresholds = True
 
     def __init__(self, *, criterion="squared_error", splitter="random",
                  max_bins=255, max_depth=None,
