@@ -45,8 +45,10 @@ def make_criterion(name, y, weights, n_classes):
 
 
 # The exact sweeps, which must all find the same split (SPLIT_RANDOM draws one
-# threshold instead: tests/test_extra_trees.py).
-METHODS = [method for method in SplitMethod if method != SplitMethod.SPLIT_RANDOM]
+# threshold instead: tests/test_extra_trees.py; SPLIT_RANDOM_BINS one boundary
+# between bins: tests/test_hist_splitter.py).
+METHODS = [method for method in SplitMethod
+           if method not in (SplitMethod.SPLIT_RANDOM, SplitMethod.SPLIT_RANDOM_BINS)]
 
 
 def make_splitter(name, X, y, weights, n_classes, *, max_features=None, min_samples_leaf=1,

@@ -456,8 +456,8 @@ MULTIWAY = {"categorical_split": "multiway"}
      "ccp_alpha=0.1 is not supported with categorical_split='multiway' "
      "(leave it at its default)"),
     ({**MULTIWAY, "criterion": "entropy", "splitter": "random"},
-     "splitter='random' is not supported with categorical_split='multiway' "
-     "(leave it at its default)"),
+     "multiway (C4.5) trees search every threshold of a numeric feature: splitter='random' "
+     "is not supported with categorical_split='multiway'; use splitter='best'"),
 ], ids=lambda value: repr(value))
 def test_split_options_that_do_not_go_together_are_refused(options, message):
     X, y, _ = three_feature_data()
