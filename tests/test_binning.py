@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fasttree._binning import bin_features, quantile_bins
+from fasttree._binning import bin_columns, bin_features, binned_features, quantile_bins
 from fasttree._features import rank_features
 from fasttree.reference import bin_column, bin_matrix
 from synthetic import spread_columns
@@ -98,3 +98,49 @@ def test_a_sparse_matrix_bins_as_its_dense_twin():
     for name in ("ranks", "values", "upper_values", "value_offsets", "narrow_ranks",
                  "common_rank", "rare_rows", "rare_ranks"):
         np.testing.assert_array_equal(getattr(from_sparse, name), getattr(dense, name))
+
+
+RANKED_FIELDS = ("values", "upper_values", "value_offsets", "narrow_ranks", "common_rank",
+                 "rare_offsets", "rare_rows", "rare_ranks", "rare_feature_offsets",
+                 "rare_features", "rare_feature_ranks")
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("max_bins", [2, 5, 32, 255])
+def test_binning_the_columns_makes_the_bins_of_the_ranks_in_bytes_alone(seed, max_bins, order):
+    X = np.asarray(random_matrix(seed), order=order)
+    X[: X.shape[0] * 7 // 8, 3] = 1.5  # a common value, whose rare rows are listed
+    categories = np.array([0, 0, 0, 0, 3])
+    from_columns = bin_columns(X, max_bins, categories, n_threads=2)
+    from_ranks = bin_features(rank_features(X), max_bins, categories)
+    assert from_columns.ranks.shape == (X.shape[1], 0)  # no four-byte ranks
+    for name in RANKED_FIELDS:
+        np.testing.assert_array_equal(getattr(from_columns, name), getattr(from_ranks, name),
+                                      err_msg=name)
+
+
+def test_binning_the_columns_of_a_memory_map_reads_it_in_place(tmp_path):
+    X = random_matrix(2)
+    np.save(tmp_path / "X.npy", X.astype(np.float32))
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    from_map = bin_columns(mapped, 16)
+    in_memory = bin_columns(X.astype(np.float32), 16)
+    for name in RANKED_FIELDS:
+        np.testing.assert_array_equal(getattr(from_map, name), getattr(in_memory, name))
+
+
+def test_a_categorical_feature_of_more_categories_than_a_byte_holds_is_binned_from_ranks():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.arange(2000) % 300, rng.normal(size=2000)]).astype(np.float32)
+    categories = np.array([300, 0])
+    assert bin_columns(X, 8, categories) is None
+    binned = binned_features(X, 8, categories)
+    np.testing.assert_array_equal(binned.ranks[0], rank_features(X).ranks[0])
+    assert binned.value_offsets[1] - binned.value_offsets[0] == 300
+
+
+@pytest.mark.parametrize("max_bins", [1, 256])
+def test_bin_columns_refuses_bins_a_byte_does_not_number(max_bins):
+    with pytest.raises(ValueError, match="at most 255 bins"):
+        bin_columns(random_matrix(0), max_bins)

@@ -181,8 +181,8 @@ def test_boosted_hist_trees_are_the_boosted_trees_of_the_bin_codes():
 def test_boosting_bins_once_and_keeps_categorical_features_unbinned(boosting, monkeypatch):
     calls = []
     for module in (_growth, fasttree.boosting):
-        counted = module.bin_features
-        monkeypatch.setattr(module, "bin_features", lambda *args, counted=counted, **kwargs:
+        counted = module.binned_features
+        monkeypatch.setattr(module, "binned_features", lambda *args, counted=counted, **kwargs:
                             calls.append(1) or counted(*args, **kwargs))
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"colour": pd.Categorical(rng.choice(list("abcdefgh"), 400)),
@@ -309,8 +309,8 @@ def test_a_hist_extra_trees_forests_trees_are_the_random_trees_of_the_bin_codes(
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, ExtraTreesRegressor])
 def test_a_hist_forest_bins_its_features_once_for_all_its_trees(forest_class, monkeypatch):
     calls = []
-    counted = _growth.bin_features
-    monkeypatch.setattr(_growth, "bin_features",
+    counted = _growth.binned_features
+    monkeypatch.setattr(_growth, "binned_features",
                         lambda *args, **kwargs: calls.append(1) or counted(*args, **kwargs))
     X, y, _ = mixed_data(1, regression=forest_class is ExtraTreesRegressor)
     forest_class(n_estimators=5, splitter="hist", max_bins=8, random_state=0, n_jobs=2).fit(X, y)

@@ -665,3 +665,23 @@ def test_a_categorical_tie_goes_to_the_lower_feature_whichever_is_drawn_first(cr
                                       random_state=seed).fit(X, y).tree_
         assert tree.feature[0] == 0, seed
         assert set(tree.left_categories(0).tolist()) in ({0, 1}, {2, 3})
+
+
+def test_a_splitter_without_four_byte_ranks_needs_every_feature_narrow():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 4, 600), rng.normal(size=600)]).astype(np.float32)
+    y, weights = np.arange(600) % 2, np.ones(600)
+    ranked = rank_features(X)
+    without = ranked._replace(ranks=np.zeros((2, 0), dtype=np.uint32))
+    with pytest.raises(ValueError, match="feature 1 has more values than narrow ranks hold"):
+        Splitter(make_criterion("gini", y, weights, 2), without, 2, 1, 0.0, 0)
+    with pytest.raises(ValueError, match="ranks and narrow_ranks differ in shape"):
+        Splitter(make_criterion("gini", y, weights, 2),
+                 ranked._replace(ranks=ranked.ranks[:, :5].copy()), 2, 1, 0.0, 0)
+    # One narrow feature alone: the splitter finds the split it finds with the ranks.
+    narrow_only = rank_features(X[:, :1])
+    with_ranks = find_split(Splitter(make_criterion("gini", y, weights, 2), narrow_only, 1, 1,
+                                     0.0, 0), np.arange(600, dtype=np.uint32))
+    bytes_only = find_split(Splitter(make_criterion("gini", y, weights, 2), narrow_only._replace(
+        ranks=np.zeros((1, 0), dtype=np.uint32)), 1, 1, 0.0, 0), np.arange(600, dtype=np.uint32))
+    assert bytes_only == with_ranks

@@ -14,7 +14,9 @@ last bin; categorical features keep their categories.
 
 import numpy as np
 
-from ._features import NARROW_RANKS, RankedFeatures, rare_rows
+from ._features import NARROW_RANKS, RankedFeatures, rank_features, rare_rows
+from ._threads import map_blocks
+from ._validation import is_sparse
 
 
 def quantile_bins(counts, max_bins):
@@ -102,3 +104,108 @@ def bin_features(ranked, max_bins, categories=None):
     return RankedFeatures(ranks, np.ascontiguousarray(lower, dtype=np.float32), value_offsets,
                           narrow_ranks, *rare_rows(ranks, narrow_ranks, lower, value_offsets),
                           upper_values=np.ascontiguousarray(upper, dtype=np.float32))
+
+
+def bin_columns(X, max_bins, categories=None, n_threads=1):
+    """Bin the features of a dense X straight from its columns, one column
+    at a time, without ranking every value first: the one-byte bin numbers
+    the splitter reads (``narrow_ranks``) and no four-byte ranks, so that a
+    fit holds X and a byte per value. The bins are those of
+    :func:`bin_features` on ``rank_features(X)``.
+
+    A column is read (copied) on its own, so X may be a read-only
+    ``numpy.memmap`` larger than memory allows to copy whole.
+
+    Parameters
+    ----------
+    X : ndarray of float32, shape (n_samples, n_features)
+        Training values, NaN for missing ones; any memory order.
+    max_bins : int
+        At most this many bins of known values per feature, at most 255
+        (so that a bin number, the missing values' bin included, fits in a
+        byte).
+    categories : ndarray of intp or None
+        Per feature its number of categories (0 for a numeric feature):
+        categorical features keep a bin per category.
+    n_threads : int, default=1
+        Threads that bin groups of columns at once (numpy's sorts and
+        searches release the GIL).
+
+    Returns
+    -------
+    RankedFeatures or None
+        With ``ranks`` of shape (n_features, 0): every feature is read from
+        ``narrow_ranks``. None when a categorical feature has more
+        categories than a byte numbers (then :func:`bin_features` bins).
+    """
+    if not 2 <= max_bins <= NARROW_RANKS - 1:
+        raise ValueError(f"bin_columns bins into at most {NARROW_RANKS - 1} bins; "
+                         f"got max_bins={max_bins}")
+    n_samples, n_features = X.shape
+    narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
+    lower_parts, upper_parts = [None] * n_features, [None] * n_features
+
+    def bin_group(features):
+        for feature in features:
+            column = np.array(X[:, feature], dtype=np.float32)
+            missing = np.isnan(column)
+            values, counts = np.unique(column[~missing], return_counts=True)
+            if categories is not None and categories[feature] > 0:
+                if values.size + 1 > NARROW_RANKS:
+                    return False
+                bin_of_value = np.arange(values.size, dtype=np.uint32)
+            else:
+                bin_of_value = quantile_bins(counts, max_bins)
+            n_bins = int(bin_of_value[-1]) + 1 if values.size else 0
+            first = np.r_[0, np.flatnonzero(np.diff(bin_of_value)) + 1] if values.size \
+                else np.zeros(0, dtype=np.intp)
+            last = np.r_[first[1:] - 1, values.size - 1] if values.size else first
+            lower, upper = values[first], values[last]
+            if missing.any():
+                # The missing values' own bin, last, standing for +inf.
+                bin_of_value = np.r_[bin_of_value, np.uint32(n_bins)]
+                lower = np.r_[lower, np.float32(np.inf)]
+                upper = np.r_[upper, np.float32(np.inf)]
+            # NaN sorts after every value: its position is the missing bin's.
+            narrow_ranks[feature] = bin_of_value[np.searchsorted(values, column)]
+            lower_parts[feature], upper_parts[feature] = lower, upper
+        return True
+
+    groups = np.array_split(np.arange(n_features), max(1, min(n_threads, n_features)))
+    if not all(map_blocks(bin_group, groups)):
+        return None
+    offsets = np.zeros(n_features + 1, dtype=np.intp)
+    offsets[1:] = np.cumsum([part.size for part in lower_parts])
+    lower = np.ascontiguousarray(np.concatenate(lower_parts) if n_features else
+                                 np.zeros(0), dtype=np.float32)
+    upper = np.ascontiguousarray(np.concatenate(upper_parts) if n_features else
+                                 np.zeros(0), dtype=np.float32)
+    no_wide_ranks = np.zeros((n_features, 0), dtype=np.uint32)
+    return RankedFeatures(no_wide_ranks, lower, offsets, narrow_ranks,
+                          *rare_rows(no_wide_ranks, narrow_ranks, lower, offsets),
+                          upper_values=upper)
+
+
+def binned_features(X, max_bins, categories=None, n_threads=1):
+    """The binned features ``splitter='hist'`` sweeps, made once per fit:
+    straight from the columns of a dense X into bytes (:func:`bin_columns`)
+    where the bin numbers fit in one, else from the ranks of X
+    (:func:`bin_features` of ``rank_features(X)``). The bins are the same.
+
+    Parameters
+    ----------
+    X : ndarray of float32 or a CSC matrix, shape (n_samples, n_features)
+    max_bins : int
+    categories : ndarray of intp or None
+        Per feature its number of categories (0 for a numeric feature).
+    n_threads : int, default=1
+
+    Returns
+    -------
+    RankedFeatures
+    """
+    if not is_sparse(X) and max_bins < NARROW_RANKS:
+        ranked = bin_columns(X, max_bins, categories, n_threads)
+        if ranked is not None:
+            return ranked
+    return bin_features(rank_features(X, n_threads), max_bins, categories)

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from ._binning import bin_features
+from ._binning import binned_features
 from ._c45 import grow_multiway_tree
 from ._criterion_absolute_error import AbsoluteError
 from ._criterion_classification import CostSensitiveGini, Entropy, Gini, Misclassification
@@ -669,8 +669,8 @@ def features_for_growth(X, limits, ranked=None, n_threads=1):
         limits = {**limits, "columns": columns, "rows": feature_rows(X)}
         if ranked is None:
             ranked = random_split_features(columns, limits.get("categories"))
+    elif ranked is None and limits["splitter"] == "hist":
+        ranked = binned_features(X, limits["max_bins"], limits.get("categories"), n_threads)
     elif ranked is None:
         ranked = rank_features(X, n_threads)
-        if limits["splitter"] == "hist":
-            ranked = bin_features(ranked, limits["max_bins"], limits.get("categories"))
     return ranked, limits

@@ -14,7 +14,7 @@ from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at)
 from ._sweep_counted cimport sweep_all_values, sweep_node_values
 from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
-from ._utils cimport midpoint, rng_below, stable_partition
+from ._utils cimport NARROW_RANKS, midpoint, rng_below, stable_partition
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -81,14 +81,16 @@ cdef class Splitter:
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         cdef intp_t f, n_features, n_samples
-        if narrow_ranks.shape[0] != ranks.shape[0] or narrow_ranks.shape[1] != ranks.shape[1]:
+        n_features = narrow_ranks.shape[0]
+        n_samples = narrow_ranks.shape[1]
+        # Ranks of shape (n_features, 0): every feature is read from the
+        # narrow ranks (binned features: fasttree._binning.bin_columns).
+        if ranks.shape[0] != n_features or ranks.shape[1] not in (0, n_samples):
             raise ValueError("ranks and narrow_ranks differ in shape")
         self.criterion = criterion
-        n_features = ranks.shape[0]
-        n_samples = ranks.shape[1]
         self.state.data.n_features = n_features
         self.state.data.n_samples = n_samples
-        self.state.data.ranks = &ranks[0, 0]
+        self.state.data.ranks = &ranks[0, 0] if ranks.shape[1] else NULL
         self.state.data.narrow_ranks = &narrow_ranks[0, 0]
         self.state.data.values = &values[0]
         if upper_values.shape[0] != values.shape[0]:
@@ -156,6 +158,10 @@ cdef class Splitter:
                 and missing_ranks):
             raise MemoryError()
         for f in range(n_features):
+            if (self.state.data.ranks == NULL
+                    and value_offsets[f + 1] - value_offsets[f] > NARROW_RANKS):
+                raise ValueError(f"feature {f} has more values than narrow ranks hold, "
+                                 "and no ranks were given")
             self.features[f] = f
             missing_ranks[f] = NO_MISSING
             if (value_offsets[f + 1] > value_offsets[f]
