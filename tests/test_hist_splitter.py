@@ -408,3 +408,15 @@ def test_models_saved_before_splitter_and_max_bins_existed_load_with_the_default
         loaded = pickle.loads(pickle.dumps(model))
         assert (loaded.max_bins, loaded.splitter) == (255, "best")
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, ExtraTreesRegressor])
+def test_a_hist_forest_fits_a_memory_map_as_the_array_in_memory(forest_class, tmp_path):
+    X, y, weights = mixed_data(2, regression=forest_class is ExtraTreesRegressor)
+    np.save(tmp_path / "X.npy", X.astype(np.float32))
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    params = dict(n_estimators=3, splitter="hist", max_bins=20, random_state=0, n_jobs=2)
+    from_map = forest_class(**params).fit(mapped, y, sample_weight=weights)
+    in_memory = forest_class(**params).fit(X.astype(np.float32), y, sample_weight=weights)
+    for member, other in zip(from_map.estimators_, in_memory.estimators_):
+        assert_same_tree(member.tree_, other.tree_)
