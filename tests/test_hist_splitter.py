@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fasttree import (AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor,
+from fasttree import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,
+                      DecisionTreeClassifier, DecisionTreeRegressor,
                       ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
                       ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor, load)
+import fasttree.bagging
 import fasttree.boosting
 from fasttree import _growth
 from fasttree.reference import bin_matrix, midpoint
@@ -420,3 +422,28 @@ def test_a_hist_forest_fits_a_memory_map_as_the_array_in_memory(forest_class, tm
     in_memory = forest_class(**params).fit(X.astype(np.float32), y, sample_weight=weights)
     for member, other in zip(from_map.estimators_, in_memory.estimators_):
         assert_same_tree(member.tree_, other.tree_)
+
+
+@pytest.mark.parametrize("bagging_class, regression", [(BaggingClassifier, False),
+                                                       (BaggingRegressor, True)])
+def test_bagged_hist_trees_bin_once_and_are_the_bagged_trees_of_the_codes(
+        bagging_class, regression, monkeypatch):
+    calls = []
+    counted = fasttree.bagging.binned_features
+    monkeypatch.setattr(fasttree.bagging, "binned_features",
+                        lambda *args, **kwargs: calls.append(1) or counted(*args, **kwargs))
+    X, y, weights = mixed_data(6, regression=regression)
+    tree_class = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    params = dict(n_estimators=4, max_features=3, random_state=2, n_jobs=2)
+    bagged = bagging_class(tree_class(splitter="hist", max_bins=10, min_samples_leaf=2),
+                           **params).fit(X, y, sample_weight=weights)
+    assert len(calls) == 1
+    codes, columns = bin_matrix(X, 10)
+    of_codes = bagging_class(tree_class(min_samples_leaf=2), **params).fit(
+        codes, y, sample_weight=weights)
+    for member, code_member, rows, features in zip(
+            bagged.estimators_, of_codes.estimators_, bagged.estimators_samples_,
+            bagged.estimators_features_):
+        grown_on = np.bincount(rows, minlength=len(y)) > 0
+        assert_the_tree_of_the_codes(member, code_member, codes[:, features],
+                                     [columns[feature] for feature in features], grown_on)

@@ -8,6 +8,7 @@ from functools import partial
 
 import numpy as np
 
+from ._binning import binned_features, select_features
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._docstrings import shared_docs
@@ -175,10 +176,20 @@ class BaseBagging(BaseEnsemble):
         draws = list(self._member_draws) if fitted else []
         base_seed = self._base_seed if fitted else check_random_state(self.random_state)
 
+        binned = None
+        if (isinstance(template, BaseDecisionTree) and template.splitter == "hist"
+                and not member_fit_params):
+            # Binned once, from all the rows, for every member (the template's
+            # own checks first, so that a bad max_bins is refused as its fit
+            # refuses it).
+            max_bins = template._resolve_limits(n_samples, n_features)["max_bins"]
+            binned = binned_features(X, max_bins, None if encoding is None else encoding.counts,
+                                     n_threads)
         new = self._fit_members(template, X, targets["fit_target"], probabilities, weighted,
                                 base_seed, range(len(members), self.n_estimators),
                                 n_draws, n_chosen, n_threads, is_categorical,
-                                drawn_rows_only=use_float32, fit_params=member_fit_params)
+                                drawn_rows_only=use_float32, fit_params=member_fit_params,
+                                binned=binned)
         for member, member_features in new:
             members.append(member)
             features.append(member_features)
@@ -206,7 +217,7 @@ class BaseBagging(BaseEnsemble):
 
     def _fit_members(self, template, X, y, probabilities, weighted, base_seed, indices,
                      n_draws, n_chosen, n_threads, is_categorical=None, drawn_rows_only=False,
-                     fit_params=None):
+                     fit_params=None, binned=None):
         """Fit the members at ``indices`` on ``n_threads`` threads; results in order.
 
         Each draws its rows with ``probabilities`` (None: all alike); its draw
@@ -216,7 +227,10 @@ class BaseBagging(BaseEnsemble):
 
         ``is_categorical``: the features X holds as category codes, for
         members that take ``categorical_features``. ``fit_params``: routed
-        to every member's ``fit`` (see :func:`rows_of`).
+        to every member's ``fit`` (see :func:`rows_of`). ``binned``: X's
+        binned features (``fasttree._binning.binned_features``) for fasttree
+        trees of ``splitter='hist'``, which then grow on every row, weighed
+        by their draw counts, from their features of these bins.
         """
         n_samples, n_features = X.shape
         seeded = sorted(key for key in template.get_params(deep=True)
@@ -238,7 +252,11 @@ class BaseBagging(BaseEnsemble):
                                      for key in seeded})
             if is_categorical is not None:
                 member.set_params(categorical_features=is_categorical[features])
-            if weighted:
+            if binned is not None:
+                every = features.size == n_features and np.all(features == np.arange(n_features))
+                member._fit(X if every else X[:, features], y, counts.astype(np.float64),
+                            ranked=binned if every else select_features(binned, features))
+            elif weighted:
                 # Every row, with its count as its weight, as scikit-learn passes
                 # them (a member may treat a weight of 0 as it likes); fasttree
                 # trees ignore such rows, so they get the drawn rows only.
