@@ -181,8 +181,8 @@ def check_interaction_cst(interaction_cst, n_features):
         groups = [_interaction_group(group, n_features) for group in interaction_cst]
     else:
         raise ValueError("interaction_cst must be 'pairwise', 'no_interactions', a list or "
-                         f"tuple of groups of feature indices, or None; got a "
-                         f"{type(interaction_cst).__name__}")
+                         f"tuple of groups of feature indices, or None; got "
+                         f"{interaction_cst!r}")
     named = set().union(*groups)
     unnamed = tuple(feature for feature in range(n_features) if feature not in named)
     if unnamed:
