@@ -100,6 +100,9 @@ cdef class Splitter:
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
                         double* left_state, double* right_state) noexcept nogil
+    # Sets the interaction groups (the __cinit__ argument interaction_cst)
+    # and returns the arrays that hold them, for the splitter to keep alive.
+    cdef tuple _set_interaction_groups(self, object interaction_cst, intp_t n_features)
     # Writes to groups the groups the root allows: all of them.
     cdef void root_groups(self, uint64_t* groups) noexcept nogil
     # Writes to child_groups the groups the children of a split on feature

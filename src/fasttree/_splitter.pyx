@@ -176,7 +176,7 @@ cdef class Splitter:
                 raise ValueError("columns must have shape (n_features, n_samples)")
             self.random_splits = RandomSplits(criterion, columns, rows)
 
-    def _set_interaction_groups(self, interaction_cst, intp_t n_features):
+    cdef tuple _set_interaction_groups(self, object interaction_cst, intp_t n_features):
         # The groups as bit sets both ways round (see _splitter.pxd); the
         # arrays are returned for the splitter to keep alive.
         self.node_groups = NULL
@@ -275,15 +275,23 @@ cdef class Splitter:
         # Forbidden features are swapped to the end, so a node whose groups
         # allow every feature leaves the permutation, and with it the
         # feature draws, as they would be without constraints.
-        cdef intp_t word, g, f, i = first, end = self.state.data.n_features
+        cdef intp_t word, bit, f, i = first, end = self.state.data.n_features
+        cdef uint64_t groups
         cdef const uint64_t* group_features
-        for word in range(self.feature_words):
-            self.allowed_features[word] = 0
-        for g in range(self.n_groups):
-            if (self.node_groups[g >> 6] >> (g & 63)) & 1:
-                group_features = self.features_of_group + g * self.feature_words
-                for word in range(self.feature_words):
-                    self.allowed_features[word] |= group_features[word]
+        for f in range(self.feature_words):
+            self.allowed_features[f] = 0
+        # Below the root few groups are left ('pairwise' keeps those of one
+        # feature): most words of the set are empty.
+        for word in range(self.group_words):
+            groups = self.node_groups[word]
+            if groups == 0:
+                continue
+            for bit in range(64):
+                if (groups >> bit) & 1:
+                    group_features = (self.features_of_group
+                                      + (word * 64 + bit) * self.feature_words)
+                    for f in range(self.feature_words):
+                        self.allowed_features[f] |= group_features[f]
         while i < end:
             f = self.features[i]
             if (self.allowed_features[f >> 6] >> (f & 63)) & 1:
