@@ -42,6 +42,8 @@ PARAMETERS = {
     "loss_matrix": ([None, "@lm_valid"], ["@lm_negative", "@lm_wrong_shape", "@lm_diagonal",
                                          "@lm_nan"]),
     "monotonic_cst": ([None, "@mono_up", "@mono_mixed"], ["@mono_wrong_length", "@mono_two"]),
+    "interaction_cst": ([None, "pairwise", "no_interactions", [[0]]],
+                        ["bogus", [[-1]], [[10 ** 9]]]),
     "categorical_features": (["from_dtype", None, "@cat_first", "@cat_mask", "@cat_all"],
                              ["@cat_out_of_range", "@cat_unknown_name", "@cat_float", "bogus"]),
     "categorical_split": (["binary", "multiway"], ["bogus"]),

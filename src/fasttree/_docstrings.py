@@ -164,7 +164,7 @@ categorical_split : {'binary', 'multiway'}
     categories against the rest. 'multiway': ID3 / C4.5 trees, one child
     per category of a categorical feature (numeric features still split on
     a threshold); it needs criterion 'entropy', 'log_loss' or 'gain_ratio',
-    one output, no ``monotonic_cst``, and ``splitter``,
+    one output, no ``monotonic_cst`` or ``interaction_cst``, and ``splitter``,
     ``max_leaf_nodes``, ``min_samples_leaf``, ``min_impurity_decrease``,
     ``ccp_alpha`` and ``loss_matrix`` at their defaults.""",
     "missing": """\
@@ -183,6 +183,19 @@ monotonic_cst : array-like of int of shape (n_features,) or None
     stays within the bounds its ancestors' constrained splits set. One
     output, binary trees and numeric features only (categorical features
     take 0).""",
+    "interaction_cst": """\
+interaction_cst : {'pairwise', 'no_interactions'}, sequence of collections of int or None
+    Interaction constraints, as scikit-learn's HistGradientBoosting reads
+    them: groups of features (indices of X's columns) that may interact.
+    The root may split on any feature; below a split, a node may split only
+    on the features of the groups that hold every feature split on above
+    it (its ancestors' groups that hold its parent's feature). A list or
+    tuple of groups, each a list, tuple or set of feature indices; the
+    features no group names form one more group. 'pairwise' makes every
+    pair of features a group, 'no_interactions' every feature a group of
+    its own (each branch splits on one feature). The ``max_features``
+    features tried at a node are drawn among those it may split on. None
+    (the default) constrains nothing. Binary trees only.""",
 
     # ---------------------------------------------------------- forests
     "forest_size": """\
@@ -390,20 +403,20 @@ SHARED.update({
         "classification_criterion", "splitter", "max_bins", "tree_limits", "max_features",
         "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
         "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
-        "monotonic_cst"),
+        "monotonic_cst", "interaction_cst"),
     "regression_tree_parameters": _joined(
         "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
         "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
-        "monotonic_cst"),
+        "monotonic_cst", "interaction_cst"),
     "extra_classification_tree_parameters": _joined(
         "classification_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
         "max_features", "tree_random_state", "growth_limits", "tree_class_weight",
         "tree_ccp_alpha", "tree_loss_matrix", "categorical_features", "categorical_split",
-        "missing", "monotonic_cst"),
+        "missing", "monotonic_cst", "interaction_cst"),
     "extra_regression_tree_parameters": _joined(
         "regression_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
         "max_features", "tree_random_state", "growth_limits", "tree_ccp_alpha",
-        "categorical_features", "monotonic_cst"),
+        "categorical_features", "monotonic_cst", "interaction_cst"),
     "fitted_classification_tree": _joined(
         "fitted_classes", "fitted_tree", "fitted_loss_matrix", "fitted_inputs"),
     # A forest's parameters after max_features (whose default and note

@@ -4,8 +4,10 @@ the criteria by name and the criterion bound to a fit's targets; the limits
 of a tree; and the growth of one tree, binary (``grow_tree``) or multiway
 (``grow_c45_tree``)."""
 
+import itertools
 import math
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -142,6 +144,70 @@ def check_monotonic_cst(monotonic_cst, n_features, n_outputs, n_classes=None,
         raise ValueError("monotonic_cst constrains numeric features only; give the "
                          "categorical features 0")
     return constraints.astype(np.int8)
+
+
+def check_interaction_cst(interaction_cst, n_features):
+    """``interaction_cst`` as the groups of features the splitter reads: a
+    list of tuples of feature indices, ascending and without repeats, the
+    features no group names added as one more group; None for no constraint.
+
+    As scikit-learn's HistGradientBoosting reads it: ``'pairwise'`` makes
+    every pair of features a group, ``'no_interactions'`` every feature a
+    group of its own, and otherwise a list or tuple of groups, each any
+    collection of int feature indices in [0, n_features) (an empty group
+    allows nothing; an empty list, one group of every feature).
+
+    Parameters
+    ----------
+    interaction_cst : {'pairwise', 'no_interactions'}, sequence of collections of int or None
+    n_features : int
+
+    Returns
+    -------
+    list of tuple of int, or None
+    """
+    if interaction_cst is None:
+        return None
+    if isinstance(interaction_cst, str):
+        if interaction_cst == "pairwise":
+            groups = list(itertools.combinations(range(n_features), 2))
+        elif interaction_cst == "no_interactions":
+            groups = [(feature,) for feature in range(n_features)]
+        else:
+            raise ValueError("interaction_cst must be 'pairwise', 'no_interactions', a list "
+                             f"or tuple of groups of feature indices, or None; got "
+                             f"{interaction_cst!r}")
+    elif isinstance(interaction_cst, (list, tuple)):
+        groups = [_interaction_group(group, n_features) for group in interaction_cst]
+    else:
+        raise ValueError("interaction_cst must be 'pairwise', 'no_interactions', a list or "
+                         f"tuple of groups of feature indices, or None; got "
+                         f"{interaction_cst!r}")
+    named = set().union(*groups)
+    unnamed = tuple(feature for feature in range(n_features) if feature not in named)
+    if unnamed:
+        groups.append(unnamed)
+    return groups
+
+
+def _interaction_group(group, n_features):
+    """One group of ``interaction_cst`` as a sorted tuple of its features,
+    or a ValueError naming what is wrong with it."""
+    # A string or a mapping iterates, but over characters or keys: no group
+    # of feature indices is written that way.
+    if isinstance(group, (str, bytes, dict)) or not isinstance(group, Iterable):
+        raise ValueError("interaction_cst must be a list or tuple of groups, each a list, "
+                         f"tuple or set of feature indices; got the group {group!r}")
+    features = list(group)
+    for feature in features:
+        if not isinstance(feature, numbers.Integral) or isinstance(feature, (bool, np.bool_)):
+            raise ValueError("interaction_cst's groups hold feature indices (int); the group "
+                             f"{group!r} holds {feature!r}")
+        if not 0 <= feature < n_features:
+            raise ValueError(f"interaction_cst's feature indices must lie in [0, "
+                             f"{n_features - 1}] (X has {n_features} features); the group "
+                             f"{group!r} holds {feature}")
+    return tuple(sorted({int(feature) for feature in features}))
 
 
 def check_criterion_features(criterion, categories):
@@ -462,7 +528,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=split_method(limits),
                         categories=limits.get("categories"), columns=limits.get("columns"),
-                        monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"))
+                        monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"),
+                        interaction_cst=limits.get("interaction_cst"))
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],
@@ -600,17 +667,20 @@ def check_growth_options(params, limits, n_features, encoding, targets):
 
     Checked in this order: ``categorical_split``, ``missing`` and the
     criterion that goes with them; the criterion against the categorical
-    features; ``monotonic_cst``; the options that take one output only.
+    features; ``monotonic_cst``; ``interaction_cst``; the options that take
+    one output only.
 
     Parameters
     ----------
     params : object
-        A tree or a forest: holds ``criterion``, ``monotonic_cst`` and
-        (classifiers) ``categorical_split``, ``missing``, ``loss_matrix``.
+        A tree or a forest: holds ``criterion``, ``monotonic_cst``,
+        ``interaction_cst`` and (classifiers) ``categorical_split``,
+        ``missing``, ``loss_matrix``.
     limits : dict
         Gains ``categories`` (per feature its number of categories, or None),
-        ``multiway`` (True for multiway, C4.5-style, trees) and
-        ``monotonic_cst`` (int8 per feature, or None).
+        ``multiway`` (True for multiway, C4.5-style, trees),
+        ``monotonic_cst`` (int8 per feature, or None) and ``interaction_cst``
+        (the groups of :func:`check_interaction_cst`, or None).
     n_features : int
     encoding : CategoryEncoding or None
     targets : dict
@@ -632,6 +702,11 @@ def check_growth_options(params, limits, n_features, encoding, targets):
         limits["categories"])
     if limits["multiway"] and limits["monotonic_cst"] is not None:
         raise ValueError("monotonic_cst constrains binary trees; multiway (C4.5) trees "
+                         "take none")
+    limits["interaction_cst"] = check_interaction_cst(
+        getattr(params, "interaction_cst", None), n_features)
+    if limits["multiway"] and limits["interaction_cst"] is not None:
+        raise ValueError("interaction_cst constrains binary trees; multiway (C4.5) trees "
                          "take none")
     if widths is not None:
         check_single_output_options(params, limits["multiway"])

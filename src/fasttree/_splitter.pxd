@@ -5,7 +5,7 @@
 # candidate (_split_search.offer) and partitions the node.
 
 cimport cython
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from ._criterion cimport Criterion
 from ._random_split cimport RandomSplits
@@ -75,6 +75,22 @@ cdef class Splitter:
     cdef SubsetSweep subsets          # categorical features' subset sweeps
     cdef RandomSplits random_splits   # SPLIT_RANDOM's drawn thresholds
     cdef RareRows rare_rows           # sparse features' rows without their common value
+    # Interaction constraints: groups of features, a node allowing some of
+    # them (at the root all); a node splits only on the features of the
+    # groups it allows, and its children allow those of its groups that
+    # hold its split feature. Sets of groups and of features are bits in
+    # uint64 words, bit (i % 64) of word i // 64.
+    cdef intp_t n_groups              # 0 when the fit has no constraints
+    cdef intp_t group_words           # words of a set of groups; 0 without constraints
+    cdef intp_t feature_words         # words of a set of features
+    cdef uint64_t* groups_of_feature  # per feature, the groups that hold it
+                                      # (n_features sets of group_words words)
+    cdef uint64_t* features_of_group  # per group, its features (n_groups sets of
+                                      # feature_words words)
+    cdef uint64_t* allowed_features   # the current node's allowed features (work buffer)
+    # The groups the node to split allows, which the builders set before
+    # each split_node (like the monotonic bounds); NULL allows every feature.
+    cdef const uint64_t* node_groups
     cdef object _keep_alive
 
     # Finds the best split of samples[start:end], the criterion's current
@@ -86,6 +102,18 @@ cdef class Splitter:
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* best,
                         double* left_state, double* right_state) noexcept nogil
+    # Sets the interaction groups (the __cinit__ argument interaction_cst)
+    # and returns the arrays that hold them, for the splitter to keep alive.
+    cdef tuple _set_interaction_groups(self, object interaction_cst, intp_t n_features)
+    # Writes to groups the groups the root allows: all of them.
+    cdef void root_groups(self, uint64_t* groups) noexcept nogil
+    # Writes to child_groups the groups the children of a split on feature
+    # allow: those of parent_groups that hold the feature.
+    cdef void child_groups(self, const uint64_t* parent_groups, intp_t feature,
+                           uint64_t* child_groups) noexcept nogil
+    # Orders features[first:] so that the features node_groups allows come
+    # first, and returns the end of them (the end of the drawable range).
+    cdef intp_t allowed_first(self, intp_t first) noexcept nogil
     # Moves the node positions goes_left marks before the others, in order,
     # with the samples and every array the criterion keeps by position
     # (_utils.stable_partition), and writes the children's states.

@@ -66,12 +66,16 @@ cdef class Splitter:
         SPLIT_RANDOM: the training matrix itself, C-contiguous float32 with
         NaN for missing values, which small nodes read; None reads the
         columns only.
+    interaction_cst : sequence of sequences of int, or None
+        The interaction constraints' groups of features (every feature in
+        one at least; ``fasttree._growth.check_interaction_cst``), or None
+        for none.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None, categories=None,
-                  columns=None, monotonic_cst=None, rows=None):
+                  columns=None, monotonic_cst=None, rows=None, interaction_cst=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         # Binned features: a split between two bins lies between the left
@@ -141,8 +145,11 @@ cdef class Splitter:
             if n_features:
                 self.state.limits.monotonic_cst = &constraints[0]
         self.rare_rows = RareRows(ranked, n_samples, n_features, max_features)
+        groups_of_feature, features_of_group = self._set_interaction_groups(interaction_cst,
+                                                                           n_features)
         self._keep_alive = (ranked.ranks, ranked.values, upper_source, ranked.value_offsets,
-                            ranked.narrow_ranks, categories, monotonic_cst)
+                            ranked.narrow_ranks, categories, monotonic_cst,
+                            groups_of_feature, features_of_group)
         histogram_init(&self.state.buffers.histogram)
         self.features = <intp_t*> malloc(n_features * sizeof(intp_t))
         self.state.buffers.node_ranks = <uint32_t*> malloc(n_samples * sizeof(uint32_t))
@@ -176,7 +183,43 @@ cdef class Splitter:
                 raise ValueError("columns must have shape (n_features, n_samples)")
             self.random_splits = RandomSplits(criterion, columns, rows)
 
+    cdef tuple _set_interaction_groups(self, object interaction_cst, intp_t n_features):
+        # The groups as bit sets both ways round (see _splitter.pxd); the
+        # arrays are returned for the splitter to keep alive.
+        self.node_groups = NULL
+        self.n_groups = 0
+        self.group_words = 0
+        self.feature_words = (n_features + 63) // 64
+        if interaction_cst is None:
+            return None, None
+        groups = [np.asarray(list(group), dtype=np.intp).reshape(-1)
+                  for group in interaction_cst]
+        covered = np.zeros(n_features, dtype=bool)
+        for group in groups:
+            if ((group < 0) | (group >= n_features)).any():
+                raise ValueError("interaction_cst names a feature out of range")
+            covered[group] = True
+        if not covered.all():
+            raise ValueError("interaction_cst must hold every feature in some group")
+        self.n_groups = len(groups)
+        self.group_words = (self.n_groups + 63) // 64
+        groups_of_feature = np.zeros((n_features, self.group_words), dtype=np.uint64)
+        features_of_group = np.zeros((self.n_groups, self.feature_words), dtype=np.uint64)
+        for g, group in enumerate(groups):
+            for f in group:
+                groups_of_feature[f, g // 64] |= np.uint64(1) << np.uint64(g % 64)
+                features_of_group[g, f // 64] |= np.uint64(1) << np.uint64(f % 64)
+        cdef uint64_t[:, ::1] by_feature = groups_of_feature
+        cdef uint64_t[:, ::1] by_group = features_of_group
+        self.groups_of_feature = &by_feature[0, 0]
+        self.features_of_group = &by_group[0, 0]
+        self.allowed_features = <uint64_t*> malloc(self.feature_words * sizeof(uint64_t))
+        if self.allowed_features == NULL:
+            raise MemoryError()
+        return groups_of_feature, features_of_group
+
     def __dealloc__(self):
+        free(self.allowed_features)
         free(self.partition_spare)
         free(<void*> self.state.data.missing_ranks)
         free(self.features)
@@ -221,12 +264,58 @@ cdef class Splitter:
                 n_left += self.goes_left[i]
         return n_left
 
+    cdef void root_groups(self, uint64_t* groups) noexcept nogil:
+        cdef intp_t word
+        for word in range(self.group_words):
+            groups[word] = ~(<uint64_t> 0)
+        if self.n_groups % 64:
+            groups[self.group_words - 1] = ((<uint64_t> 1) << (self.n_groups % 64)) - 1
+
+    cdef void child_groups(self, const uint64_t* parent_groups, intp_t feature,
+                           uint64_t* child_groups) noexcept nogil:
+        cdef intp_t word
+        cdef const uint64_t* holding = self.groups_of_feature + feature * self.group_words
+        for word in range(self.group_words):
+            child_groups[word] = parent_groups[word] & holding[word]
+
+    cdef intp_t allowed_first(self, intp_t first) noexcept nogil:
+        # Forbidden features are swapped to the end, so a node whose groups
+        # allow every feature leaves the permutation, and with it the
+        # feature draws, as they would be without constraints.
+        cdef intp_t word, bit, f, i = first, end = self.state.data.n_features
+        cdef uint64_t groups
+        cdef const uint64_t* group_features
+        for f in range(self.feature_words):
+            self.allowed_features[f] = 0
+        # Below the root few groups are left ('pairwise' keeps those of one
+        # feature): most words of the set are empty.
+        for word in range(self.group_words):
+            groups = self.node_groups[word]
+            if groups == 0:
+                continue
+            for bit in range(64):
+                if (groups >> bit) & 1:
+                    group_features = (self.features_of_group
+                                      + (word * 64 + bit) * self.feature_words)
+                    for f in range(self.feature_words):
+                        self.allowed_features[f] |= group_features[f]
+        while i < end:
+            f = self.features[i]
+            if (self.allowed_features[f >> 6] >> (f & 63)) & 1:
+                i += 1
+            else:
+                end -= 1
+                self.features[i] = self.features[end]
+                self.features[end] = f
+        return end
+
     cdef int split_node(self, uint32_t* samples, intp_t start, intp_t end,
                         intp_t n_known_constants, SplitRecord* record,
                         double* left_state, double* right_state) noexcept nogil:
         cdef intp_t n_node = end - start
         cdef intp_t first_unvisited = n_known_constants
-        cdef intp_t end_unvisited = self.state.data.n_features
+        cdef intp_t end_unvisited = (self.state.data.n_features if self.node_groups == NULL
+                                     else self.allowed_first(first_unvisited))
         cdef intp_t n_evaluated = 0
         cdef intp_t pick, feature, i, n_left, n_distinct
         cdef const uint32_t* node_samples = samples + start

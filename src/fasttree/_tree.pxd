@@ -1,6 +1,6 @@
 # The fitted tree: a flat node store and the builders that fill it.
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from ._splitter cimport Splitter

@@ -298,16 +298,20 @@ cdef struct PendingNode:
     double upper_bound
 
 
-cdef int grow_pending(PendingNode** stack, double** states, intp_t* capacity,
-                      intp_t needed, intp_t state_size) noexcept nogil:
-    """Makes room for needed pending nodes and their criterion states."""
+cdef int grow_pending(PendingNode** stack, double** states, uint64_t** groups,
+                      intp_t* capacity, intp_t needed, intp_t state_size,
+                      intp_t group_words) noexcept nogil:
+    """Makes room for needed pending nodes, their criterion states and the
+    interaction groups they allow."""
     cdef intp_t new_capacity = capacity[0]
     while new_capacity < needed:
         new_capacity *= 2
     if new_capacity == capacity[0]:
         return 0
     if (resize_buffer(<void**> stack, new_capacity, sizeof(PendingNode))
-            | resize_buffer(<void**> states, new_capacity * state_size, sizeof(double))) != 0:
+            | resize_buffer(<void**> states, new_capacity * state_size, sizeof(double))
+            | resize_buffer(<void**> groups, new_capacity * group_words,
+                            sizeof(uint64_t))) != 0:
         return -1
     capacity[0] = new_capacity
     return 0
@@ -318,12 +322,19 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
                            Interrupt interrupt) noexcept nogil:
     # A pending node's criterion state sits at the same index of states as
     # the node in the stack: its parent's split wrote it, and popping the
-    # node restores it, without a pass over the node's samples.
+    # node restores it, without a pass over the node's samples. So do the
+    # interaction groups it allows in pending_groups (none without
+    # constraints), copied to node_groups when it is popped, since its
+    # children's take its place.
     cdef intp_t state_size = splitter.criterion.state_size
+    cdef intp_t group_words = splitter.group_words
     cdef intp_t stack_capacity = 64
     cdef intp_t stack_size = 0
     cdef PendingNode* stack = <PendingNode*> malloc(stack_capacity * sizeof(PendingNode))
     cdef double* states = <double*> malloc(stack_capacity * state_size * sizeof(double))
+    cdef uint64_t* pending_groups = <uint64_t*> malloc(
+        max(1, stack_capacity * group_words) * sizeof(uint64_t))
+    cdef uint64_t* node_groups = <uint64_t*> malloc(max(1, group_words) * sizeof(uint64_t))
     cdef PendingNode current
     cdef SplitRecord split
     cdef intp_t node_id
@@ -331,12 +342,16 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
     cdef double bounds[4]
     cdef bint is_leaf
     cdef int status = 0
-    if stack == NULL or states == NULL:
+    if stack == NULL or states == NULL or pending_groups == NULL or node_groups == NULL:
         free(stack)
         free(states)
+        free(pending_groups)
+        free(node_groups)
         return -1
     stack[0] = PendingNode(0, n_samples, 0, NO_PARENT, False, 0, -INFINITY, INFINITY)
     splitter.criterion.compute_state(0, n_samples, states)
+    splitter.root_groups(pending_groups)
+    splitter.node_groups = node_groups if group_words else NULL
     stack_size = 1
     while stack_size > 0:
         if interrupt.should_stop():
@@ -344,6 +359,8 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
             break
         stack_size -= 1
         current = stack[stack_size]
+        memcpy(node_groups, pending_groups + stack_size * group_words,
+               group_words * sizeof(uint64_t))
         splitter.criterion.restore_node(current.start, current.end,
                                         states + stack_size * state_size)
         impurity = splitter.criterion.node_impurity()
@@ -356,8 +373,8 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
         is_leaf = stops_before_search(limits, current.depth, current.end - current.start,
                                       splitter.criterion.weighted_n_node, impurity)
         if not is_leaf:
-            if grow_pending(&stack, &states, &stack_capacity, stack_size + 2,
-                            state_size) < 0:
+            if grow_pending(&stack, &states, &pending_groups, &stack_capacity,
+                            stack_size + 2, state_size, group_words) < 0:
                 status = -1
                 break
             # The right child's state goes where the right child will be
@@ -389,9 +406,17 @@ cdef int build_depth_first(NodeStore* store, Splitter splitter, uint32_t* sample
         stack[stack_size + 1] = PendingNode(current.start, split.position,
                                             current.depth + 1, node_id, True,
                                             split.n_constants_left, bounds[0], bounds[1])
+        if group_words:
+            splitter.child_groups(node_groups, split.feature,
+                                  pending_groups + stack_size * group_words)
+            memcpy(pending_groups + (stack_size + 1) * group_words,
+                   pending_groups + stack_size * group_words, group_words * sizeof(uint64_t))
         stack_size += 2
+    splitter.node_groups = NULL
     free(stack)
     free(states)
+    free(pending_groups)
+    free(node_groups)
     return status
 
 
@@ -404,6 +429,16 @@ cdef struct FrontierNode:
     SplitRecord split     # that split; the samples are already partitioned by it
     double lower_bound    # the monotonic constraints' bounds on its value
     double upper_bound
+    intp_t groups_slot    # where in GroupSlots the interaction groups it allows are
+
+
+# The interaction groups queued nodes allow, one slot of group_words words
+# each: the frontier's nodes move about the heap, their slots stay put.
+cdef struct GroupSlots:
+    uint64_t* words       # capacity slots of group_words words
+    intp_t* free_slots    # the slots no queued node holds
+    intp_t n_free
+    intp_t group_words
 
 
 cdef bint frontier_before(FrontierNode* a, FrontierNode* b) noexcept nogil:
@@ -450,12 +485,14 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
                                 intp_t depth, intp_t parent, bint is_left,
                                 FrontierNode* heap, intp_t* heap_size,
                                 double* child_states, double lower,
-                                double upper) noexcept nogil:
+                                double upper, const uint64_t* groups,
+                                GroupSlots* slots) noexcept nogil:
     """Adds a node as a leaf and queues it when it has a worthwhile split.
 
     Nodes are expanded out of order, so each is initialised from its
     samples; the split's child states go to child_states (room for two),
-    unused."""
+    unused. groups: the interaction groups the node allows (NULL without
+    constraints), kept in a slot of slots while it is queued."""
     cdef FrontierNode candidate
     cdef double impurity
     splitter.criterion.init_node(start, end)
@@ -471,6 +508,7 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     # inherited from the parent could be stale: start from none.
     splitter.state.limits.lower_bound = lower
     splitter.state.limits.upper_bound = upper
+    splitter.node_groups = groups
     if splitter.split_node(samples, start, end, 0, &candidate.split,
                            child_states, child_states + splitter.criterion.state_size) < 0:
         return -1
@@ -490,6 +528,12 @@ cdef int add_frontier_candidate(NodeStore* store, Splitter splitter, uint32_t* s
     candidate.depth = depth
     candidate.lower_bound = lower
     candidate.upper_bound = upper
+    candidate.groups_slot = -1
+    if groups != NULL:
+        slots.n_free -= 1
+        candidate.groups_slot = slots.free_slots[slots.n_free]
+        memcpy(slots.words + candidate.groups_slot * slots.group_words, groups,
+               slots.group_words * sizeof(uint64_t))
     frontier_push(heap, heap_size, candidate)
     return 0
 
@@ -508,13 +552,33 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
     cdef int status
     cdef double* child_states = <double*> malloc(2 * splitter.criterion.state_size
                                                  * sizeof(double))
-    if heap == NULL or child_states == NULL:
+    # Without constraints no node has groups (NULL); with them the root
+    # allows all, and both children of a split the same ones.
+    cdef GroupSlots slots
+    cdef intp_t slot
+    cdef uint64_t* children_groups = NULL
+    slots.group_words = splitter.group_words
+    slots.n_free = heap_capacity
+    slots.words = <uint64_t*> malloc(max(1, heap_capacity * slots.group_words)
+                                     * sizeof(uint64_t))
+    slots.free_slots = <intp_t*> malloc(heap_capacity * sizeof(intp_t))
+    cdef uint64_t* groups = <uint64_t*> malloc(max(1, slots.group_words) * sizeof(uint64_t))
+    if (heap == NULL or child_states == NULL or slots.words == NULL
+            or slots.free_slots == NULL or groups == NULL):
         free(heap)
         free(child_states)
+        free(slots.words)
+        free(slots.free_slots)
+        free(groups)
         return -1
+    for slot in range(heap_capacity):
+        slots.free_slots[slot] = slot
+    if slots.group_words:
+        children_groups = groups
+        splitter.root_groups(children_groups)
     status = add_frontier_candidate(store, splitter, samples, limits, 0, n_samples, 0,
                                     NO_PARENT, False, heap, &heap_size, child_states,
-                                    -INFINITY, INFINITY)
+                                    -INFINITY, INFINITY, children_groups, &slots)
     while status == 0 and heap_size > 0 and n_leaves < max_leaf_nodes:
         if interrupt.should_stop():
             status = INTERRUPTED
@@ -524,18 +588,28 @@ cdef int build_best_first(NodeStore* store, Splitter splitter, uint32_t* samples
         n_leaves += 1
         child_bounds(splitter, &expanded.split, expanded.lower_bound, expanded.upper_bound,
                      bounds)
+        if expanded.groups_slot >= 0:
+            splitter.child_groups(slots.words + expanded.groups_slot * slots.group_words,
+                                  expanded.split.feature, children_groups)
+            slots.free_slots[slots.n_free] = expanded.groups_slot
+            slots.n_free += 1
         status = add_frontier_candidate(store, splitter, samples, limits, expanded.start,
                                         expanded.split.position, expanded.depth + 1,
                                         expanded.node_id, True, heap, &heap_size,
-                                        child_states, bounds[0], bounds[1])
+                                        child_states, bounds[0], bounds[1], children_groups,
+                                        &slots)
         if status == 0:
             status = add_frontier_candidate(store, splitter, samples, limits,
                                             expanded.split.position, expanded.end,
                                             expanded.depth + 1, expanded.node_id, False,
                                             heap, &heap_size, child_states, bounds[2],
-                                            bounds[3])
+                                            bounds[3], children_groups, &slots)
+    splitter.node_groups = NULL
     free(heap)
     free(child_states)
+    free(slots.words)
+    free(slots.free_slots)
+    free(groups)
     return status
 
 

@@ -409,7 +409,8 @@ class ForestClassifier(ClassifierMixin, ForestClassifierOutOfBag, BaseForest):
                  random_state=None, verbose=0, warm_start=False, class_weight=None,
                  voting="soft", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
                  loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn", monotonic_cst=None):
+                 categorical_split="binary", missing="learn", monotonic_cst=None,
+                 interaction_cst=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -609,6 +610,7 @@ class RandomForestClassifier(ForestClassifier):
     {forest_classifier_growth}
     {monotonic_cst}
         The forest's mean probability keeps the trees' constraints.
+    {interaction_cst}
 
     Attributes
     ----------
@@ -630,7 +632,8 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, aggregation="mean",
                  oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 categorical_features="from_dtype", monotonic_cst=None):
+                 categorical_features="from_dtype", monotonic_cst=None,
+                 interaction_cst=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -731,6 +734,7 @@ class RandomForestRegressor(ForestRegressor):
     {forest_regressor_growth}
     {monotonic_cst}
         The forest's mean keeps the trees' constraints.
+    {interaction_cst}
 
     Attributes
     ----------
@@ -764,6 +768,7 @@ class ExtraTreesClassifier(ForestClassifier):
     {max_features}
     {forest_classifier_growth}
     {monotonic_cst}
+    {interaction_cst}
 
     Attributes
     ----------
@@ -780,7 +785,8 @@ class ExtraTreesClassifier(ForestClassifier):
                  n_jobs=None, random_state=None, verbose=0, warm_start=False,
                  class_weight=None, voting="soft", oob_batch_size=None, oob_tol=1e-3,
                  oob_patience=3, loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn", monotonic_cst=None):
+                 categorical_split="binary", missing="learn", monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(**parameters_of(locals()))
 
 
@@ -800,6 +806,7 @@ class ExtraTreesRegressor(ForestRegressor):
     {max_features}
     {forest_regressor_growth}
     {monotonic_cst}
+    {interaction_cst}
 
     Attributes
     ----------
@@ -815,6 +822,7 @@ class ExtraTreesRegressor(ForestRegressor):
                  ccp_alpha=0.0, bootstrap=False, max_samples=None, oob_score=False,
                  n_jobs=None, random_state=None, verbose=0, warm_start=False,
                  aggregation="mean", oob_batch_size=None, oob_tol=1e-3, oob_patience=3,
-                 categorical_features="from_dtype", monotonic_cst=None):
+                 categorical_features="from_dtype", monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(**parameters_of(locals()))
 

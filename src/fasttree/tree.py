@@ -245,7 +245,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
-                 missing="learn", monotonic_cst=None):
+                 missing="learn", monotonic_cst=None,
+                 interaction_cst=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -439,7 +440,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None):
+                 ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None,
+                 interaction_cst=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -546,7 +548,8 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  max_features="sqrt", random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  loss_matrix=None, categorical_features="from_dtype",
-                 categorical_split="binary", missing="learn", monotonic_cst=None):
+                 categorical_split="binary", missing="learn", monotonic_cst=None,
+                 interaction_cst=None):
         super().__init__(**parameters_of(locals()))
 
 
@@ -576,5 +579,5 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype",
-                 monotonic_cst=None):
+                 monotonic_cst=None, interaction_cst=None):
         super().__init__(**parameters_of(locals()))

@@ -36,6 +36,7 @@ import numpy as np
 
 from .criteria import _as_weights, impurity
 from .split import REGRESSION_CRITERIA, improves_on, midpoint
+from .tree import interaction_groups, splittable_features
 
 __all__ = ["MixedNode", "MixedSplit", "MixedTree", "best_mixed_split", "build_mixed_tree"]
 
@@ -263,12 +264,15 @@ class MixedTree:
 
 
 def build_mixed_tree(X, y, sample_weight=None, *, categorical, criterion, n_classes=None,
-                     max_depth=None, min_samples_split=2, min_samples_leaf=1):
+                     max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                     interaction_cst=None):
     """Grow a tree of :func:`best_mixed_split` splits depth-first.
 
     A node is split while it has at least ``min_samples_split`` rows, is
     above ``max_depth``, is not pure (impurity above float64 epsilon) and has
-    a split; children are numbered left subtree first.
+    a split; children are numbered left subtree first. Under
+    ``interaction_cst`` (as :func:`fasttree.reference.build_tree` takes it)
+    a node searches the features its path allows.
 
     Returns
     -------
@@ -278,6 +282,7 @@ def build_mixed_tree(X, y, sample_weight=None, *, categorical, criterion, n_clas
     regression = n_classes is None
     y = np.asarray(y, dtype=np.float64 if regression else np.intp)
     weights = _as_weights(sample_weight, X.shape[0])
+    groups = interaction_groups(interaction_cst, X.shape[1])
     nodes = []
 
     def value_of(rows):
@@ -287,7 +292,7 @@ def build_mixed_tree(X, y, sample_weight=None, *, categorical, criterion, n_clas
         counts = np.bincount(y[rows], weights=weights[rows], minlength=n_classes)
         return counts / total if total > 0 else counts
 
-    def grow(rows, depth):
+    def grow(rows, depth, path_features):
         node_impurity = impurity(criterion, y[rows], weights[rows])
         node_id = len(nodes)
         nodes.append(MixedNode(split=None, left=-1, right=-1, value=value_of(rows),
@@ -299,14 +304,17 @@ def build_mixed_tree(X, y, sample_weight=None, *, categorical, criterion, n_clas
             return node_id
         split = best_mixed_split(X[rows], y[rows], weights[rows], categorical=categorical,
                                  criterion=criterion, n_classes=n_classes,
-                                 min_samples_leaf=min_samples_leaf)
+                                 min_samples_leaf=min_samples_leaf,
+                                 features=splittable_features(groups, path_features,
+                                                              X.shape[1]))
         if split is None:
             return node_id
         goes_left = split.goes_left(X[rows, split.feature])
         nodes[node_id].split = split
-        nodes[node_id].left = grow(rows[goes_left], depth + 1)
-        nodes[node_id].right = grow(rows[~goes_left], depth + 1)
+        below = path_features | {split.feature}
+        nodes[node_id].left = grow(rows[goes_left], depth + 1, below)
+        nodes[node_id].right = grow(rows[~goes_left], depth + 1, below)
         return node_id
 
-    grow(np.arange(X.shape[0]), 0)
+    grow(np.arange(X.shape[0]), 0, frozenset())
     return MixedTree(nodes, n_classes)

@@ -23,7 +23,8 @@ from .split import (
     best_split,
 )
 
-__all__ = ["TREE_LEAF", "TREE_UNDEFINED", "Node", "ReferenceTree", "build_tree"]
+__all__ = ["TREE_LEAF", "TREE_UNDEFINED", "Node", "ReferenceTree", "build_tree",
+           "interaction_groups", "splittable_features"]
 
 TREE_LEAF = -1
 """int: value of `left` and `right` in a leaf."""
@@ -217,6 +218,61 @@ class ReferenceTree:
         return importances
 
 
+def interaction_groups(interaction_cst, n_features):
+    """The groups of features an ``interaction_cst`` names, as frozensets,
+    with the features no group names as one more group (None: no
+    constraint).
+
+    Parameters
+    ----------
+    interaction_cst : {'pairwise', 'no_interactions'}, iterable of iterables of int, or None
+    n_features : int
+
+    Returns
+    -------
+    list of frozenset, or None
+    """
+    if interaction_cst is None:
+        return None
+    if interaction_cst == "pairwise":
+        groups = [frozenset((a, b)) for a in range(n_features)
+                  for b in range(a + 1, n_features)]
+    elif interaction_cst == "no_interactions":
+        groups = [frozenset((a,)) for a in range(n_features)]
+    else:
+        groups = [frozenset(int(feature) for feature in group) for group in interaction_cst]
+    rest = frozenset(range(n_features)).difference(*groups)
+    if rest:
+        groups.append(rest)
+    return groups
+
+
+def splittable_features(groups, path_features, n_features):
+    """The features a node may split on, by brute force from its path.
+
+    Parameters
+    ----------
+    groups : list of frozenset, or None
+        From :func:`interaction_groups`; None allows every feature.
+    path_features : set of int
+        The features the node's ancestors split on.
+    n_features : int
+
+    Returns
+    -------
+    list of int
+        Ascending: the union of the groups that hold every feature of the
+        path.
+    """
+    if groups is None:
+        return list(range(n_features))
+    allowed = set()
+    for group in groups:
+        if set(path_features) <= group:
+            allowed |= group
+    return sorted(allowed)
+
+
 class _Builder:
     """Holds the training data and rules; creates and splits nodes."""
 
@@ -235,6 +291,7 @@ class _Builder:
         self.min_weight_leaf = rules["min_weight_leaf"]
         self.min_impurity_decrease = rules["min_impurity_decrease"]
         self.weighted_n_root = weights.sum()
+        self.groups = rules.get("interaction_groups")
         self.nodes = []
 
     def _value(self, rows, node_weight):
@@ -280,6 +337,19 @@ class _Builder:
         )
         return len(self.nodes) - 1
 
+    def path_features(self, node_id):
+        """The features the node's ancestors split on."""
+        parent_of = {}
+        for parent_id, parent in enumerate(self.nodes):
+            if not parent.is_leaf:
+                parent_of[parent.left] = parent_id
+                parent_of[parent.right] = parent_id
+        features = set()
+        while node_id in parent_of:
+            node_id = parent_of[node_id]
+            features.add(self.nodes[node_id].feature)
+        return features
+
     def find_split(self, node_id, rows):
         """Best split of the node and its weighted improvement, or None."""
         node = self.nodes[node_id]
@@ -298,6 +368,8 @@ class _Builder:
             criterion=self.criterion,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_leaf=self.min_weight_leaf,
+            features=splittable_features(self.groups, self.path_features(node_id),
+                                         self.X.shape[1]),
         )
         if split is None:
             return None
@@ -415,6 +487,7 @@ def build_tree(
     min_weight_leaf=0.0,
     min_impurity_decrease=0.0,
     max_leaf_nodes=None,
+    interaction_cst=None,
 ):
     """Build a decision tree with scikit-learn's stopping rules.
 
@@ -448,6 +521,10 @@ def build_tree(
     max_leaf_nodes : int, optional
         If given, grow best-first (largest weighted improvement first,
         earliest node on ties) until there are this many leaves.
+    interaction_cst : {'pairwise', 'no_interactions'}, list of groups of int, optional
+        Interaction constraints (see :func:`interaction_groups`): a node
+        searches only the features of the groups that hold every feature
+        its ancestors split on (:func:`splittable_features`).
 
     Returns
     -------
@@ -490,6 +567,7 @@ def build_tree(
         min_samples_leaf=min_samples_leaf,
         min_weight_leaf=min_weight_leaf,
         min_impurity_decrease=min_impurity_decrease,
+        interaction_groups=interaction_groups(interaction_cst, n_features),
     )
     builder = _Builder(X, y, weights, criterion, n_classes, rules)
     if max_leaf_nodes is None:
