@@ -84,24 +84,46 @@ def rank_features(X, n_threads=1):
         ``rare_feature_offsets``, ``rare_features``, ``rare_feature_ranks``:
         see ``rare_rows``.
     """
-    columns = feature_columns(X)
-    groups = np.array_split(np.arange(columns.shape[0]), max(1, min(n_threads,
-                                                                    columns.shape[0])))
-    if len(groups) == 1:
-        ranks, values, value_offsets, narrow_ranks = dense_ranks(columns)
+    n_samples, n_features = X.shape
+    ranks = np.empty((n_features, n_samples), dtype=np.uint32)
+    narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
+    # A few features at a time: the float32 columns the ranking reads (and
+    # its own buffers) exist for those alone, not for all of X at once.
+    chunks = [np.arange(start, min(start + RANKED_AT_ONCE, n_features))
+              for start in range(0, n_features, RANKED_AT_ONCE)]
+    chunk_values = [None] * len(chunks)
+
+    def rank_chunks(indices):
+        for index in indices:
+            chunk = chunks[index]
+            part = dense_ranks(chunk_columns(X, chunk))
+            ranks[chunk], narrow_ranks[chunk] = part[0], part[3]
+            chunk_values[index] = (part[1], np.diff(part[2]))
+
+    workers = np.array_split(np.arange(len(chunks)), max(1, min(n_threads, len(chunks))))
+    if len(workers) == 1:
+        rank_chunks(workers[0])
     else:
-        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-            parts = run_together(pool, [partial(dense_ranks, columns[group])
-                                        for group in groups])[1]
-        offsets = [parts[0][2]]
-        for part in parts[1:]:
-            offsets.append(part[2][1:] + offsets[-1][-1])
-        ranks = np.concatenate([part[0] for part in parts])
-        values = np.concatenate([part[1] for part in parts])
-        value_offsets = np.concatenate(offsets)
-        narrow_ranks = np.concatenate([part[3] for part in parts])
+        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+            run_together(pool, [partial(rank_chunks, indices) for indices in workers])
+    values = (np.concatenate([part[0] for part in chunk_values]) if chunks
+              else np.zeros(0, dtype=np.float32))
+    value_offsets = np.zeros(n_features + 1, dtype=np.intp)
+    if chunks:
+        value_offsets[1:] = np.cumsum(np.concatenate([part[1] for part in chunk_values]))
     return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
                           *rare_rows(ranks, narrow_ranks, values, value_offsets))
+
+
+# Features rank_features ranks at once on each thread.
+RANKED_AT_ONCE = 8
+
+
+def chunk_columns(X, features):
+    """``feature_columns`` of X's features ``features`` (a range) alone."""
+    if is_sparse(X):
+        return feature_columns(X[:, features])
+    return feature_columns_float32(np.ascontiguousarray(X[:, features], dtype=np.float32))
 
 
 def random_split_features(columns, categories=None):
