@@ -14,8 +14,8 @@ last bin; categorical features keep their categories.
 
 import numpy as np
 
-from ._features import NARROW_RANKS, RankedFeatures, rank_features, rare_rows
-from ._threads import map_blocks
+from ._features import (NARROW_RANKS, RankedFeatures, for_ranked_chunks, rank_features,
+                        rare_rows)
 from ._validation import is_sparse
 
 
@@ -107,13 +107,14 @@ def bin_features(ranked, max_bins, categories=None):
 
 
 def bin_columns(X, max_bins, categories=None, n_threads=1):
-    """Bin the features of a dense X straight from its columns, one column
-    at a time, without ranking every value first: the one-byte bin numbers
-    the splitter reads (``narrow_ranks``) and no four-byte ranks, so that a
-    fit holds X and a byte per value. The bins are those of
-    :func:`bin_features` on ``rank_features(X)``.
+    """Bin the features of a dense X straight from its columns, a few at a
+    time (``fasttree._features.for_ranked_chunks``), without keeping the
+    ranks of all of them: the one-byte bin numbers the splitter reads
+    (``narrow_ranks``) and no four-byte ranks, so that a fit holds X and a
+    byte per value. The bins are those of :func:`bin_features` on
+    ``rank_features(X)``.
 
-    A column is read (copied) on its own, so X may be a read-only
+    A few columns are read (copied) at a time, so X may be a read-only
     ``numpy.memmap`` larger than memory allows to copy whole.
 
     Parameters
@@ -128,8 +129,7 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
         Per feature its number of categories (0 for a numeric feature):
         categorical features keep a bin per category.
     n_threads : int, default=1
-        Threads that bin groups of columns at once (numpy's sorts and
-        searches release the GIL).
+        Threads that bin groups of columns at once.
 
     Returns
     -------
@@ -145,34 +145,30 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
     narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
     lower_parts, upper_parts = [None] * n_features, [None] * n_features
 
-    def bin_group(features):
-        for feature in features:
-            column = np.array(X[:, feature], dtype=np.float32)
-            missing = np.isnan(column)
-            values, counts = np.unique(column[~missing], return_counts=True)
+    def bin_chunk(features, part):
+        ranks, values, value_offsets = part[:3]
+        for index, feature in enumerate(features):
+            feature_values = values[value_offsets[index]:value_offsets[index + 1]]
+            n_known = feature_values.size - int(feature_values.size > 0
+                                                and feature_values[-1] == np.inf)
             if categories is not None and categories[feature] > 0:
-                if values.size + 1 > NARROW_RANKS:
+                if feature_values.size > NARROW_RANKS:
                     return False
-                bin_of_value = np.arange(values.size, dtype=np.uint32)
+                bin_of_rank = np.arange(feature_values.size, dtype=np.uint32)
             else:
-                bin_of_value = quantile_bins(counts, max_bins)
-            n_bins = int(bin_of_value[-1]) + 1 if values.size else 0
-            first = np.r_[0, np.flatnonzero(np.diff(bin_of_value)) + 1] if values.size \
-                else np.zeros(0, dtype=np.intp)
-            last = np.r_[first[1:] - 1, values.size - 1] if values.size else first
-            lower, upper = values[first], values[last]
-            if missing.any():
-                # The missing values' own bin, last, standing for +inf.
-                bin_of_value = np.r_[bin_of_value, np.uint32(n_bins)]
-                lower = np.r_[lower, np.float32(np.inf)]
-                upper = np.r_[upper, np.float32(np.inf)]
-            # NaN sorts after every value: its position is the missing bin's.
-            narrow_ranks[feature] = bin_of_value[np.searchsorted(values, column)]
-            lower_parts[feature], upper_parts[feature] = lower, upper
+                bin_of_rank = quantile_bins(np.bincount(ranks[index], minlength=n_known)[:n_known],
+                                            max_bins)
+                if n_known < feature_values.size:
+                    # The missing values' own bin, last (their value is +inf).
+                    bin_of_rank = np.r_[bin_of_rank, np.uint32(bin_of_rank[-1] + 1 if n_known
+                                                               else 0)]
+            first = np.r_[0, np.flatnonzero(np.diff(bin_of_rank)) + 1]
+            last = np.r_[first[1:] - 1, feature_values.size - 1]
+            narrow_ranks[feature] = bin_of_rank[ranks[index]]
+            lower_parts[feature], upper_parts[feature] = feature_values[first], feature_values[last]
         return True
 
-    groups = np.array_split(np.arange(n_features), max(1, min(n_threads, n_features)))
-    if not all(map_blocks(bin_group, groups)):
+    if not all(for_ranked_chunks(X, bin_chunk, n_threads)):
         return None
     offsets = np.zeros(n_features + 1, dtype=np.intp)
     offsets[1:] = np.cumsum([part.size for part in lower_parts])

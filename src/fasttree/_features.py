@@ -87,18 +87,49 @@ def rank_features(X, n_threads=1):
     n_samples, n_features = X.shape
     ranks = np.empty((n_features, n_samples), dtype=np.uint32)
     narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
-    # A few features at a time: the float32 columns the ranking reads (and
-    # its own buffers) exist for those alone, not for all of X at once.
+
+    def keep(features, part):
+        ranks[features], narrow_ranks[features] = part[0], part[3]
+        return part[1], np.diff(part[2])
+
+    chunk_values = for_ranked_chunks(X, keep, n_threads)
+    values = (np.concatenate([part[0] for part in chunk_values]) if chunk_values
+              else np.zeros(0, dtype=np.float32))
+    value_offsets = np.zeros(n_features + 1, dtype=np.intp)
+    if chunk_values:
+        value_offsets[1:] = np.cumsum(np.concatenate([part[1] for part in chunk_values]))
+    return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
+                          *rare_rows(ranks, narrow_ranks, values, value_offsets))
+
+
+def for_ranked_chunks(X, consume, n_threads=1):
+    """Rank X's features a few at a time, so that the float32 columns the
+    ranking reads (and its own buffers) exist for those alone, not for all
+    of X at once, on ``n_threads`` threads.
+
+    Parameters
+    ----------
+    X : ndarray of float32 or a CSC matrix, shape (n_samples, n_features)
+    consume : callable
+        ``consume(features, ranked)`` for each chunk: its feature indices
+        (a range) and ``dense_ranks`` of their columns (ranks, values,
+        value offsets, narrow ranks).
+    n_threads : int, default=1
+
+    Returns
+    -------
+    list
+        What ``consume`` returned for each chunk, in the features' order.
+    """
+    n_features = X.shape[1]
     chunks = [np.arange(start, min(start + RANKED_AT_ONCE, n_features))
               for start in range(0, n_features, RANKED_AT_ONCE)]
-    chunk_values = [None] * len(chunks)
+    results = [None] * len(chunks)
 
     def rank_chunks(indices):
         for index in indices:
-            chunk = chunks[index]
-            part = dense_ranks(chunk_columns(X, chunk))
-            ranks[chunk], narrow_ranks[chunk] = part[0], part[3]
-            chunk_values[index] = (part[1], np.diff(part[2]))
+            results[index] = consume(chunks[index],
+                                     dense_ranks(chunk_columns(X, chunks[index])))
 
     workers = np.array_split(np.arange(len(chunks)), max(1, min(n_threads, len(chunks))))
     if len(workers) == 1:
@@ -106,13 +137,7 @@ def rank_features(X, n_threads=1):
     else:
         with ThreadPoolExecutor(max_workers=len(workers)) as pool:
             run_together(pool, [partial(rank_chunks, indices) for indices in workers])
-    values = (np.concatenate([part[0] for part in chunk_values]) if chunks
-              else np.zeros(0, dtype=np.float32))
-    value_offsets = np.zeros(n_features + 1, dtype=np.intp)
-    if chunks:
-        value_offsets[1:] = np.cumsum(np.concatenate([part[1] for part in chunk_values]))
-    return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
-                          *rare_rows(ranks, narrow_ranks, values, value_offsets))
+    return results
 
 
 # Features rank_features ranks at once on each thread.

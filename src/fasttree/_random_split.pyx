@@ -278,18 +278,21 @@ cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource so
     cdef uint32_t missing_rank = state.data.missing_ranks[feature]
     cdef uint32_t rank, boundary, least = 0xFFFFFFFFu, largest = 0
     cdef uint32_t left_top = 0, right_least = 0xFFFFFFFFu
-    cdef intp_t i, n_left
+    cdef intp_t i, n_left, n_missing = 0
     cdef double drawn
-    cdef bint has_missing = False, missing_left = False
+    cdef bint has_missing, missing_left = False, goes_right, is_missing
+    # Selects, not branches, in both passes: which side a sample takes is
+    # unpredictable. The missing values' bin is the last, so it sets the
+    # least bin only when every value is missing.
     for i in range(n_node):
         rank = <uint32_t> bin_of(source, i)
         node_ranks[i] = rank
-        if rank == missing_rank:
-            has_missing = True
-        else:
-            least = rank if rank < least else least
-            largest = rank if rank > largest else largest
-    if least == 0xFFFFFFFFu or (least == largest and not has_missing):
+        is_missing = rank == missing_rank
+        n_missing += is_missing
+        least = rank if rank < least else least
+        largest = rank if (rank > largest and not is_missing) else largest
+    has_missing = n_missing > 0
+    if n_missing == n_node or (least == largest and not has_missing):
         return 0
     if least == largest:
         boundary = least
@@ -304,18 +307,17 @@ cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource so
         if has_missing:
             missing_left = rng_next(&state.rng_state) & 1
     criterion.reset()
-    # Each position's side (0 left, 1 right, 2 missing), and the bins on
-    # either side of the boundary that the node holds, in one pass.
+    # Each position's side (0 left, 1 right, 2 missing: its bin is above
+    # every known one), and the bins on either side of the boundary that
+    # the node holds, in one pass.
     for i in range(n_node):
         rank = node_ranks[i]
-        if rank == missing_rank:
-            node_ranks[i] = 2
-        elif rank <= boundary:
-            left_top = rank if rank > left_top else left_top
-            node_ranks[i] = 0
-        else:
-            right_least = rank if rank < right_least else right_least
-            node_ranks[i] = 1
+        goes_right = rank > boundary
+        is_missing = rank == missing_rank
+        node_ranks[i] = goes_right + is_missing
+        left_top = rank if (not goes_right and rank > left_top) else left_top
+        right_least = rank if (goes_right and not is_missing and rank < right_least) \
+            else right_least
     if right_least == 0xFFFFFFFFu:
         right_least = missing_rank  # every known value left, the missing ones right
     if criterion.needs_sorted_moves:
