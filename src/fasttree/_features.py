@@ -6,6 +6,7 @@ from functools import partial
 
 import numpy as np
 
+from ._interrupt import current_interrupt, interrupt_scope
 from ._threads import run_together
 from ._utils import dense_ranks, feature_columns_float32
 
@@ -132,11 +133,15 @@ def for_ranked_chunks(X, consume, n_threads=1):
                                      dense_ranks(chunk_columns(X, chunks[index])))
 
     workers = np.array_split(np.arange(len(chunks)), max(1, min(n_threads, len(chunks))))
-    if len(workers) == 1:
-        rank_chunks(workers[0])
-    else:
-        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
-            run_together(pool, [partial(rank_chunks, indices) for indices in workers])
+    # One Interrupt for every chunk, on every thread (run_together scopes its
+    # workers with this thread's): it checks for Ctrl-C at most every few
+    # hundredths of a second, which a fresh one per chunk might never reach.
+    with interrupt_scope(current_interrupt()):
+        if len(workers) == 1:
+            rank_chunks(workers[0])
+        else:
+            with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+                run_together(pool, [partial(rank_chunks, indices) for indices in workers])
     return results
 
 
@@ -145,10 +150,13 @@ RANKED_AT_ONCE = 8
 
 
 def chunk_columns(X, features):
-    """``feature_columns`` of X's features ``features`` (a range) alone."""
+    """``feature_columns`` of X's features ``features`` (a range) alone, read
+    in place from a dense float32 X."""
     if is_sparse(X):
         return feature_columns(X[:, features])
-    return feature_columns_float32(np.ascontiguousarray(X[:, features], dtype=np.float32))
+    view = X[:, features[0]:features[-1] + 1]
+    return feature_columns_float32(view if view.dtype == np.float32
+                                   else view.astype(np.float32))
 
 
 def random_split_features(columns, categories=None):

@@ -438,8 +438,11 @@ cdef void rank_by_sorting(const float* column, intp_t n_samples, uint32_t* ranks
 
 
 
-def feature_columns_float32(const float[:, ::1] X not None):
+def feature_columns_float32(const float[:, :] X not None):
     """X's columns as rows, (n_features, n_samples) float32, NaN as +inf.
+
+    X may be any view (a few columns of a larger matrix, say): it is read
+    in place.
 
     Copies tiles of rows that stay in the first-level cache while every
     feature's stretch of them is written out in order (a plain transposed

@@ -12,6 +12,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._docstrings import shared_docs
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._features import rank_features
+from ._interrupt import current_interrupt, interrupt_scope
 from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
                       check_criterion_target, check_growth_options, check_loss_matrix,
                       checked_fit_input, class_targets, classification_criterion,
@@ -77,9 +78,14 @@ class BaseDecisionTree(BaseEstimator):
         ``ranked`` is ``rank_features(X)`` when the caller has it already (a
         booster fitting many trees on one X); otherwise X is ranked here.
         """
-        ranked, limits = features_for_growth(X, limits, ranked)
-        return grow_tree(ranked, criterion, sample_weight, limits,
-                         check_random_state(self.random_state), output_widths)
+        # One Interrupt for the ranking and the growth: it checks for
+        # signals at most every few hundredths of a second over the whole
+        # fit, where each kernel's own would first check that long after
+        # the kernel began (and a short kernel never).
+        with interrupt_scope(current_interrupt()):
+            ranked, limits = features_for_growth(X, limits, ranked)
+            return grow_tree(ranked, criterion, sample_weight, limits,
+                             check_random_state(self.random_state), output_widths)
 
     def _check_fitted(self):
         super()._check_fitted()
