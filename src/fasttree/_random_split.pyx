@@ -285,6 +285,12 @@ cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource so
     # unpredictable. The missing values' bin is the last, so it sets the
     # least bin only when every value is missing.
     for i in range(n_node):
+        # The node's samples are scattered over the column: asking for a
+        # sample's bin a few iterations early overlaps the cache misses.
+        if source.node_samples != NULL and i + PREFETCH_DISTANCE < n_node:
+            __builtin_prefetch(<const char*> source.bins + (
+                <intp_t> source.node_samples[i + PREFETCH_DISTANCE]
+                << (0 if source.narrow else 2)))
         rank = <uint32_t> bin_of(source, i)
         node_ranks[i] = rank
         is_missing = rank == missing_rank
