@@ -58,3 +58,54 @@ def test_compare_ties_table_columns_stand_apart_and_line_up(monkeypatch):
                                                    "1234.56", "0.81"]
     names = list(re.finditer(r"\S+(?: \S+)?", header))[-6:]
     assert [value.end() for value in values] == [name.end() for name in names]
+
+
+def _bench_module(monkeypatch, name):
+    monkeypatch.syspath_prepend(str(REPORT.parent))
+    return importlib.import_module(name)
+
+
+def test_compare_forest_leaves_out_onedal_when_sklearnex_is_absent(monkeypatch, capsys):
+    compare_forest = _bench_module(monkeypatch, "compare_forest")
+    # None in sys.modules makes the import fail, as on a machine without it.
+    monkeypatch.setitem(sys.modules, "sklearnex", None)
+    monkeypatch.setitem(sys.modules, "sklearnex.ensemble", None)
+    result = compare_forest.main(["--n-samples", "600", "--n-estimators", "3", "--repeats", "1",
+                                  "--splitter", "hist", "--max-bins", "32"])
+    out = capsys.readouterr().out
+    assert result["onedal"] is None and "oneDAL skipped" in out and "ft/oneDAL" not in out
+    assert (result["splitter"], result["max_bins"]) == ("hist", 32)
+    # What report.py reads: (fasttree, scikit-learn) pairs of numbers, and the speedup.
+    for key in ("fit", "predict_all", "predict_one", "pickle_bytes", "score"):
+        assert len(result[key]) == 2 and all(value > 0 for value in result[key])
+    assert result["speedup"] > 0
+
+
+def test_compare_forest_without_sklearn_and_one_thread(monkeypatch, capsys):
+    compare_forest = _bench_module(monkeypatch, "compare_forest")
+    result = compare_forest.main(["--n-samples", "600", "--n-estimators", "3", "--repeats", "1",
+                                  "--regression", "--min-samples-leaf", "5", "--skip-sklearn",
+                                  "--skip-one-thread"])
+    assert result["fit"][1] is None and result["score"][1] is None
+    assert result["speedup"] is None and result["fit_ratio"] is None
+    assert "scikit-learn skipped" in capsys.readouterr().out
+    if result["onedal"] is not None:
+        onedal = result["onedal"]
+        assert not onedal["fell_back"]
+        assert onedal["fit_ratio"] == result["fit"][0] / onedal["fit"]
+        assert {"max_bins", "min_bin_size", "version"} <= set(onedal)
+
+
+def test_compare_memory_measures_growth_over_x_in_child_processes(monkeypatch, tmp_path):
+    compare_memory = _bench_module(monkeypatch, "compare_memory")
+    rows = compare_memory.main(["--n-samples", "2000", "--n-features", "10", "--n-estimators",
+                                "2", "--libraries", "fasttree-hist", "onedal", "--tmpdir",
+                                str(tmp_path)])
+    hist, onedal = rows
+    assert "error" not in hist, hist
+    assert hist["x_bytes"] == 2000 * 10 * 4 and hist["params"]["splitter"] == "hist"
+    assert hist["method"] in ("VmHWM", "ru_maxrss")
+    assert hist["growth_bytes"] >= 0 and hist["fit_seconds"] > 0
+    assert onedal.get("skipped") or onedal["growth_bytes"] >= 0
+    # The .npy files went with the temporary folder.
+    assert list(tmp_path.iterdir()) == []

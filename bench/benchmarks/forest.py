@@ -3,13 +3,14 @@
 A forest of ``N_TREES`` full-depth trees with ``max_features='sqrt'`` on
 synthetic float32 data; fit with one and with two threads (and with the
 histogram splitter), and ``predict_proba`` and one-row ``predict`` of the
-fitted forest.
+fitted forest. Beside them, the workloads of the histogram splitter's
+targets (W2, W3) at a size asv runs in seconds: fit time and peak memory.
 """
 
-from fasttree import RandomForestClassifier
+from fasttree import RandomForestClassifier, RandomForestRegressor
 
 from . import REPEAT
-from .tree import _classification
+from .tree import _classification, _regression
 
 N_TREES = 50
 # (n_samples, n_features): long and wide data.
@@ -67,3 +68,36 @@ class ForestPredict(_Forest):
 
     def time_predict_one_row(self, size):
         self.model.predict(self.row)
+
+
+# The hist splitter's target workloads, as bench/compare_forest.py runs them
+# at 100,000 rows, cut to 20,000 rows and 20 trees: W2 classifies 50
+# features drawing sqrt of them per split, W3 regresses on 20 features using
+# them all. name: (forest, data, (n_samples, n_features), max_features).
+WORKLOADS = {
+    "W2": (RandomForestClassifier, _classification, (20_000, 50), "sqrt"),
+    "W3": (RandomForestRegressor, _regression, (20_000, 20), 1.0),
+}
+WORKLOAD_TREES = 20
+
+
+class ForestHistWorkloads(_Forest):
+    """W2 and W3 with ``splitter='hist'``, 20 trees and ``n_jobs=2``: fit time, and the
+    process's peak resident memory over setup and fit (data included, so it catches a
+    regression; ``bench/compare_memory.py`` measures the growth over X itself)."""
+
+    params = [list(WORKLOADS)]
+    param_names = ["workload"]
+
+    def setup(self, workload):
+        forest, make_data, size, max_features = WORKLOADS[workload]
+        self.X, self.y = make_data(*size)
+        self.forest = forest
+        self.params_of_fit = {"n_estimators": WORKLOAD_TREES, "max_features": max_features,
+                              "n_jobs": 2, "splitter": "hist", "random_state": 0}
+
+    def time_fit(self, workload):
+        self.forest(**self.params_of_fit).fit(self.X, self.y)
+
+    def peakmem_fit(self, workload):
+        self.forest(**self.params_of_fit).fit(self.X, self.y)
