@@ -7,7 +7,7 @@ fitted forest. Beside them, the workloads of the histogram splitter's
 targets (W2, W3) at a size asv runs in seconds: fit time and peak memory.
 """
 
-from fasttree import RandomForestClassifier, RandomForestRegressor
+from fasttree import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 
 from . import REPEAT
 from .tree import _classification, _regression
@@ -44,12 +44,23 @@ class ForestFit(_Forest):
 
 
 class ForestHistFit(_Forest):
-    """``RandomForestClassifier(n_estimators=50, splitter='hist', n_jobs=2)``: fit
-    (the bins made once, shared by the trees)."""
+    """``RandomForestClassifier`` and ``ExtraTreesClassifier`` of 50 trees with
+    ``splitter='hist'`` and n_jobs=2: fit (the bins made once, shared by the
+    trees; the extra trees draw a boundary between bins)."""
 
-    def time_fit(self, size):
-        RandomForestClassifier(n_estimators=N_TREES, n_jobs=2, splitter="hist",
-                               random_state=0).fit(self.X, self.y)
+    params = [SIZES, ["RandomForestClassifier", "ExtraTreesClassifier"]]
+    param_names = ["n_samples, n_features", "forest"]
+
+    def setup(self, size, forest):
+        super().setup(size)
+
+    def time_fit(self, size, forest):
+        FORESTS[forest](n_estimators=N_TREES, n_jobs=2, splitter="hist",
+                        random_state=0).fit(self.X, self.y)
+
+
+FORESTS = {"RandomForestClassifier": RandomForestClassifier,
+           "ExtraTreesClassifier": ExtraTreesClassifier}
 
 
 class ForestPredict(_Forest):
