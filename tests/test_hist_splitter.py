@@ -71,7 +71,9 @@ def test_a_hist_tree_is_the_exact_tree_of_the_bin_codes_with_thresholds_between_
 
 def assert_the_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
     """``hist`` (a fitted tree) is ``of_codes`` (the tree fitted on the bin
-    codes) but for its thresholds, which lie between the bins' values of the
+    codes: a decision tree's, or for an extra tree the random tree of the
+    codes) but for its thresholds: where the codes' tree cut between two of
+    a node's bins, ``hist`` cuts halfway between those bins' values, of the
     rows it was grown on (``grown_on``, a mask; every row by default)."""
     tree, code_tree = hist.tree_, of_codes.tree_
     for name in TREE_ARRAYS:
@@ -81,16 +83,17 @@ def assert_the_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
     reaching = of_codes.decision_path(codes).tocsc()
     for node in np.flatnonzero(tree.children_left >= 0):
         feature, code_threshold = tree.feature[node], code_tree.threshold[node]
-        if np.isinf(code_threshold):  # every known value left, missing ones right
-            assert tree.threshold[node] == np.inf
-            continue
         # The node's bins nearest the cut on either side (bins between them
         # hold none of its rows).
         rows = reaching[:, node].indices
         if grown_on is not None:
             rows = rows[grown_on[rows]]
         node_codes = codes[rows, feature]
-        left_bin = int(node_codes[node_codes < code_threshold].max())
+        node_codes = node_codes[~np.isnan(node_codes)]
+        if not (node_codes > code_threshold).any():  # every known value left, missing right
+            assert tree.threshold[node] == np.inf
+            continue
+        left_bin = int(node_codes[node_codes <= code_threshold].max())
         right_bin = int(node_codes[node_codes > code_threshold].min())
         expected = midpoint(columns[feature].upper[left_bin], columns[feature].lower[right_bin])
         assert np.float32(tree.threshold[node]) == expected
@@ -107,9 +110,18 @@ OPTION_CASES = {
 }
 
 
+# A decision tree's extremely randomized twin, whose 'hist' draws a boundary
+# between bins as 'random' draws a threshold between the codes.
+EXTRA_TREE_OF = {DecisionTreeClassifier: ExtraTreeClassifier,
+                 DecisionTreeRegressor: ExtraTreeRegressor}
+
+
+@pytest.mark.parametrize("drawn", [False, True], ids=["swept", "drawn"])
 @pytest.mark.parametrize("case", list(OPTION_CASES))
-def test_every_option_of_the_exact_path_grows_the_tree_of_the_bin_codes(case):
+def test_every_option_grows_the_tree_of_the_bin_codes(case, drawn):
     estimator_class, options, regression = OPTION_CASES[case]
+    if drawn:
+        estimator_class = EXTRA_TREE_OF[estimator_class]
     X, y, weights = mixed_data(8, regression=regression, missing=case != "monotonic")
     if case.startswith("two-outputs"):
         y = np.column_stack([y, X[:, 1] > 30 if not regression else np.abs(X[:, 0])])
@@ -132,19 +144,25 @@ def test_a_sparse_matrix_grows_the_hist_tree_of_its_dense_twin():
     assert_same_tree(from_sparse.tree_, dense.tree_)
 
 
-@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor,
+                                          ExtraTreesClassifier, ExtraTreesRegressor])
 def test_a_hist_forests_trees_are_the_trees_of_the_bins_of_all_the_rows(forest_class):
     # The forest bins once, from every row: each tree, grown on its
-    # bootstrap of the bin codes, is that of the forest of the codes.
-    regression = forest_class is RandomForestRegressor
+    # bootstrap of the bin codes, is that of the forest of the codes (for
+    # extra trees, the random trees of the codes), on any number of threads.
+    regression = forest_class in (RandomForestRegressor, ExtraTreesRegressor)
     X, y, weights = mixed_data(5, regression=regression)
-    params = dict(n_estimators=4, max_features=3, random_state=1, min_samples_leaf=2)
+    params = dict(n_estimators=4, max_features=3, random_state=1, min_samples_leaf=2,
+                  bootstrap=True)
     forest = forest_class(splitter="hist", max_bins=12, **params).fit(
         X, y, sample_weight=weights)
     codes, columns = bin_matrix(X, 12)
     of_codes = forest_class(**params).fit(codes, y, sample_weight=weights)
-    for member, code_member, drawn in zip(forest.estimators_, of_codes.estimators_,
-                                          forest.estimators_samples_):
+    threaded = forest_class(splitter="hist", max_bins=12, n_jobs=2, **params).fit(
+        X, y, sample_weight=weights)
+    for member, code_member, threaded_member, drawn in zip(
+            forest.estimators_, of_codes.estimators_, threaded.estimators_,
+            forest.estimators_samples_):
         assert (member.splitter, member.max_bins) == ("hist", 12)
         grown_on = np.bincount(drawn, minlength=len(y)) > 0
         assert_the_tree_of_the_codes(member, code_member, codes, columns, grown_on)
@@ -152,6 +170,7 @@ def test_a_hist_forests_trees_are_the_trees_of_the_bins_of_all_the_rows(forest_c
         # bins, and be sent either way.
         np.testing.assert_array_equal(member.apply(X)[grown_on],
                                       code_member.apply(codes)[grown_on])
+        assert_same_tree(threaded_member.tree_, member.tree_)
 
 
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
@@ -212,34 +231,6 @@ def test_boosting_refuses_a_bad_max_bins_as_its_members_fit_does():
                            n_estimators=2).fit(X, y)
 
 
-def assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns, grown_on=None):
-    """``hist`` (an extra tree of ``splitter='hist'``) is ``of_codes`` (the
-    extra tree of ``splitter='random'`` fitted on the bin codes) but for its
-    thresholds: where the codes' tree drew one between two of a node's bins,
-    ``hist`` cuts halfway between those bins' values (``grown_on``: the rows
-    the trees grew on, a mask; every row by default)."""
-    tree, code_tree = hist.tree_, of_codes.tree_
-    for name in TREE_ARRAYS:
-        if name != "threshold":
-            np.testing.assert_array_equal(getattr(tree, name), getattr(code_tree, name),
-                                          err_msg=name)
-    reaching = of_codes.decision_path(codes).tocsc()
-    for node in np.flatnonzero(tree.children_left >= 0):
-        feature, drawn = tree.feature[node], code_tree.threshold[node]
-        rows = reaching[:, node].indices
-        if grown_on is not None:
-            rows = rows[grown_on[rows]]
-        node_codes = codes[rows, feature]
-        node_codes = node_codes[~np.isnan(node_codes)]
-        if not (node_codes > drawn).any():  # every known value left, missing ones right
-            assert tree.threshold[node] == np.inf
-            continue
-        left_bin = int(node_codes[node_codes <= drawn].max())
-        right_bin = int(node_codes[node_codes > drawn].min())
-        expected = midpoint(columns[feature].upper[left_bin], columns[feature].lower[right_bin])
-        assert np.float32(tree.threshold[node]) == expected
-
-
 @pytest.mark.parametrize("regression", [False, True])
 @pytest.mark.parametrize("max_bins", [2, 5, 40])
 @pytest.mark.parametrize("seed", range(3))
@@ -254,26 +245,8 @@ def test_a_hist_extra_tree_is_the_random_tree_of_the_bin_codes(regression, max_b
         X, y, sample_weight=weights)
     codes, columns = bin_matrix(X, max_bins)
     of_codes = estimator_class(splitter="random", **params).fit(codes, y, sample_weight=weights)
-    assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns)
+    assert_the_tree_of_the_codes(hist, of_codes, codes, columns)
     np.testing.assert_array_equal(hist.apply(X), of_codes.apply(codes))
-
-
-@pytest.mark.parametrize("case", ["absolute-error", "monotonic", "two-outputs", "entropy"])
-def test_every_option_of_the_random_path_draws_the_tree_of_the_bin_codes(case):
-    regression = case in ("absolute-error", "monotonic")
-    estimator_class = ExtraTreeRegressor if regression else ExtraTreeClassifier
-    options = {"absolute-error": {"criterion": "absolute_error"},
-               "monotonic": {"monotonic_cst": [1, 0, -1, 0]},
-               "entropy": {"criterion": "entropy"}}.get(case, {})
-    X, y, weights = mixed_data(4, regression=regression, missing=case != "monotonic")
-    if case == "two-outputs":
-        y = np.column_stack([y, X[:, 1] > 30])
-    params = dict(random_state=2, max_features=2, **options)
-    hist = estimator_class(splitter="hist", max_bins=7, **params).fit(
-        X, y, sample_weight=weights)
-    codes, columns = bin_matrix(X, 7)
-    of_codes = estimator_class(**params).fit(codes, y, sample_weight=weights)
-    assert_the_drawn_tree_of_the_codes(hist, of_codes, codes, columns)
 
 
 def test_a_hist_extra_tree_draws_every_boundary_between_its_bins_alike():
@@ -286,26 +259,6 @@ def test_a_hist_extra_tree_draws_every_boundary_between_its_bins_alike():
     values, counts = np.unique(thresholds, return_counts=True)
     np.testing.assert_array_equal(values, [0.5, 2.5, 6.5])  # halfway between the squares
     assert counts.min() > 150
-
-
-@pytest.mark.parametrize("forest_class", [ExtraTreesClassifier, ExtraTreesRegressor])
-def test_a_hist_extra_trees_forests_trees_are_the_random_trees_of_the_bin_codes(forest_class):
-    regression = forest_class is ExtraTreesRegressor
-    X, y, weights = mixed_data(3, regression=regression)
-    params = dict(n_estimators=4, max_features=3, random_state=4, bootstrap=True)
-    forest = forest_class(splitter="hist", max_bins=9, **params).fit(
-        X, y, sample_weight=weights)
-    codes, columns = bin_matrix(X, 9)
-    of_codes = forest_class(**params).fit(codes, y, sample_weight=weights)
-    for member, code_member, drawn in zip(forest.estimators_, of_codes.estimators_,
-                                          forest.estimators_samples_):
-        assert (member.splitter, member.max_bins) == ("hist", 9)
-        grown_on = np.bincount(drawn, minlength=len(y)) > 0
-        assert_the_drawn_tree_of_the_codes(member, code_member, codes, columns, grown_on)
-    threaded = forest_class(splitter="hist", max_bins=9, n_jobs=2, **params).fit(
-        X, y, sample_weight=weights)
-    for member, threaded_member in zip(forest.estimators_, threaded.estimators_):
-        assert_same_tree(threaded_member.tree_, member.tree_)
 
 
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, ExtraTreesRegressor])
