@@ -17,8 +17,11 @@ cdef enum:
     DIGIT_BITS = 8
     DIGIT_VALUES = 256
     # A counting sort is taken for ranks of at most DIGIT_BITS bits when the
-    # buckets number at most COUNTING_BUCKETS_PER_ITEM times the items.
-    COUNTING_BUCKETS_PER_ITEM = 2
+    # buckets number at most COUNTING_BUCKETS_PER_ITEM times the items. The
+    # small nodes of binned features (spans of at most 256 bins) sort this
+    # way from 32 samples: 8 rather than 2 fit hist forests 10-12% faster
+    # (W2 and W3 shapes, one thread); 16 was no faster.
+    COUNTING_BUCKETS_PER_ITEM = 8
 
 
 cdef inline void swap_items(uint64_t* items, intp_t i, intp_t j) noexcept nogil:
