@@ -13,8 +13,7 @@ from fasttree import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,
                       DecisionTreeClassifier, DecisionTreeRegressor,
                       ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
                       ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor, load)
-import fasttree.bagging
-import fasttree.boosting
+import fasttree.tree
 from fasttree import _growth
 from fasttree.reference import bin_matrix, midpoint
 from synthetic import spread_columns
@@ -201,7 +200,7 @@ def test_boosted_hist_trees_are_the_boosted_trees_of_the_bin_codes():
 @pytest.mark.parametrize("boosting", ["reweight", "resample"])
 def test_boosting_bins_once_and_keeps_categorical_features_unbinned(boosting, monkeypatch):
     calls = []
-    for module in (_growth, fasttree.boosting):
+    for module in (_growth, fasttree.tree):
         counted = module.binned_features
         monkeypatch.setattr(module, "binned_features", lambda *args, counted=counted, **kwargs:
                             calls.append(1) or counted(*args, **kwargs))
@@ -382,8 +381,8 @@ def test_a_hist_forest_fits_a_memory_map_as_the_array_in_memory(forest_class, tm
 def test_bagged_hist_trees_bin_once_and_are_the_bagged_trees_of_the_codes(
         bagging_class, regression, monkeypatch):
     calls = []
-    counted = fasttree.bagging.binned_features
-    monkeypatch.setattr(fasttree.bagging, "binned_features",
+    counted = fasttree.tree.binned_features
+    monkeypatch.setattr(fasttree.tree, "binned_features",
                         lambda *args, **kwargs: calls.append(1) or counted(*args, **kwargs))
     X, y, weights = mixed_data(6, regression=regression)
     tree_class = DecisionTreeRegressor if regression else DecisionTreeClassifier

@@ -51,6 +51,32 @@ def quantile_bins(counts, max_bins):
     return np.cumsum(starts_bin, dtype=np.uint32)
 
 
+def feature_bins(feature_ranks, values, max_bins, categorical=False):
+    """One feature's bins from its ranks and its distinct sorted values
+    (missing ones last, as +inf).
+
+    Returns
+    -------
+    bin_of_rank : ndarray of uint32
+        Each rank's bin: a bin per category, or per value where the known
+        values are at most ``max_bins``, else :func:`quantile_bins`;
+        missing values keep a bin of their own, last.
+    lower, upper : ndarray of float32
+        The smallest and the largest value of each bin.
+    """
+    n_known = values.size - int(values.size > 0 and values[-1] == np.inf)
+    if categorical:
+        bin_of_rank = np.arange(values.size, dtype=np.uint32)
+    else:
+        bin_of_rank = quantile_bins(np.bincount(feature_ranks, minlength=n_known)[:n_known],
+                                    max_bins)
+        if n_known < values.size:
+            bin_of_rank = np.r_[bin_of_rank, np.uint32(bin_of_rank[-1] + 1 if n_known else 0)]
+    first = np.r_[0, np.flatnonzero(np.diff(bin_of_rank)) + 1]
+    last = np.r_[first[1:] - 1, values.size - 1]
+    return bin_of_rank, values[first], values[last]
+
+
 def bin_features(ranked, max_bins, categories=None):
     """Group ranked features into bins (see the module's docstring).
 
@@ -76,25 +102,14 @@ def bin_features(ranked, max_bins, categories=None):
     lower_parts, upper_parts, offsets = [], [], [0]
     for feature in range(n_features):
         start, end = ranked.value_offsets[feature], ranked.value_offsets[feature + 1]
-        values = ranked.values[start:end]
-        n_known = values.size - int(values.size > 0 and values[-1] == np.inf)
-        if n_known <= max_bins or (categories is not None and categories[feature] > 0):
-            lower_parts.append(values)
-            upper_parts.append(values)
-            offsets.append(offsets[-1] + values.size)
-            continue
-        counts = np.bincount(ranked.ranks[feature], minlength=values.size)
-        bin_of_rank = quantile_bins(counts[:n_known], max_bins)
-        n_bins = int(bin_of_rank[-1]) + 1
-        if n_known < values.size:
-            bin_of_rank = np.r_[bin_of_rank, np.uint32(n_bins)]  # the missing values' own bin
-            n_bins += 1
-        ranks[feature] = bin_of_rank[ranked.ranks[feature]]
-        first = np.r_[0, np.flatnonzero(np.diff(bin_of_rank)) + 1]
-        last = np.r_[first[1:] - 1, values.size - 1]
-        lower_parts.append(values[first])
-        upper_parts.append(values[last])
-        offsets.append(offsets[-1] + n_bins)
+        bin_of_rank, lower, upper = feature_bins(
+            ranked.ranks[feature], ranked.values[start:end], max_bins,
+            categories is not None and categories[feature] > 0)
+        if bin_of_rank.size > lower.size:  # grouped: the ranks become bin numbers
+            ranks[feature] = bin_of_rank[ranked.ranks[feature]]
+        lower_parts.append(lower)
+        upper_parts.append(upper)
+        offsets.append(offsets[-1] + lower.size)
     value_offsets = np.asarray(offsets, dtype=np.intp)
     lower = np.concatenate(lower_parts) if lower_parts else ranked.values[:0]
     upper = np.concatenate(upper_parts) if upper_parts else ranked.values[:0]
@@ -148,24 +163,13 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
     def bin_chunk(features, part):
         ranks, values, value_offsets = part[:3]
         for index, feature in enumerate(features):
+            categorical = categories is not None and categories[feature] > 0
             feature_values = values[value_offsets[index]:value_offsets[index + 1]]
-            n_known = feature_values.size - int(feature_values.size > 0
-                                                and feature_values[-1] == np.inf)
-            if categories is not None and categories[feature] > 0:
-                if feature_values.size > NARROW_RANKS:
-                    return False
-                bin_of_rank = np.arange(feature_values.size, dtype=np.uint32)
-            else:
-                bin_of_rank = quantile_bins(np.bincount(ranks[index], minlength=n_known)[:n_known],
-                                            max_bins)
-                if n_known < feature_values.size:
-                    # The missing values' own bin, last (their value is +inf).
-                    bin_of_rank = np.r_[bin_of_rank, np.uint32(bin_of_rank[-1] + 1 if n_known
-                                                               else 0)]
-            first = np.r_[0, np.flatnonzero(np.diff(bin_of_rank)) + 1]
-            last = np.r_[first[1:] - 1, feature_values.size - 1]
+            if categorical and feature_values.size > NARROW_RANKS:
+                return False
+            bin_of_rank, lower_parts[feature], upper_parts[feature] = feature_bins(
+                ranks[index], feature_values, max_bins, categorical)
             narrow_ranks[feature] = bin_of_rank[ranks[index]]
-            lower_parts[feature], upper_parts[feature] = feature_values[first], feature_values[last]
         return True
 
     if not all(for_ranked_chunks(X, bin_chunk, n_threads)):

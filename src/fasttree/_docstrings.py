@@ -398,25 +398,29 @@ def _joined(*keys):
     return "\n".join(SHARED[key] for key in keys)
 
 
+# A tree's parameters; an extra tree's are the same but for its splitter's entry.
+CLASSIFICATION_TREE_KEYS = (
+    "classification_criterion", "splitter", "max_bins", "tree_limits", "max_features",
+    "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
+    "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
+    "monotonic_cst", "interaction_cst")
+REGRESSION_TREE_KEYS = (
+    "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
+    "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
+    "monotonic_cst", "interaction_cst")
+
+
+def _with_extra_tree_splitter(keys):
+    return ["extra_tree_splitter" if key == "splitter" else key for key in keys]
+
+
 SHARED.update({
-    "classification_tree_parameters": _joined(
-        "classification_criterion", "splitter", "max_bins", "tree_limits", "max_features",
-        "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
-        "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
-        "monotonic_cst", "interaction_cst"),
-    "regression_tree_parameters": _joined(
-        "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
-        "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
-        "monotonic_cst", "interaction_cst"),
-    "extra_classification_tree_parameters": _joined(
-        "classification_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
-        "max_features", "tree_random_state", "growth_limits", "tree_class_weight",
-        "tree_ccp_alpha", "tree_loss_matrix", "categorical_features", "categorical_split",
-        "missing", "monotonic_cst", "interaction_cst"),
-    "extra_regression_tree_parameters": _joined(
-        "regression_criterion", "extra_tree_splitter", "max_bins", "tree_limits",
-        "max_features", "tree_random_state", "growth_limits", "tree_ccp_alpha",
-        "categorical_features", "monotonic_cst", "interaction_cst"),
+    "classification_tree_parameters": _joined(*CLASSIFICATION_TREE_KEYS),
+    "regression_tree_parameters": _joined(*REGRESSION_TREE_KEYS),
+    "extra_classification_tree_parameters": _joined(*_with_extra_tree_splitter(
+        CLASSIFICATION_TREE_KEYS)),
+    "extra_regression_tree_parameters": _joined(*_with_extra_tree_splitter(
+        REGRESSION_TREE_KEYS)),
     "fitted_classification_tree": _joined(
         "fitted_classes", "fitted_tree", "fitted_loss_matrix", "fitted_inputs"),
     # A forest's parameters after max_features (whose default and note

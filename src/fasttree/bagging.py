@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from ._binning import binned_features, select_features
+from ._binning import select_features
 from ._frames import as_frame
 from ._base import ClassifierMixin, RegressorMixin, available_if, r2_score
 from ._docstrings import shared_docs
@@ -179,12 +179,8 @@ class BaseBagging(BaseEnsemble):
         binned = None
         if (isinstance(template, BaseDecisionTree) and template.splitter == "hist"
                 and not member_fit_params):
-            # Binned once, from all the rows, for every member (the template's
-            # own checks first, so that a bad max_bins is refused as its fit
-            # refuses it).
-            max_bins = template._resolve_limits(n_samples, n_features)["max_bins"]
-            binned = binned_features(X, max_bins, None if encoding is None else encoding.counts,
-                                     n_threads)
+            # Binned once, from all the rows, for every member.
+            binned = template._shared_bins(X, encoding, n_threads)
         new = self._fit_members(template, X, targets["fit_target"], probabilities, weighted,
                                 base_seed, range(len(members), self.n_estimators),
                                 n_draws, n_chosen, n_threads, is_categorical,

@@ -14,7 +14,6 @@ from ._docstrings import shared_docs
 from ._model_file import model_file_class
 from ._ensemble import (BaseEnsemble, check_n_estimators, check_template, check_verbose,
                         member_matrix, name_members)
-from ._binning import binned_features
 from ._features import rank_features
 from ._growth import ENTROPY_NAMES
 from ._structure import Tree
@@ -96,10 +95,7 @@ def shared_ranks(estimator, X, encoding=None):
         return None
     if estimator.splitter != "hist":
         return rank_features(X)
-    # The member's own checks first, so that a bad max_bins is refused as
-    # its fit refuses it.
-    max_bins = estimator._resolve_limits(*X.shape)["max_bins"]
-    return binned_features(X, max_bins, None if encoding is None else encoding.counts)
+    return estimator._shared_bins(X, encoding)
 
 
 def fit_on_draws(member, X, y, weight, rng, ranked=None):

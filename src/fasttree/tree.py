@@ -11,6 +11,7 @@ import numpy as np
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin, parameters_of
 from ._docstrings import shared_docs
 from ._error_pruning import pessimistic_collapse, reduced_error_collapse
+from ._binning import binned_features
 from ._features import rank_features
 from ._interrupt import current_interrupt, interrupt_scope
 from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
@@ -86,6 +87,15 @@ class BaseDecisionTree(BaseEstimator):
             ranked, limits = features_for_growth(X, limits, ranked)
             return grow_tree(ranked, criterion, sample_weight, limits,
                              check_random_state(self.random_state), output_widths)
+
+    def _shared_bins(self, X, encoding=None, n_threads=1):
+        """The bins a fit of this ``splitter='hist'`` tree on all of X sweeps,
+        made once for an ensemble's members to share (``ranked`` of their
+        fits); its own checks first, so that a bad ``max_bins`` is refused as
+        its fit refuses it. ``encoding``: X's categories, which keep theirs."""
+        max_bins = self._resolve_limits(*X.shape)["max_bins"]
+        return binned_features(X, max_bins, None if encoding is None else encoding.counts,
+                               n_threads)
 
     def _check_fitted(self):
         super()._check_fitted()
