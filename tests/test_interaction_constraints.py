@@ -17,16 +17,15 @@ from hypothesis import strategies as st
 from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
                       ExtraTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                       RandomForestClassifier, RandomForestRegressor, load)
-from fasttree.reference import bin_matrix, build_tree
+from fasttree.reference import bin_matrix
 from fasttree.reference.mixed import build_mixed_tree
 from fasttree.reference.tree import interaction_groups, splittable_features
 from mixed_trees import assert_same_tree as assert_same_mixed_tree
 from test_categorical import mixed_data as categorical_data
 from test_hist_splitter import assert_the_tree_of_the_codes
 from test_hist_splitter import mixed_data as spread_data
-from test_tree_oracle import (REGRESSION, check_predictions, comparable_rows, encode,
-                              fresh_rows, random_params, tie_free_data, tie_prone_data,
-                              walk_trees)
+from test_tree_oracle import (REGRESSION, compare, encode, random_params, tie_free_data,
+                              tie_prone_data)
 
 TREES = (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
          ExtraTreeRegressor)
@@ -104,23 +103,6 @@ def random_constraint(rng, n_features):
     return groups
 
 
-def fit_both(criterion, X, y, weights, params, interaction_cst):
-    """The estimator and the oracle grown under the same constraints."""
-    estimator_class = DecisionTreeRegressor if criterion in REGRESSION else DecisionTreeClassifier
-    estimator = estimator_class(criterion=criterion, random_state=0,
-                                interaction_cst=interaction_cst, **params)
-    estimator.fit(X, y, sample_weight=weights)
-    oracle = build_tree(
-        X, y, weights, criterion=criterion,
-        n_classes=None if criterion in REGRESSION else int(y.max()) + 1,
-        max_depth=params["max_depth"], min_samples_split=params["min_samples_split"],
-        min_samples_leaf=params["min_samples_leaf"],
-        min_weight_leaf=params["min_weight_fraction_leaf"] * float(weights.sum()),
-        min_impurity_decrease=params["min_impurity_decrease"],
-        max_leaf_nodes=params["max_leaf_nodes"], interaction_cst=interaction_cst)
-    return estimator, oracle
-
-
 def compare_with_oracle(criterion, seed, tie_prone):
     rng = np.random.default_rng(seed)
     n_rows = int(rng.integers(20, 121))
@@ -135,13 +117,8 @@ def compare_with_oracle(criterion, seed, tie_prone):
     scale = float(np.var(y)) if criterion in REGRESSION else 0.5
     params = random_params(rng, n_rows, not tie_prone, scale)
     interaction_cst = random_constraint(rng, n_features)
-    estimator, oracle = fit_both(criterion, X, y, weights, params, interaction_cst)
-    walk = walk_trees(estimator, oracle, criterion, X, y, weights, params)
-    check_predictions(estimator, oracle, criterion, X,
-                      comparable_rows(oracle, X, walk.unsafe_for_training), y)
-    fresh = fresh_rows(rng, X, estimator.tree_, 40, tie_prone)
-    check_predictions(estimator, oracle, criterion, fresh,
-                      comparable_rows(oracle, fresh, walk.unsafe_for_fresh), y)
+    estimator, oracle, walk = compare(criterion, X, y, weights, params, rng, tie_prone,
+                                      interaction_cst)
     assert not paths_outside(estimator.tree_, interaction_cst, n_features)
     return estimator, oracle, walk
 

@@ -48,16 +48,18 @@ REGRESSION = ("squared_error", "poisson")
 # ------------------------------------------------------------------ helpers
 
 
-def fit_both(criterion, X, y, weights, params):
+def fit_both(criterion, X, y, weights, params, interaction_cst=None):
     """The estimator and the oracle grown on the same data and rules
-    (``criterion``: a name, or the oracle's CostSensitiveGini)."""
+    (``criterion``: a name, or the oracle's CostSensitiveGini), under the
+    same interaction constraints."""
     if isinstance(criterion, CostSensitiveGini):
         estimator = DecisionTreeClassifier(criterion="gini", loss_matrix=criterion.loss_matrix,
                                            random_state=0, **params)
     else:
         estimator_class = (DecisionTreeRegressor if criterion in REGRESSION
                            else DecisionTreeClassifier)
-        estimator = estimator_class(criterion=criterion, random_state=0, **params)
+        estimator = estimator_class(criterion=criterion, random_state=0,
+                                    interaction_cst=interaction_cst, **params)
     estimator.fit(X, y, sample_weight=weights)
     total = float(weights.sum())  # as the estimator turns the fraction into a weight
     oracle = build_tree(
@@ -67,7 +69,7 @@ def fit_both(criterion, X, y, weights, params):
         min_samples_leaf=params["min_samples_leaf"],
         min_weight_leaf=params["min_weight_fraction_leaf"] * total,
         min_impurity_decrease=params["min_impurity_decrease"],
-        max_leaf_nodes=params["max_leaf_nodes"])
+        max_leaf_nodes=params["max_leaf_nodes"], interaction_cst=interaction_cst)
     return estimator, oracle
 
 
@@ -210,8 +212,8 @@ def fresh_rows(rng, X, tree, n_rows, tie_prone):
     return fresh
 
 
-def compare(criterion, X, y, weights, params, rng, tie_prone):
-    estimator, oracle = fit_both(criterion, X, y, weights, params)
+def compare(criterion, X, y, weights, params, rng, tie_prone, interaction_cst=None):
+    estimator, oracle = fit_both(criterion, X, y, weights, params, interaction_cst)
     walk = walk_trees(estimator, oracle, criterion, X, y, weights, params)
     check_predictions(estimator, oracle, criterion, X,
                       comparable_rows(oracle, X, walk.unsafe_for_training), y)
