@@ -10,6 +10,7 @@ targets (W2, W3) at a size asv runs in seconds: fit time and peak memory.
 from fasttree import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 
 from . import REPEAT
+from .real_tables import TABLES
 from .tree import _classification, _regression
 
 N_TREES = 50
@@ -112,3 +113,23 @@ class ForestHistWorkloads(_Forest):
 
     def peakmem_fit(self, workload):
         self.forest(**self.params_of_fit).fit(self.X, self.y)
+
+
+class ForestRealTables:
+    """``RandomForestClassifier(n_estimators=50, n_jobs=2)`` on the real tables of
+    ``bench/data`` (Adult as a DataFrame of strings and missing values; the
+    tied integer columns of credit default), exact and hist: fit time."""
+
+    params = [list(TABLES), ["best", "hist"]]
+    param_names = ["table", "splitter"]
+    number = 1
+    repeat = REPEAT
+    warmup_time = 0.0
+    timeout = 900
+
+    def setup(self, table, splitter):
+        self.X, self.y, _, _ = TABLES[table]()
+
+    def time_fit(self, table, splitter):
+        RandomForestClassifier(n_estimators=N_TREES, n_jobs=2, splitter=splitter,
+                               random_state=0).fit(self.X, self.y)
