@@ -49,3 +49,11 @@ cdef int histogram_fill_rare(Histogram* histogram, Criterion criterion, intp_t n
 # The statistics of bin b.
 cdef inline double* histogram_bin(Histogram* histogram, intp_t b) noexcept nogil:
     return histogram.stats + b * histogram.n_bin_stats
+
+# Writes to stats and counts the difference of two histograms of n_bins
+# bins of n_bin_stats doubles (and their counts), bin by bin: minuend minus
+# subtrahend. Exact when their sums are (Criterion.exact_sums).
+cdef void bins_difference(double* stats, intp_t* counts, const double* minuend_stats,
+                          const intp_t* minuend_counts, const double* subtrahend_stats,
+                          const intp_t* subtrahend_counts, intp_t n_bins,
+                          intp_t n_bin_stats) noexcept nogil

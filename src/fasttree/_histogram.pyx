@@ -85,3 +85,15 @@ cdef int histogram_fill(Histogram* histogram, Criterion criterion, BinSource sou
         for i in range(n_bins):
             counts[i] += counts[copy * n_bins + i]
     return 0
+
+
+
+cdef void bins_difference(double* stats, intp_t* counts, const double* minuend_stats,
+                          const intp_t* minuend_counts, const double* subtrahend_stats,
+                          const intp_t* subtrahend_counts, intp_t n_bins,
+                          intp_t n_bin_stats) noexcept nogil:
+    cdef intp_t i
+    for i in range(n_bins * n_bin_stats):
+        stats[i] = minuend_stats[i] - subtrahend_stats[i]
+    for i in range(n_bins):
+        counts[i] = minuend_counts[i] - subtrahend_counts[i]

@@ -8,6 +8,7 @@ cimport cython
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from ._criterion cimport Criterion
+from ._node_histograms cimport NodeHistograms
 from ._random_split cimport RandomSplits
 from ._rare_rows cimport RareRows
 from ._split_search cimport BestCandidate, SearchState
@@ -75,6 +76,14 @@ cdef class Splitter:
     cdef SubsetSweep subsets          # categorical features' subset sweeps
     cdef RandomSplits random_splits   # SPLIT_RANDOM's drawn thresholds
     cdef RareRows rare_rows           # sparse features' rows without their common value
+    # Histogram subtraction (_node_histograms): a right child's histograms
+    # from its parent's and its left sibling's. Used when the sums are
+    # exact and every node sweeps every feature (max_features covers them
+    # all), so that a child finds its parent's and sibling's histograms.
+    cdef bint subtracts_histograms
+    cdef bint keeps_histograms        # this tree does (start_tree): grown depth-first
+    cdef NodeHistograms node_histograms
+    cdef intp_t kept_node             # the entry of the node being split, -1 for none
     # Interaction constraints: groups of features, a node allowing some of
     # them (at the root all); a node splits only on the features of the
     # groups it allows, and its children allow those of its groups that
@@ -93,6 +102,10 @@ cdef class Splitter:
     cdef const uint64_t* node_groups
     cdef object _keep_alive
 
+    # Forgets what an earlier tree's nodes left (kept histograms): the
+    # builders call it before the root, saying whether they grow the tree
+    # depth-first, the order histogram subtraction needs.
+    cdef void start_tree(self, bint depth_first) noexcept nogil
     # Finds the best split of samples[start:end], the criterion's current
     # node, and partitions that range (with the criterion's positions) so
     # that the left child comes first, writing the children's criterion
@@ -119,6 +132,17 @@ cdef class Splitter:
     # (_utils.stable_partition), and writes the children's states.
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         double* left_state, double* right_state) noexcept nogil
+    # Writes the children's histograms for histogram subtraction
+    # (_node_histograms.pxd) once the node of entry kept_node has split
+    # [start, end) at middle into children of the given states. Leaves the
+    # criterion at some node. Returns -1 when out of memory, else 0.
+    cdef int keep_children_histograms(self, const uint32_t* samples, intp_t start,
+                                      intp_t middle, intp_t end, const double* left_state,
+                                      const double* right_state) noexcept nogil
+    # The sweep of all n_distinct values of a numeric feature from the bins
+    # the node's parent kept for it (sweep_filled_values).
+    cdef int sweep_kept(self, double* stats, intp_t* counts, intp_t n_node, intp_t feature,
+                        intp_t n_distinct, BestCandidate* best) noexcept nogil
     # The exact sweeps of a numeric feature at the node of node_samples
     # (rare_access: the node's way to its rare rows, _rare_rows.pxd),
     # offering their candidates to best. Returns -1 when out of memory, 0

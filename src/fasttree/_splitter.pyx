@@ -8,11 +8,16 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ._criterion cimport BinSource, PositionArray, bin_of
-from ._histogram cimport histogram_free, histogram_init
+from ._histogram cimport (Histogram, bins_difference, histogram_fill, histogram_free,
+                          histogram_init)
+from ._node_histograms cimport (node_histograms_bins, node_histograms_clear,
+                                node_histograms_forget, node_histograms_free,
+                                node_histograms_init, node_histograms_keep,
+                                node_histograms_open, node_histograms_slot)
 from ._random_split cimport RandomDraw, draw_binned_split
 from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at)
-from ._sweep_counted cimport sweep_all_values, sweep_node_values
+from ._sweep_counted cimport sweep_all_values, sweep_filled_values, sweep_node_values
 from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
 from ._utils cimport NARROW_RANKS, midpoint, rng_below, stable_partition
 
@@ -30,6 +35,17 @@ cdef double COUNT_FACTOR = 4.0
 
 # Which sweep new splitters use; tests set it to check that both agree.
 split_method = SPLIT_AUTO
+# Whether new splitters subtract histograms where they may (see
+# _node_histograms.pxd); tests turn it off to check that it changes nothing,
+# and read kept_sweep_count to see that it ran.
+histogram_subtraction = True
+cdef long long kept_sweeps = 0
+
+
+def kept_sweep_count():
+    """Sweeps, since the module was loaded, of bins a node's parent kept for
+    it (histogram subtraction); a count for tests, racy under threads."""
+    return kept_sweeps
 # Whether new splitters' subset sweeps take their shortcuts (see
 # _sweep_subsets.pyx); tests turn them off to check that they change nothing.
 subset_shortcuts = True
@@ -151,6 +167,14 @@ cdef class Splitter:
                             ranked.narrow_ranks, categories, monotonic_cst,
                             groups_of_feature, features_of_group)
         histogram_init(&self.state.buffers.histogram)
+        node_histograms_init(&self.node_histograms, n_features)
+        self.kept_node = -1
+        # Subtraction pays when a child sweeps the features its parent and
+        # sibling filled: every feature at every node. With fewer drawn per
+        # node, few are drawn by all three, and keeping the rest costs.
+        self.subtracts_histograms = (bool(histogram_subtraction) and criterion.exact_sums
+                                     and max_features >= n_features
+                                     and self.method in (SPLIT_AUTO, SPLIT_COUNT))
         self.features = <intp_t*> malloc(n_features * sizeof(intp_t))
         self.state.buffers.node_ranks = <uint32_t*> malloc(n_samples * sizeof(uint32_t))
         self.state.buffers.items = <uint64_t*> malloc(n_samples * sizeof(uint64_t))
@@ -228,6 +252,12 @@ cdef class Splitter:
         free(self.state.buffers.scratch)
         free(self.goes_left)
         histogram_free(&self.state.buffers.histogram)
+        node_histograms_free(&self.node_histograms)
+
+    cdef void start_tree(self, bint depth_first) noexcept nogil:
+        node_histograms_clear(&self.node_histograms)
+        self.kept_node = -1
+        self.keeps_histograms = self.subtracts_histograms and depth_first
 
     cdef void partition(self, uint32_t* samples, intp_t start, intp_t end,
                         double* left_state, double* right_state) noexcept nogil:
@@ -337,6 +367,11 @@ cdef class Splitter:
         cdef intp_t pair_feature = -1
         cdef RandomDraw draw, pair_draw
 
+        if self.keeps_histograms:
+            self.kept_node = node_histograms_open(&self.node_histograms, start, end,
+                                                  self.criterion.n_bin_stats, True)
+            if self.kept_node < 0:
+                return -1
         best.proxy_improvement = -INFINITY
         best.proxy_scale = self.criterion.proxy_scale()
         best.feature = -1
@@ -390,6 +425,9 @@ cdef class Splitter:
                                              pair_draw, &best) < 0:
                 return -1
         if best.feature < 0:
+            if self.kept_node >= 0:
+                node_histograms_forget(&self.node_histograms, self.kept_node)
+                self.kept_node = -1
             return 0
 
         feature = best.feature
@@ -460,7 +498,91 @@ cdef class Splitter:
         if best.is_subset:
             record.category_set = self.subsets.category_set_of(&self.state, feature,
                                                                record.missing_left)
+        if self.kept_node >= 0:
+            status = self.keep_children_histograms(samples, start, record.position, end,
+                                                   left_state, right_state)
+            node_histograms_forget(&self.node_histograms, self.kept_node)
+            self.kept_node = -1
+            if status < 0:
+                return -1
         return 0
+
+    cdef int keep_children_histograms(self, const uint32_t* samples, intp_t start,
+                                      intp_t middle, intp_t end, const double* left_state,
+                                      const double* right_state) noexcept nogil:
+        # The smaller child's histograms are filled, the larger's are the
+        # node's minus them; each child keeps those its own sweeps will use
+        # (a child sweeps all of a feature's values when counts_cheaper).
+        cdef NodeHistograms* store = &self.node_histograms
+        cdef intp_t n_bin_stats = store.nodes[self.kept_node].n_bin_stats
+        cdef intp_t small_start = start, small_end = middle
+        cdef intp_t large_start = middle, large_end = end
+        cdef intp_t small_node = -1, large_node, feature, n_bins, n_small, n_large
+        cdef double* node_stats
+        cdef double* large_stats
+        cdef intp_t* node_counts
+        cdef intp_t* large_counts
+        cdef Histogram* histogram = &self.state.buffers.histogram
+        # Children that number their statistics otherwise (fewer classes)
+        # cannot take differences of the node's bins.
+        self.criterion.restore_node(start, middle, left_state)
+        if self.criterion.n_bin_stats != n_bin_stats:
+            return 0
+        self.criterion.restore_node(middle, end, right_state)
+        if self.criterion.n_bin_stats != n_bin_stats:
+            return 0
+        if middle - start > end - middle:
+            small_start, small_end, large_start, large_end = middle, end, start, middle
+        n_small = small_end - small_start
+        n_large = large_end - large_start
+        large_node = node_histograms_open(store, large_start, large_end, n_bin_stats, False)
+        if large_node < 0:
+            return -1
+        # The smaller child keeps its bins only where it will sweep them.
+        if counts_cheaper(self.state.all_values_factor, 2, n_bin_stats, n_small):
+            small_node = node_histograms_open(store, small_start, small_end, n_bin_stats,
+                                              False)
+            if small_node < 0:
+                return -1
+        self.criterion.restore_node(small_start, small_end,
+                                    left_state if small_start == start else right_state)
+        for feature in range(self.state.data.n_features):
+            n_bins = store.nodes[self.kept_node].n_bins[feature]
+            if n_bins == 0 or not counts_cheaper(self.state.all_values_factor, n_bins,
+                                                 n_bin_stats, n_large):
+                continue
+            if histogram_fill(histogram, self.criterion,
+                              feature_ranks_at(&self.state.data, feature, samples + small_start),
+                              n_small, n_bins) < 0:
+                return -1
+            if small_node >= 0 and counts_cheaper(self.state.all_values_factor, n_bins,
+                                                  n_bin_stats, n_small):
+                if node_histograms_keep(store, small_node, feature, histogram, n_bins) < 0:
+                    return -1
+            large_stats = node_histograms_slot(store, large_node, feature, n_bins, &large_counts)
+            if large_stats == NULL:
+                return -1
+            node_stats = node_histograms_bins(store, self.kept_node, feature, n_bins,
+                                              &node_counts)
+            bins_difference(large_stats, large_counts, node_stats, node_counts, histogram.stats,
+                            histogram.counts, n_bins, n_bin_stats)
+        return 0
+
+    cdef int sweep_kept(self, double* stats, intp_t* counts, intp_t n_node, intp_t feature,
+                        intp_t n_distinct, BestCandidate* best) noexcept nogil:
+        # The sweep reads the kept bins in place, lent as its histogram.
+        cdef Histogram own = self.state.buffers.histogram
+        cdef int status
+        global kept_sweeps
+        kept_sweeps += 1
+        self.state.buffers.histogram.stats = stats
+        self.state.buffers.histogram.counts = counts
+        self.state.buffers.histogram.n_bins = n_distinct
+        self.state.buffers.histogram.n_bin_stats = self.criterion.n_bin_stats
+        status = sweep_filled_values(self.criterion, &self.state, n_node, feature, n_distinct,
+                                     best)
+        self.state.buffers.histogram = own
+        return status
 
     cdef int sweep_numeric(self, const uint32_t* node_samples, intp_t n_node, intp_t feature,
                            intp_t n_distinct, int* rare_access,
@@ -478,6 +600,8 @@ cdef class Splitter:
         cdef uint32_t rank, min_rank, max_rank, common_rank = 0
         cdef uint32_t* node_ranks = self.state.buffers.node_ranks
         cdef int status
+        cdef double* kept_stats
+        cdef intp_t* kept_counts
         # A feature whose rare rows (those without its common value) are
         # few next to the node's is summed from them alone.
         if self.criterion.exact_sums:
@@ -489,9 +613,26 @@ cdef class Splitter:
                 common_rank = self.rare_rows.common_rank[feature]
         if counts_cheaper(self.state.all_values_factor, n_distinct, self.criterion.n_bin_stats,
                           n_node):
-            return sweep_all_values(self.criterion, &self.state, source, n_node, feature,
-                                    n_distinct, rare_positions, rare_ranks, n_rare,
-                                    common_rank, best)
+            if self.kept_node < 0:
+                return sweep_all_values(self.criterion, &self.state, source, n_node, feature,
+                                        n_distinct, rare_positions, rare_ranks, n_rare,
+                                        common_rank, best)
+            # A sparse feature's rows are summed from its rare rows as
+            # before: the bookkeeping of its sweep stays the same.
+            if n_rare < 0:
+                kept_stats = node_histograms_bins(&self.node_histograms, self.kept_node,
+                                                  feature, n_distinct, &kept_counts)
+                if kept_stats != NULL:
+                    return self.sweep_kept(kept_stats, kept_counts, n_node, feature,
+                                           n_distinct, best)
+            status = sweep_all_values(self.criterion, &self.state, source, n_node, feature,
+                                      n_distinct, rare_positions, rare_ranks, n_rare,
+                                      common_rank, best)
+            if status == 1 and node_histograms_keep(&self.node_histograms, self.kept_node,
+                                                    feature, &self.state.buffers.histogram,
+                                                    n_distinct) < 0:
+                return -1
+            return status
         if 0 < n_rare and 2 * n_rare <= n_node:
             status = sweep_rare_sorted(self.criterion, &self.state, n_node, feature,
                                        common_rank, rare_positions, rare_ranks, n_rare, best)
@@ -539,6 +680,7 @@ def find_split(Splitter splitter not None, uint32_t[::1] samples not None):
     weighted_n_node = splitter.criterion.weighted_n_node
     cdef int status
     cdef SubsetSweep subsets = splitter.subsets
+    splitter.start_tree(False)
     if subsets is not None:
         subsets.n_stats_moved = 0
         subsets.n_proxies = 0

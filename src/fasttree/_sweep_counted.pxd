@@ -23,6 +23,14 @@ cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource sou
                           intp_t n_rare, uint32_t common_rank,
                           BestCandidate* best) noexcept nogil
 
+# Sweeps state.buffers.histogram, already holding the node's bins of all
+# n_distinct values of the feature (histogram subtraction, _node_histograms).
+# Returns 0, without sweeping, when one bin holds the whole node (as
+# sweep_all_values finds it of a source of one value), else 1.
+cdef int sweep_filled_values(Criterion criterion, SearchState* state, intp_t n_node,
+                             intp_t feature, intp_t n_distinct,
+                             BestCandidate* best) noexcept nogil
+
 # Sweeps a histogram of the ranks min_rank .. min_rank + rank_span - 1 (the
 # node's range of the feature), filled from state.buffers.node_ranks[0:n_node].
 # Returns -1 when out of memory, else 1.

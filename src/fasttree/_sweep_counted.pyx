@@ -14,7 +14,6 @@ cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource sou
     # the bins tell its range. A second value usually shows within a few
     # samples: a constant feature is found without filling its bins.
     cdef Histogram* histogram = &state.buffers.histogram
-    cdef intp_t first_bin, last_bin
     if n_rare < 0 and holds_one_value(source, n_node):
         return 0
     if n_rare >= 0:
@@ -23,14 +22,35 @@ cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource sou
             return -1
     elif histogram_fill(histogram, criterion, source, n_node, n_distinct) < 0:
         return -1
-    first_bin = 0
-    while histogram.counts[first_bin] == 0:
-        first_bin += 1
-    last_bin = n_distinct - 1
-    while histogram.counts[last_bin] == 0:
-        last_bin -= 1
+    sweep_bins(criterion, state, n_node, feature, first_filled(histogram),
+               last_filled(histogram, n_distinct), 0, best)
+    return 1
+
+
+cdef int sweep_filled_values(Criterion criterion, SearchState* state, intp_t n_node,
+                             intp_t feature, intp_t n_distinct,
+                             BestCandidate* best) noexcept nogil:
+    cdef Histogram* histogram = &state.buffers.histogram
+    cdef intp_t first_bin = first_filled(histogram)
+    cdef intp_t last_bin = last_filled(histogram, n_distinct)
+    if first_bin == last_bin:
+        return 0
     sweep_bins(criterion, state, n_node, feature, first_bin, last_bin, 0, best)
     return 1
+
+
+cdef inline intp_t first_filled(const Histogram* histogram) noexcept nogil:
+    cdef intp_t b = 0
+    while histogram.counts[b] == 0:
+        b += 1
+    return b
+
+
+cdef inline intp_t last_filled(const Histogram* histogram, intp_t n_bins) noexcept nogil:
+    cdef intp_t b = n_bins - 1
+    while histogram.counts[b] == 0:
+        b -= 1
+    return b
 
 
 cdef int sweep_node_values(Criterion criterion, SearchState* state, intp_t n_node,
