@@ -23,9 +23,12 @@ from fasttree._utils import partitioned_rows, sorted_items
 RADIX_MIN_ITEMS = 384  # the documented switch from comparison to radix sort
 
 
+COUNTING_BUCKETS_PER_ITEM = 8  # the documented most buckets per item of a counting sort
+
+
 def uses_counting_sort(n, bits):
     """The documented choice of the stable counting pass."""
-    return bits <= 8 and (1 << bits) <= 2 * n and n > 16
+    return bits <= 8 and (1 << bits) <= COUNTING_BUCKETS_PER_ITEM * n and n > 16
 LOW_MASK = np.uint64(0xFFFFFFFF)
 
 SHAPES = ["uniform", "few_distinct", "all_equal", "sorted", "reversed",
