@@ -33,10 +33,11 @@ cdef struct KeptNode:
     intp_t start             # the node's range of positions
     intp_t end
     intp_t n_bin_stats       # doubles per bin of its histograms
-    double* stats            # n_features slots of MAX_KEPT_BINS * n_bin_stats doubles
+    double** stats           # per feature, its bins' doubles (rows of n_bin_stats),
+                             # allocated when first kept, NULL before
+    intp_t* stats_capacity   # per feature, the doubles allocated there
     intp_t* counts           # n_features slots of MAX_KEPT_BINS counts
     intp_t* n_bins           # per feature, the bins kept, 0 for none
-    intp_t stats_capacity    # doubles allocated for stats
 
 
 cdef struct NodeHistograms:

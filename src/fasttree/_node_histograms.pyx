@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Histogram subtraction: a split node's histograms, made its children's."""
 
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 
@@ -13,9 +13,13 @@ cdef void node_histograms_init(NodeHistograms* store, intp_t n_features) noexcep
 
 
 cdef void node_histograms_free(NodeHistograms* store) noexcept nogil:
-    cdef intp_t i
+    cdef intp_t i, feature
     for i in range(store.capacity):
+        if store.nodes[i].stats != NULL:
+            for feature in range(store.n_features):
+                free(store.nodes[i].stats[feature])
         free(store.nodes[i].stats)
+        free(store.nodes[i].stats_capacity)
         free(store.nodes[i].counts)
         free(store.nodes[i].n_bins)
     free(store.nodes)
@@ -60,16 +64,19 @@ cdef intp_t node_histograms_open(NodeHistograms* store, intp_t start, intp_t end
         store.nodes = grown
         for i in range(store.capacity, capacity):
             grown[i].stats = NULL
+            grown[i].stats_capacity = NULL
             grown[i].counts = NULL
             grown[i].n_bins = NULL
-            grown[i].stats_capacity = 0
         store.capacity = capacity
     node = &store.nodes[store.n_nodes]
     if node.n_bins == NULL:
-        node.n_bins = <intp_t*> realloc(NULL, max(1, store.n_features) * sizeof(intp_t))
-        node.counts = <intp_t*> realloc(NULL, max(1, store.n_features * MAX_KEPT_BINS)
-                                        * sizeof(intp_t))
-        if node.n_bins == NULL or node.counts == NULL:
+        node.n_bins = <intp_t*> calloc(max(1, store.n_features), sizeof(intp_t))
+        node.stats = <double**> calloc(max(1, store.n_features), sizeof(double*))
+        node.stats_capacity = <intp_t*> calloc(max(1, store.n_features), sizeof(intp_t))
+        node.counts = <intp_t*> malloc(max(1, store.n_features * MAX_KEPT_BINS)
+                                       * sizeof(intp_t))
+        if (node.n_bins == NULL or node.stats == NULL or node.stats_capacity == NULL
+                or node.counts == NULL):
             return -1
     memset(node.n_bins, 0, store.n_features * sizeof(intp_t))
     node.start = start
@@ -85,27 +92,28 @@ cdef double* node_histograms_bins(NodeHistograms* store, intp_t index, intp_t fe
     if node.n_bins[feature] != n_bins:
         return NULL
     counts[0] = node.counts + feature * MAX_KEPT_BINS
-    return node.stats + feature * MAX_KEPT_BINS * node.n_bin_stats
+    return node.stats[feature]
 
 
 cdef double* node_histograms_slot(NodeHistograms* store, intp_t index, intp_t feature,
                                   intp_t n_bins, intp_t** counts) noexcept nogil:
+    # A feature's bins are allocated when first kept, and the allocation
+    # stays with the entry for the nodes it serves next: a tree holds what
+    # its waiting nodes keep.
     cdef KeptNode* node = &store.nodes[index]
-    cdef intp_t slot_size = MAX_KEPT_BINS * node.n_bin_stats
+    cdef intp_t size = MAX_KEPT_BINS * node.n_bin_stats
     cdef double* stats
     if n_bins > MAX_KEPT_BINS:
         return NULL
-    # Slots never written are never given pages by the system: a node
-    # holds what it keeps.
-    if node.stats_capacity < store.n_features * slot_size:
-        stats = <double*> realloc(node.stats, store.n_features * slot_size * sizeof(double))
+    if node.stats_capacity[feature] < size:
+        stats = <double*> realloc(node.stats[feature], size * sizeof(double))
         if stats == NULL:
             return NULL
-        node.stats = stats
-        node.stats_capacity = store.n_features * slot_size
+        node.stats[feature] = stats
+        node.stats_capacity[feature] = size
     node.n_bins[feature] = n_bins
     counts[0] = node.counts + feature * MAX_KEPT_BINS
-    return node.stats + feature * slot_size
+    return node.stats[feature]
 
 
 cdef int node_histograms_keep(NodeHistograms* store, intp_t index, intp_t feature,
