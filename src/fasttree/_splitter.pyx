@@ -46,6 +46,8 @@ def kept_sweep_count():
     """Sweeps, since the module was loaded, of bins a node's parent kept for
     it (histogram subtraction); a count for tests, racy under threads."""
     return kept_sweeps
+
+
 # Whether new splitters' subset sweeps take their shortcuts (see
 # _sweep_subsets.pyx); tests turn them off to check that they change nothing.
 subset_shortcuts = True
