@@ -492,7 +492,8 @@ def split_method(limits):
             else SplitMethod.SPLIT_RANDOM)
 
 
-def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None):
+def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None,
+              n_threads=1):
     """Grow one tree.
 
     Parameters
@@ -516,6 +517,9 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
         Seed of the per-node feature draws.
     output_widths : sequence of int, optional
         Values per output of a multi-output criterion (see ``Tree``).
+    n_threads : int, default=1
+        Threads that sweep the features of a large node (see
+        ``Splitter.set_threads``); the tree is the same for any number.
 
     Returns
     -------
@@ -524,12 +528,22 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
     weighted_n_total = float(sample_weight.sum())
     min_weight_leaf = limits["min_weight_fraction_leaf"] * weighted_n_total
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
-    splitter = Splitter(criterion, ranked_features, limits["max_features"],
+
+    def make_splitter(criterion):
+        return Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=split_method(limits),
                         categories=limits.get("categories"), columns=limits.get("columns"),
                         monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"),
                         interaction_cst=limits.get("interaction_cst"))
+
+    splitter = make_splitter(criterion)
+    categories = limits.get("categories")
+    # Only the exact sweeps of numeric features are spread over threads
+    # (Splitter.set_threads); a single feature leaves nothing to spread.
+    if (n_threads > 1 and split_method(limits) is None and ranked_features.ranks.shape[0] > 1
+            and (categories is None or not np.any(categories))):
+        splitter.set_threads([make_splitter(criterion.clone()) for _ in range(n_threads - 1)])
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],

@@ -86,6 +86,9 @@ cdef struct SearchState:
 cdef struct BestCandidate:
     double proxy_improvement  # the criterion's proxy, -inf before any candidate
     double proxy_scale        # the criterion's proxy_scale at the node (beats_best)
+    # The largest proxy offered, whether it won or not: which of a thread's
+    # candidates might beat another best (Splitter.merge_candidate).
+    double max_proxy
     intp_t feature            # -1 before any candidate
     uint32_t left_rank        # largest rank that goes left
     uint32_t right_rank       # smallest rank of the node that goes right
@@ -162,6 +165,8 @@ cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandi
                 and (value_left - value_right) * limits.monotonic_cst[feature] <= 0.0):
             return SKIP
     proxy = criterion.proxy_improvement()
+    if proxy > best.max_proxy:
+        best.max_proxy = proxy
     # Ties, up to rounding, go to the lowest feature index, then to the
     # candidate met first, whatever order the features were drawn in.
     if beats_best(proxy, feature, best.proxy_improvement, best.feature, best.proxy_scale):
