@@ -24,6 +24,7 @@ from ._structure import Tree
 from ._targets import (check_regression_target, encode_outputs, impurity_exponent,
                        target_scale_exponent)
 from ._tree import build_tree
+from ._threads import resolve_n_jobs
 from ._validation import (check_array_2d, check_int_or_fraction, check_sample_weight,
                           feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
                           sparse_for_fit, warn_user)
@@ -431,6 +432,9 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     dict
     """
     check_criterion(params.criterion, criteria)
+    # A forest checks its n_jobs itself; a tree's n_jobs is checked here,
+    # before any work, as the other parameters are.
+    resolve_n_jobs(getattr(params, "n_jobs", None))
     if params.max_depth is not None and not is_int_at_least(params.max_depth, 1):
         raise invalid_parameter("max_depth", "an int in the range [1, inf) or None",
                                 params.max_depth)
