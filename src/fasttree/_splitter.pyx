@@ -382,6 +382,7 @@ cdef class Splitter:
 
         best.proxy_improvement = -INFINITY
         best.max_proxy = -INFINITY
+        best.max_before_best = -INFINITY
         best.proxy_scale = self.criterion.proxy_scale()
         best.feature = -1
         best.is_subset = False
@@ -582,6 +583,7 @@ cdef class Splitter:
         cdef int status
         cdef BestCandidate* candidate
         cdef double scale = best.proxy_scale
+        cdef double margin
         if self.feature_status[feature] == NOT_SWEPT:
             # Look ahead: the draws the loop will make from here, taking the
             # features not swept yet as not constant (most are; a constant
@@ -624,12 +626,20 @@ cdef class Splitter:
             # From no best, the sequential sweep would find the same.
             best[0] = candidate[0]
             return 1
-        # beats_best allows for rounding, so whether a feature's candidates
-        # beat the best depends on the best they meet: a feature none of
-        # whose candidates comes within the margin of it leaves it, and the
-        # others (the few that improve it) are swept again here, against it.
-        if candidate.max_proxy < best.proxy_improvement - (fabs(best.proxy_improvement)
-                                                           + scale) * TIE_MARGIN:
+        # beats_best allows for rounding, so which of a feature's candidates
+        # wins depends on the best they meet. None of them beats it when all
+        # fall short of its margin. The feature's own best replaces it when
+        # clear of its margin and of the margins of every candidate before
+        # it: the sequential sweep then reaches it from whichever candidate
+        # it holds, and keeps it. The rest (near ties) are swept again here.
+        margin = (fabs(best.proxy_improvement) + scale) * TIE_MARGIN
+        if candidate.max_proxy < best.proxy_improvement - margin:
+            return 1
+        if candidate.proxy_improvement > best.proxy_improvement + margin and (
+                candidate.max_before_best == -INFINITY
+                or candidate.proxy_improvement > candidate.max_before_best
+                + (fabs(candidate.max_before_best) + scale) * TIE_MARGIN):
+            best[0] = candidate[0]
             return 1
         return self.sweep_numeric(node_samples, n_node, feature, n_distinct, rare_access, best)
 
@@ -723,6 +733,7 @@ cdef void sweep_on_thread(Splitter splitter, Splitter main, const uint32_t* node
         splitter.thread_node = main.node_serial
     candidate.proxy_improvement = -INFINITY
     candidate.max_proxy = -INFINITY
+    candidate.max_before_best = -INFINITY
     candidate.proxy_scale = scale
     candidate.feature = -1
     candidate.is_subset = False
