@@ -4,7 +4,7 @@ Usage (from the repository root, with fasttree and scikit-learn installed)::
 
     python bench/compare_tree_threads.py                  # W1, 2 threads, exact and hist
     python bench/compare_tree_threads.py --n-jobs 1 --repeats 5
-    python bench/compare_tree_threads.py --min-samples 500 1000 4000   # the threshold rule
+    python bench/compare_tree_threads.py --min-work 10000 25000 50000   # the threshold rule
 
 W1: ``make_classification`` 100,000 x 50 (20 informative), float32, a fixed
 shuffled 80,000 rows to train. Each repeat fits scikit-learn's
@@ -13,8 +13,9 @@ shuffled 80,000 rows to train. Each repeat fits scikit-learn's
 process, and checks that the threaded tree is the one-thread tree. Reported:
 median fit times and fasttree / scikit-learn ratios (the targets of issue 30
 are 0.15 for the exact splitter and 0.10 for hist, with 2 threads).
-``--min-samples`` times fasttree alone at other values of the splitter's
-``thread_min_samples`` (the smallest node whose features are swept on threads).
+``--min-work`` times fasttree alone at other values of the splitter's
+``thread_min_work`` (the least samples times features to sweep of a node
+whose features are swept on threads).
 """
 
 import argparse
@@ -42,7 +43,7 @@ def main(argv=None):
     parser.add_argument("--n-features", type=int, default=50)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--min-samples", type=int, nargs="*", default=[])
+    parser.add_argument("--min-work", type=int, nargs="*", default=[])
     parser.add_argument("--skip-sklearn", action="store_true")
     args = parser.parse_args(argv)
 
@@ -53,8 +54,8 @@ def main(argv=None):
     X_train, _, y_train, _ = holdout_split(X, y)
     print(f"W1: {X_train.shape[0]} x {X_train.shape[1]} float32 to train; fasttree "
           f"{fasttree.__version__} with n_jobs={args.n_jobs}, scikit-learn {sklearn_version}; "
-          f"median of {args.repeats}; thread_min_samples="
-          f"{splitter_module.thread_min_samples}")
+          f"median of {args.repeats}; thread_min_work="
+          f"{splitter_module.thread_min_work}")
 
     def fit_ours(splitter, n_jobs):
         return fasttree.DecisionTreeClassifier(splitter=splitter, random_state=0,
@@ -81,15 +82,15 @@ def main(argv=None):
         ratio = medians[name] / medians["sklearn"] if "sklearn" in medians else float("nan")
         print(f"{label:<24}{medians[name]:>10.3f}{ratio:>12.3f}")
 
-    default = splitter_module.thread_min_samples
-    for min_samples in args.min_samples:
-        splitter_module.thread_min_samples = min_samples
+    default = splitter_module.thread_min_work
+    for min_work in args.min_work:
+        splitter_module.thread_min_work = min_work
         row = []
         for splitter in ("best", "hist"):
             row.append(statistics.median(timed(lambda: fit_ours(splitter, args.n_jobs))[0]
                                          for _ in range(args.repeats)))
-        print(f"thread_min_samples={min_samples:<8} exact {row[0]:.3f} s, hist {row[1]:.3f} s")
-    splitter_module.thread_min_samples = default
+        print(f"thread_min_work={min_work:<8} exact {row[0]:.3f} s, hist {row[1]:.3f} s")
+    splitter_module.thread_min_work = default
     return {"fit": medians,
             "ratios": {name: medians[name] / medians["sklearn"] for name in ("best", "hist")
                        if "sklearn" in medians}}

@@ -3,7 +3,7 @@ trees than threads): a large node's candidate features are swept on several
 threads (``Splitter.set_threads``), and the tree is the one-thread tree, bit
 for bit, whatever the number of threads.
 
-The splitter's ``thread_min_samples`` is lowered to 2 here so that every
+The splitter's ``thread_min_work`` is lowered to 1 here so that every
 node of these small trees is searched on threads (the default leaves small
 nodes on one)."""
 
@@ -24,7 +24,7 @@ TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "n_nod
 
 @pytest.fixture(autouse=True)
 def every_node_on_threads(monkeypatch):
-    monkeypatch.setattr(splitter_module, "thread_min_samples", 2)
+    monkeypatch.setattr(splitter_module, "thread_min_work", 1)
 
 
 def assert_same_tree(tree, other):

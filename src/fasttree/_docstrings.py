@@ -185,8 +185,9 @@ monotonic_cst : array-like of int of shape (n_features,) or None
     take 0).""",
     "tree_n_jobs": """\
 n_jobs : int or None
-    Threads that sweep the candidate features of a node of at least 1,000
-    training rows (smaller nodes stay on one): None is 1, -1 all cores.
+    Threads that sweep the candidate features of a large node (its rows
+    times the features it tries at least 25,000; smaller nodes stay on
+    one): None is 1, -1 all cores.
     The tree is the same whatever ``n_jobs`` is. The exact sweeps of
     numeric features (``splitter='best'`` and ``'hist'``) use them; drawn
     thresholds (``splitter='random'``), categorical features and sparse

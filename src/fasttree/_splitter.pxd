@@ -94,12 +94,13 @@ cdef class Splitter:
     cdef object _keep_alive
     # Threads inside one node (set_threads): n_threads splitters of the fit,
     # this one first, each with its own criterion and work buffers, whose
-    # criteria keep their positions in step with this one's. A node of at
-    # least thread_min_samples samples sweeps its drawn numeric features on
+    # criteria keep their positions in step with this one's. A node whose
+    # samples times features to sweep reach thread_min_work sweeps its drawn
+    # numeric features on
     # them, each from no best (feature_best), and split_node merges those
     # in draw order (merge_candidate); n_threads is 1 otherwise.
     cdef intp_t n_threads
-    cdef intp_t thread_min_samples
+    cdef intp_t thread_min_work
     cdef void** thread_splitters      # borrowed; _thread_splitters keeps them alive
     cdef object _thread_splitters
     cdef uint64_t node_serial         # counts the nodes searched on threads

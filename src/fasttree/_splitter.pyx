@@ -34,14 +34,15 @@ cdef double COUNT_FACTOR = 4.0
 # Which sweep new splitters use; tests set it to check that both agree.
 split_method = SPLIT_AUTO
 
-# The smallest node whose features are swept on several threads (set_threads
-# reads it; tests lower it to put every node on them). W1's fully grown
-# tree (bench/compare_tree_threads.py, 2 threads) fit fastest from about
-# 1,000 samples: a parallel region and each thread's pass to set its
-# criterion to the node cost about what sweeping 50 features of 100-200
-# samples does, and smaller nodes are most of a tree's nodes but little of
-# its time.
-thread_min_samples = 1000
+# The least work (the node's samples times the features it will sweep) of
+# a node whose features are swept on several threads (set_threads reads it;
+# tests lower it to put every node on them). A parallel region (waking the
+# threads, each setting its criterion to the node) costs some tens of
+# microseconds, about what sweeping 50 features of 100-200 samples takes;
+# smaller nodes are most of a fully grown tree's nodes but, from 500 samples
+# of 50 features down, a quarter of its sweeping (W1: nodes of >= 500
+# samples hold 76% of the sweeps' samples, >= 1,000 64%, >= 200 88%).
+thread_min_work = 25_000
 
 # feature_status beside sweep_numeric's -1, 0 and 1.
 cdef enum:
@@ -373,7 +374,8 @@ cdef class Splitter:
 
         # Large nodes sweep their numeric features on threads; the draws,
         # and the merge of the candidates, stay on this one, in order.
-        cdef bint on_threads = self.n_threads > 1 and n_node >= self.thread_min_samples
+        cdef bint on_threads = (self.n_threads > 1 and n_node * min(
+            self.max_features, end_unvisited - first_unvisited) >= self.thread_min_work)
         self.kept_stale = on_threads
         if on_threads:
             memset(self.feature_status, NOT_SWEPT, self.state.data.n_features)
@@ -518,9 +520,10 @@ cdef class Splitter:
         splitters : list of Splitter
             Splitters of the same fit (same data, limits and method), each
             with a criterion of its own (``Criterion.clone``); with this one
-            they make the threads' splitters. Nodes of at least
-            ``thread_min_samples`` samples sweep their drawn numeric
-            features on them, with the same results as on one thread.
+            they make the threads' splitters. Nodes whose samples times
+            the features they sweep reach ``thread_min_work`` sweep their
+            drawn numeric features on them, with the same results as on one
+            thread.
 
         Returns
         -------
@@ -559,7 +562,7 @@ cdef class Splitter:
         for t, other in enumerate(splitters):
             self.thread_splitters[t + 1] = <void*> other
         self._thread_splitters = splitters
-        self.thread_min_samples = max(1, int(thread_min_samples))
+        self.thread_min_work = max(1, int(thread_min_work))
         self.n_threads = len(splitters) + 1
         return True
 
