@@ -83,11 +83,13 @@ class BaseDecisionTree(BaseEstimator):
         # signals at most every few hundredths of a second over the whole
         # fit, where each kernel's own would first check that long after
         # the kernel began (and a short kernel never).
+        n_threads = resolve_n_jobs(self.n_jobs)
         with interrupt_scope(current_interrupt()):
-            ranked, limits = features_for_growth(X, limits, ranked)
+            # The ranking (or binning) of X is spread over the threads too.
+            ranked, limits = features_for_growth(X, limits, ranked, n_threads=n_threads)
             return grow_tree(ranked, criterion, sample_weight, limits,
                              check_random_state(self.random_state), output_widths,
-                             n_threads=resolve_n_jobs(self.n_jobs))
+                             n_threads=n_threads)
 
     def _shared_bins(self, X, encoding=None, n_threads=1):
         """The bins a fit of this ``splitter='hist'`` tree on all of X sweeps,
