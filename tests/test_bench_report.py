@@ -96,6 +96,15 @@ def test_compare_forest_without_sklearn_and_one_thread(monkeypatch, capsys):
         assert {"max_bins", "min_bin_size", "version"} <= set(onedal)
 
 
+def test_compare_tree_threads_times_both_splitters_against_sklearn(monkeypatch, capsys):
+    compare_tree_threads = _bench_module(monkeypatch, "compare_tree_threads")
+    result = compare_tree_threads.main(["--n-samples", "800", "--n-features", "6",
+                                        "--repeats", "1", "--min-work", "1000"])
+    assert set(result["fit"]) == {"sklearn", "best", "hist"}
+    assert all(ratio > 0 for ratio in result["ratios"].values())
+    assert "thread_min_work=1000" in capsys.readouterr().out
+
+
 def test_compare_memory_measures_growth_over_x_in_child_processes(monkeypatch, tmp_path):
     compare_memory = _bench_module(monkeypatch, "compare_memory")
     rows = compare_memory.main(["--n-samples", "2000", "--n-features", "10", "--n-estimators",

@@ -71,7 +71,7 @@ def test_the_default_model_is_a_tree_and_the_default_file_model_ft(tmp_path, cap
 
 def test_an_option_the_model_does_not_take_is_refused_by_its_name(tmp_path, capsys):
     for model, option, value, cls in (("tree", "--n-estimators", 5, "DecisionTreeClassifier"),
-                                      ("tree", "--n-jobs", 2, "DecisionTreeClassifier"),
+                                      ("adaboost", "--n-jobs", 2, "AdaBoostClassifier"),
                                       ("adaboost", "--max-depth", 2, "AdaBoostClassifier"),
                                       ("bagging", "--criterion", "gini", "BaggingClassifier")):
         status, out, err = run(capsys, "train", TITANIC, "--target", "survived", "--model",

@@ -472,6 +472,8 @@ CASES = [
      "the BaggingClassifier has not one feature subset per member"),
     ("bagging", set_attribute("estimators_features_", lambda m: m.estimators_features_[1:]),
      "the BaggingClassifier has not one feature subset per member"),
+    ("bagging", delete("estimators_features_"),
+     "the BaggingClassifier lacks its members' feature subsets"),
     *[("bagging", subsets(change), "a feature subset of the BaggingClassifier is out of range")
       for change in [lambda f: f.astype(float), lambda f: f.reshape(1, -1),
                      lambda f: np.r_[f[:-1], -1], lambda f: np.r_[f[:-1], 5]]],

@@ -122,3 +122,19 @@ def test_subtraction_is_left_alone_where_it_cannot_serve(make, fit_params):
                                        type(make()).__name__ else y, **fit_params)
     assert kept == 0
     assert_same_tree(subtracted.tree_, plain.tree_)
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3])
+def test_threads_read_and_keep_the_nodes_histograms(monkeypatch, n_jobs):
+    # Every node on threads: the threads sweep the bins the node's parent
+    # kept and keep their own for the children, as one thread does.
+    monkeypatch.setattr(_splitter, "thread_min_work", 1)
+    X, y = labelled(3000, 3, seed=13)
+
+    def make(n):
+        return lambda: DecisionTreeClassifier(splitter="hist", n_jobs=n, random_state=0)
+
+    subtracted, plain, kept = fit_both(make(n_jobs), X, y)
+    assert kept > 0
+    assert_same_tree(subtracted.tree_, plain.tree_)
+    assert_same_tree(subtracted.tree_, make(1)().fit(X, y).tree_)

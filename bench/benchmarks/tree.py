@@ -111,3 +111,24 @@ class TreeRegressorHistFit(TreeRegressorFit):
     """``DecisionTreeRegressor(splitter='hist')`` (255 bins, full depth): fit."""
 
     params_of_fit = {"splitter": "hist"}
+
+
+class TreeClassifierThreadsFit:
+    """W1 (``make_classification`` 100,000 x 50, 80,000 rows to train, float32):
+    one full ``DecisionTreeClassifier(n_jobs=2)``, exact and ``splitter='hist'``
+    (bench/compare_tree_threads.py times scikit-learn's beside it)."""
+
+    params = [["best", "hist"]]
+    param_names = ["splitter"]
+    number = 1
+    repeat = REPEAT
+    warmup_time = 0.0
+    timeout = 600
+
+    def setup(self, splitter):
+        X, y = _classification(100_000, 50)
+        train = np.random.default_rng(0).permutation(len(y))[20_000:]
+        self.X, self.y = X[train], y[train]
+
+    def time_fit(self, splitter):
+        DecisionTreeClassifier(splitter=splitter, random_state=0, n_jobs=2).fit(self.X, self.y)

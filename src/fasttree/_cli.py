@@ -413,7 +413,7 @@ def add_model_options(parser):
                         help="sqrt, log2, a count or a fraction of the features")
     parser.add_argument("--criterion", metavar="NAME", help="gini, entropy, squared_error, ...")
     parser.add_argument("--random-state", type=int, metavar="SEED")
-    parser.add_argument("--n-jobs", type=int, metavar="N", help="threads for ensembles")
+    parser.add_argument("--n-jobs", type=int, metavar="N", help="threads (a tree's sweep its large nodes' features)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="report ensembles' members done, time elapsed and left on "
                              "standard error (default: when it is a terminal)")

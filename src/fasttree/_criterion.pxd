@@ -45,6 +45,8 @@ cdef enum:
 
 
 cdef class Criterion:
+    # The constructor's arguments, for clone (a thread's own criterion).
+    cdef readonly object init_args
     cdef int allocate_positions(self, intp_t n_samples) except -1
     cdef const double* sample_weight   # weight of every training sample
     cdef readonly intp_t n_values      # length of a node's value vector

@@ -20,6 +20,22 @@ cdef void* allocate(intp_t count, size_t size) except NULL:
 cdef class Criterion:
     """Base of the criteria; the splitter only talks to this interface."""
 
+    def __cinit__(self, *args, **kwargs):
+        # Every family's __cinit__ gets the same arguments after this one.
+        self.init_args = (args, kwargs)
+
+    def clone(self):
+        """A new criterion bound to the same targets and weights.
+
+        Returns
+        -------
+        Criterion
+            Of the same class, with statistics of its own: a thread's
+            sweeps move its samples while another thread's sweep this one.
+        """
+        args, kwargs = self.init_args
+        return type(self)(*args, **kwargs)
+
     cdef intp_t category_orderings(self, intp_t* slots, bint* singles) noexcept nogil:
         # Regression: by mean target (Breiman: its prefixes hold the best subset).
         slots[0] = 1

@@ -183,6 +183,15 @@ monotonic_cst : array-like of int of shape (n_features,) or None
     stays within the bounds its ancestors' constrained splits set. One
     output, binary trees and numeric features only (categorical features
     take 0).""",
+    "tree_n_jobs": """\
+n_jobs : int or None
+    Threads that sweep the candidate features of a large node (its rows
+    times the features it tries at least 25,000; smaller nodes stay on
+    one): None is 1, -1 all cores.
+    The tree is the same whatever ``n_jobs`` is. The exact sweeps of
+    numeric features (``splitter='best'`` and ``'hist'``) use them; drawn
+    thresholds (``splitter='random'``), categorical features and sparse
+    features with a common value are swept on one thread.""",
     "interaction_cst": """\
 interaction_cst : {'pairwise', 'no_interactions'}, sequence of collections of int or None
     Interaction constraints, as scikit-learn's HistGradientBoosting reads
@@ -403,11 +412,11 @@ CLASSIFICATION_TREE_KEYS = (
     "classification_criterion", "splitter", "max_bins", "tree_limits", "max_features",
     "tree_random_state", "growth_limits", "tree_class_weight", "tree_ccp_alpha",
     "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
-    "monotonic_cst", "interaction_cst")
+    "monotonic_cst", "interaction_cst", "tree_n_jobs")
 REGRESSION_TREE_KEYS = (
     "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
     "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
-    "monotonic_cst", "interaction_cst")
+    "monotonic_cst", "interaction_cst", "tree_n_jobs")
 
 
 def _with_extra_tree_splitter(keys):

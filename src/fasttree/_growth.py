@@ -24,6 +24,7 @@ from ._structure import Tree
 from ._targets import (check_regression_target, encode_outputs, impurity_exponent,
                        target_scale_exponent)
 from ._tree import build_tree
+from ._threads import resolve_n_jobs
 from ._validation import (check_array_2d, check_int_or_fraction, check_sample_weight,
                           feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
                           sparse_for_fit, warn_user)
@@ -431,6 +432,9 @@ def resolve_tree_limits(params, criteria, n_samples, n_features):
     dict
     """
     check_criterion(params.criterion, criteria)
+    # A forest checks its n_jobs itself; a tree's n_jobs is checked here,
+    # before any work, as the other parameters are.
+    resolve_n_jobs(getattr(params, "n_jobs", None))
     if params.max_depth is not None and not is_int_at_least(params.max_depth, 1):
         raise invalid_parameter("max_depth", "an int in the range [1, inf) or None",
                                 params.max_depth)
@@ -492,7 +496,8 @@ def split_method(limits):
             else SplitMethod.SPLIT_RANDOM)
 
 
-def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None):
+def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_widths=None,
+              n_threads=1):
     """Grow one tree.
 
     Parameters
@@ -516,6 +521,9 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
         Seed of the per-node feature draws.
     output_widths : sequence of int, optional
         Values per output of a multi-output criterion (see ``Tree``).
+    n_threads : int, default=1
+        Threads that sweep the features of a large node (see
+        ``Splitter.set_threads``); the tree is the same for any number.
 
     Returns
     -------
@@ -524,12 +532,22 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
     weighted_n_total = float(sample_weight.sum())
     min_weight_leaf = limits["min_weight_fraction_leaf"] * weighted_n_total
     samples = np.flatnonzero(sample_weight > 0).astype(np.uint32)
-    splitter = Splitter(criterion, ranked_features, limits["max_features"],
+
+    def make_splitter(criterion):
+        return Splitter(criterion, ranked_features, limits["max_features"],
                         limits["min_samples_leaf"], min_weight_leaf, seed,
                         method=split_method(limits),
                         categories=limits.get("categories"), columns=limits.get("columns"),
                         monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"),
                         interaction_cst=limits.get("interaction_cst"))
+
+    splitter = make_splitter(criterion)
+    categories = limits.get("categories")
+    # Only the exact sweeps of numeric features are spread over threads
+    # (Splitter.set_threads); a single feature leaves nothing to spread.
+    if (n_threads > 1 and split_method(limits) is None and ranked_features.ranks.shape[0] > 1
+            and (categories is None or not np.any(categories))):
+        splitter.set_threads([make_splitter(criterion.clone()) for _ in range(n_threads - 1)])
     arrays = build_tree(
         splitter, samples, n_values=criterion.n_values,
         max_depth=limits["max_depth"], min_samples_split=limits["min_samples_split"],

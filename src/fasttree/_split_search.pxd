@@ -86,6 +86,11 @@ cdef struct SearchState:
 cdef struct BestCandidate:
     double proxy_improvement  # the criterion's proxy, -inf before any candidate
     double proxy_scale        # the criterion's proxy_scale at the node (beats_best)
+    # The largest proxy offered, whether it won or not, and the largest
+    # offered before the best: whether a thread's best, found from no best,
+    # is the one the sweep would find against another (Splitter.threaded_numeric).
+    double max_proxy
+    double max_before_best
     intp_t feature            # -1 before any candidate
     uint32_t left_rank        # largest rank that goes left
     uint32_t right_rank       # smallest rank of the node that goes right
@@ -146,7 +151,7 @@ cdef inline bint counts_cheaper(double factor, intp_t n_bins, intp_t n_bin_stats
 cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandidate* best,
                       intp_t n_left, intp_t n_node, intp_t feature,
                       uint32_t left_rank) noexcept nogil:
-    cdef double proxy, value_left, value_right
+    cdef double proxy, value_left, value_right, max_before
     if n_left < limits.min_samples_leaf:
         return SKIP
     if n_node - n_left < limits.min_samples_leaf:
@@ -162,9 +167,13 @@ cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandi
                 and (value_left - value_right) * limits.monotonic_cst[feature] <= 0.0):
             return SKIP
     proxy = criterion.proxy_improvement()
+    max_before = best.max_proxy
+    if proxy > max_before:
+        best.max_proxy = proxy
     # Ties, up to rounding, go to the lowest feature index, then to the
     # candidate met first, whatever order the features were drawn in.
     if beats_best(proxy, feature, best.proxy_improvement, best.feature, best.proxy_scale):
+        best.max_before_best = max_before
         best.proxy_improvement = proxy
         best.feature = feature
         best.left_rank = left_rank

@@ -84,6 +84,8 @@ cdef class Splitter:
     cdef bint keeps_histograms        # this tree does (start_tree): grown depth-first
     cdef NodeHistograms node_histograms
     cdef intp_t kept_node             # the entry of the node being split, -1 for none
+    cdef NodeHistograms* kept_store   # the store of that entry: this splitter's, or,
+                                      # sweeping on a thread, the main splitter's
     # Interaction constraints: groups of features, a node allowing some of
     # them (at the root all); a node splits only on the features of the
     # groups it allows, and its children allow those of its groups that
@@ -101,6 +103,38 @@ cdef class Splitter:
     # each split_node (like the monotonic bounds); NULL allows every feature.
     cdef const uint64_t* node_groups
     cdef object _keep_alive
+    # Threads inside one node (set_threads): n_threads splitters of the fit,
+    # this one first, each with its own criterion and work buffers, whose
+    # criteria keep their positions in step with this one's. A node whose
+    # samples times features to sweep reach thread_min_work sweeps its drawn
+    # numeric features on
+    # them, each from no best (feature_best), and split_node merges those
+    # in draw order (merge_candidate); n_threads is 1 otherwise.
+    cdef intp_t n_threads
+    cdef intp_t thread_min_work
+    cdef void** thread_splitters      # borrowed; _thread_splitters keeps them alive
+    cdef object _thread_splitters
+    cdef uint64_t node_serial         # counts the nodes searched on threads
+    cdef uint64_t thread_node         # the node this splitter's criterion is set to
+    cdef signed char* feature_status  # per feature: NOT_SWEPT, SWEEP_PENDING or
+                                      # sweep_numeric's status at the current node
+    cdef BestCandidate* feature_best  # per feature, its best candidate from no best
+    cdef intp_t* batch                # features swept together
+    cdef intp_t* draw_features        # the permutation, for the look-ahead draws
+    cdef bint kept_stale              # the criterion's kept left child may not be the best's
+
+    # The criteria of the other threads take the positions of samples
+    # (Criterion.init_positions); the builders call it beside the main one's.
+    cdef void init_thread_positions(self, const uint32_t* samples,
+                                    intp_t n_samples) noexcept nogil
+    # The numeric feature at draws position pick of a node searched on
+    # threads: sweeps it (and the features the draws will reach next) on
+    # the threads unless done, then merges its candidate into best as the
+    # sequential loop would. Returns as sweep_numeric.
+    cdef int threaded_numeric(self, const uint32_t* node_samples, intp_t start, intp_t end,
+                              intp_t pick, intp_t first_unvisited, intp_t end_unvisited,
+                              intp_t n_evaluated, int* rare_access,
+                              BestCandidate* best) noexcept nogil
 
     # Forgets what an earlier tree's nodes left (kept histograms): the
     # builders call it before the root, saying whether they grow the tree

@@ -38,7 +38,7 @@ def _check_model(model, foreign_members=False):
 # Parameters added since models were first saved with the estimators that
 # take them; a model (model file or pickle) saved before gets their defaults,
 # with which the saved trees behave as they did.
-PARAMETERS_ADDED = frozenset({"interaction_cst", "max_bins", "splitter"})
+PARAMETERS_ADDED = frozenset({"interaction_cst", "max_bins", "n_jobs", "splitter"})
 
 
 def _check_estimator(estimator, foreign_members):
@@ -210,6 +210,8 @@ def _check_members(estimator, n_features, foreign_members):
     if not isinstance(members, list):
         raise ModelFileError(f"the {name}'s members are not a list")
     subsets = estimator.__dict__.get("estimators_features_")
+    if subsets is None and getattr(type(estimator), "_member_feature_subsets", False):
+        raise ModelFileError(f"the {name} lacks its members' feature subsets")
     if subsets is not None and (not isinstance(subsets, list) or len(subsets) != len(members)):
         raise ModelFileError(f"the {name} has not one feature subset per member")
     weights = estimator.__dict__.get("estimator_weights_")

@@ -656,6 +656,7 @@ def build_tree(Splitter splitter not None, uint32_t[::1] samples not None, *,
         with nogil:
             status = store_reserve(&store, initial_capacity)
             splitter.criterion.init_positions(&samples[0], n_samples)
+            splitter.init_thread_positions(&samples[0], n_samples)
             splitter.start_tree(max_leaf_nodes < 0)
             if status == 0:
                 if max_leaf_nodes < 0:

@@ -61,6 +61,8 @@ class BaseBagging(BaseEnsemble):
     """Drawing, fitting, out-of-bag estimates and importances shared by both baggers."""
 
     _default_estimator = None
+    # A fitted bagger keeps its members' feature subsets (_state_checks).
+    _member_feature_subsets = True
 
     # ------------------------------------------------------------ checks
 

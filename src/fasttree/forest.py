@@ -196,6 +196,9 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         """
         n_samples = X.shape[0]
         dense_X = densified(X) if limits["multiway"] else None
+        # Fewer trees than threads: each tree sweeps its large nodes on a
+        # share of the threads left over (the same trees on any number).
+        tree_threads = max(1, n_threads // max(1, len(indices)))
 
         def grow(index):
             # The tree's draws are those of a tree fit with its member's
@@ -216,7 +219,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             else:
                 criterion = self._make_criterion(targets, weight)
                 tree = grow_tree(ranked, criterion, weight, limits, feature_seed,
-                                 targets.get("widths"))
+                                 targets.get("widths"), n_threads=tree_threads)
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             # Trees whose inner-node values are not their children's weighted
             # means (see Tree.compacted) are kept whole.

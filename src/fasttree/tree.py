@@ -20,7 +20,7 @@ from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criter
                       criterion_named, features_for_growth, grow_c45_tree, grow_tree,
                       regression_criterion, regression_targets, resolve_tree_limits,
                       scale_targets)
-from ._threads import start_threads
+from ._threads import resolve_n_jobs, start_threads
 from ._targets import (as_1d, class_weight_per_sample, check_regression_target,
                        labels_of_outputs, predicted_classes, target_extent_exponent,
                        weight_exponent)
@@ -83,10 +83,13 @@ class BaseDecisionTree(BaseEstimator):
         # signals at most every few hundredths of a second over the whole
         # fit, where each kernel's own would first check that long after
         # the kernel began (and a short kernel never).
+        n_threads = resolve_n_jobs(self.n_jobs)
         with interrupt_scope(current_interrupt()):
-            ranked, limits = features_for_growth(X, limits, ranked)
+            # The ranking (or binning) of X is spread over the threads too.
+            ranked, limits = features_for_growth(X, limits, ranked, n_threads=n_threads)
             return grow_tree(ranked, criterion, sample_weight, limits,
-                             check_random_state(self.random_state), output_widths)
+                             check_random_state(self.random_state), output_widths,
+                             n_threads=n_threads)
 
     def _shared_bins(self, X, encoding=None, n_threads=1):
         """The bins a fit of this ``splitter='hist'`` tree on all of X sweeps,
@@ -262,7 +265,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  class_weight=None, ccp_alpha=0.0, loss_matrix=None,
                  categorical_features="from_dtype", categorical_split="binary",
                  missing="learn", monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, n_jobs=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -457,7 +460,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  max_features=None,
                  random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, categorical_features="from_dtype", monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, n_jobs=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
@@ -565,7 +568,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
                  loss_matrix=None, categorical_features="from_dtype",
                  categorical_split="binary", missing="learn", monotonic_cst=None,
-                 interaction_cst=None):
+                 interaction_cst=None, n_jobs=None):
         super().__init__(**parameters_of(locals()))
 
 
@@ -595,5 +598,5 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features="from_dtype",
-                 monotonic_cst=None, interaction_cst=None):
+                 monotonic_cst=None, interaction_cst=None, n_jobs=None):
         super().__init__(**parameters_of(locals()))
