@@ -11,18 +11,23 @@ from ._threads import run_together
 from ._utils import dense_ranks, feature_columns_float32
 
 # Features of at most this many distinct values have narrow (byte) ranks
-# (the kernels' NARROW_RANKS).
+# (the kernels' NARROW_RANKS); binned features of at most SHORT_RANKS bins
+# two-byte codes (the kernels' SHORT_RANKS).
 NARROW_RANKS = 256
+SHORT_RANKS = 65536
 from ._validation import is_sparse
 
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
                                               "common_rank rare_offsets rare_rows rare_ranks "
                                               "rare_feature_offsets rare_features "
-                                              "rare_feature_ranks upper_values",
-                            defaults=(None,))
+                                              "rare_feature_ranks upper_values short_ranks",
+                            defaults=(None, None))
 RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``);
 ``upper_values``, per rank the largest value it stands for, is None where a rank
-stands for one value (``values``), and set for bins (``fasttree._binning``)."""
+stands for one value (``values``), and set for bins (``fasttree._binning``);
+``short_ranks``, the uint16 bin codes (n_features, n_samples) of the binned
+features of more than ``NARROW_RANKS`` bins, is None but for bins of
+``max_bins`` > 255 (``fasttree._binning.bin_columns``)."""
 
 # common_rank of a feature without a listed common value.
 NO_COMMON = 0xFFFFFFFF
@@ -203,13 +208,14 @@ def random_split_features(columns, categories=None):
                           np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
 
 
-def rare_rows(ranks, narrow_ranks, values, value_offsets):
+def rare_rows(ranks, narrow_ranks, values, value_offsets, short_ranks=None):
     """The rows that do not hold a feature's common value, for the features
     whose most frequent value (not a missing one) covers ``COMMON_SHARE`` of
     the rows: the splitter sums a node's rows of such a feature from its
     rare rows alone when they are fewer than the node's (see
     ``Splitter.split_node``). ``narrow_ranks`` are read for the features of
-    at most 256 values, ``ranks`` for the others.
+    at most 256 values, ``short_ranks`` (when given) for those of at most
+    ``SHORT_RANKS``, ``ranks`` for the others.
 
     Returns
     -------
@@ -236,7 +242,12 @@ def rare_rows(ranks, narrow_ranks, values, value_offsets):
     row_parts, rank_parts = [], []
     n_distinct = np.diff(value_offsets)
     for feature in np.flatnonzero(n_distinct >= 1):
-        feature_ranks = (narrow_ranks if n_distinct[feature] <= NARROW_RANKS else ranks)[feature]
+        if n_distinct[feature] <= NARROW_RANKS:
+            feature_ranks = narrow_ranks[feature]
+        elif short_ranks is not None and n_distinct[feature] <= SHORT_RANKS:
+            feature_ranks = short_ranks[feature]
+        else:
+            feature_ranks = ranks[feature]
         counts = np.bincount(feature_ranks, minlength=n_distinct[feature])
         common = int(np.argmax(counts))
         # A missing value (the last rank, NaN ranked +inf) is never common:

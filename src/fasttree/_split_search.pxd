@@ -10,11 +10,12 @@
 #
 # Declarations and inline functions only: there is no _split_search module.
 
-from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from ._criterion cimport BinSource, Criterion, bin_of
+from ._criterion cimport (BIN_BYTES_1, BIN_BYTES_2, BIN_BYTES_4, BinSource, Criterion,
+                          bin_of)
 from ._histogram cimport Histogram
-from ._utils cimport NARROW_RANKS, beats_best, intp_t
+from ._utils cimport NARROW_RANKS, SHORT_RANKS, beats_best, intp_t
 
 
 cdef enum:
@@ -33,6 +34,9 @@ cdef enum:
 cdef struct RankedColumns:
     const uint32_t* ranks        # (n_features, n_samples) dense value ranks
     const uint8_t* narrow_ranks  # the same in bytes, for features of <= NARROW_RANKS values
+    const uint16_t* short_ranks  # (n_features, n_samples) two-byte bin codes of the binned
+                                 # features of more than NARROW_RANKS and at most
+                                 # SHORT_RANKS bins, or NULL when there are none
     const float* values          # each feature's distinct sorted values, concatenated
                                  # (binned features: each bin's smallest value)
     const float* upper_values    # the same for exact ranks; a bin's largest value
@@ -103,12 +107,18 @@ cdef struct BestCandidate:
 
 
 # The feature's ranks at the node's positions, read from the narrow
-# (one-byte) ranks when the feature has few values.
+# (one-byte) ranks when the feature has few values, from the two-byte bin
+# codes when there are some and it has no more than they number.
 cdef inline BinSource feature_ranks_at(const RankedColumns* data, intp_t feature,
                                        const uint32_t* node_samples) noexcept nogil:
-    if data.value_offsets[feature + 1] - data.value_offsets[feature] <= NARROW_RANKS:
-        return BinSource(data.narrow_ranks + feature * data.n_samples, node_samples, 0, True)
-    return BinSource(data.ranks + feature * data.n_samples, node_samples, 0, False)
+    cdef intp_t n_values = data.value_offsets[feature + 1] - data.value_offsets[feature]
+    if n_values <= NARROW_RANKS:
+        return BinSource(data.narrow_ranks + feature * data.n_samples, node_samples, 0,
+                         BIN_BYTES_1)
+    if data.short_ranks != NULL and n_values <= SHORT_RANKS:
+        return BinSource(data.short_ranks + feature * data.n_samples, node_samples, 0,
+                         BIN_BYTES_2)
+    return BinSource(data.ranks + feature * data.n_samples, node_samples, 0, BIN_BYTES_4)
 
 
 # Whether every node position has the bin of the first.

@@ -4,7 +4,7 @@
 import numpy as np
 
 from libc.math cimport INFINITY
-from libc.stdint cimport int8_t, uint64_t
+from libc.stdint cimport int8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ._criterion cimport BinSource, PositionArray, bin_of
@@ -14,7 +14,7 @@ from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at)
 from ._sweep_counted cimport sweep_all_values, sweep_node_values
 from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
-from ._utils cimport NARROW_RANKS, midpoint, rng_below, stable_partition
+from ._utils cimport NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -45,8 +45,9 @@ cdef class Splitter:
     ranked : RankedFeatures
         ``fasttree._features.rank_features`` of the training matrix: the dense
         value ranks (n_features, n_samples), the distinct sorted values and
-        their offsets, the narrow ranks of the features of few values, and
-        the rare entries of features with a common value.
+        their offsets, the narrow ranks of the features of few values (and
+        binned features' two-byte codes, ``short_ranks``, when some have more
+        than 256 bins), and the rare entries of features with a common value.
     max_features, min_samples_leaf : int
     min_weight_leaf : float
     seed : int
@@ -84,6 +85,10 @@ cdef class Splitter:
         cdef const float[::1] upper_values = upper_source
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
+        # Two-byte bin codes (more than 256 bins): (n_features, 0) when none.
+        short_source = (ranked.short_ranks if ranked.short_ranks is not None
+                        else np.zeros((narrow_ranks.shape[0], 0), dtype=np.uint16))
+        cdef const uint16_t[:, ::1] short_ranks = short_source
         cdef intp_t f, n_features, n_samples
         n_features = narrow_ranks.shape[0]
         n_samples = narrow_ranks.shape[1]
@@ -91,11 +96,14 @@ cdef class Splitter:
         # narrow ranks (binned features: fasttree._binning.bin_columns).
         if ranks.shape[0] != n_features or ranks.shape[1] not in (0, n_samples):
             raise ValueError("ranks and narrow_ranks differ in shape")
+        if short_ranks.shape[0] != n_features or short_ranks.shape[1] not in (0, n_samples):
+            raise ValueError("short_ranks and narrow_ranks differ in shape")
         self.criterion = criterion
         self.state.data.n_features = n_features
         self.state.data.n_samples = n_samples
         self.state.data.ranks = &ranks[0, 0] if ranks.shape[1] else NULL
         self.state.data.narrow_ranks = &narrow_ranks[0, 0]
+        self.state.data.short_ranks = &short_ranks[0, 0] if short_ranks.shape[1] else NULL
         self.state.data.values = &values[0]
         if upper_values.shape[0] != values.shape[0]:
             raise ValueError("values and upper_values differ in length")
@@ -148,7 +156,7 @@ cdef class Splitter:
         groups_of_feature, features_of_group = self._set_interaction_groups(interaction_cst,
                                                                            n_features)
         self._keep_alive = (ranked.ranks, ranked.values, upper_source, ranked.value_offsets,
-                            ranked.narrow_ranks, categories, monotonic_cst,
+                            ranked.narrow_ranks, short_source, categories, monotonic_cst,
                             groups_of_feature, features_of_group)
         histogram_init(&self.state.buffers.histogram)
         self.features = <intp_t*> malloc(n_features * sizeof(intp_t))
@@ -166,9 +174,10 @@ cdef class Splitter:
             raise MemoryError()
         for f in range(n_features):
             if (self.state.data.ranks == NULL
-                    and value_offsets[f + 1] - value_offsets[f] > NARROW_RANKS):
-                raise ValueError(f"feature {f} has more values than narrow ranks hold, "
-                                 "and no ranks were given")
+                    and value_offsets[f + 1] - value_offsets[f] > (
+                        NARROW_RANKS if self.state.data.short_ranks == NULL else SHORT_RANKS)):
+                raise ValueError(f"feature {f} has more values than narrow or short ranks "
+                                 "hold, and no ranks were given")
             self.features[f] = f
             missing_ranks[f] = NO_MISSING
             if (value_offsets[f + 1] > value_offsets[f]
