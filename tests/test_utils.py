@@ -25,7 +25,7 @@ RADIX_MIN_ITEMS = 384  # the documented switch from comparison to radix sort
 
 def uses_counting_sort(n, bits):
     """The documented choice of the stable counting pass."""
-    return bits <= 8 and (1 << bits) <= 2 * n and n > 16
+    return bits <= 8 and (1 << bits) <= 8 * n and n > 16
 LOW_MASK = np.uint64(0xFFFFFFFF)
 
 SHAPES = ["uniform", "few_distinct", "all_equal", "sorted", "reversed",
