@@ -11,7 +11,8 @@ from ._criterion cimport BinSource, PositionArray, bin_of
 from ._histogram cimport histogram_free, histogram_init
 from ._random_split cimport RandomDraw, draw_binned_split
 from ._rare_rows cimport RARE_UNDECIDED
-from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at)
+from ._split_search cimport (NO_MISSING, BestCandidate, counts_cheaper, feature_ranks_at,
+                            value_from_rows, values_kept)
 from ._sweep_counted cimport sweep_all_values, sweep_node_values
 from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
 from ._utils cimport NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition
@@ -71,12 +72,18 @@ cdef class Splitter:
         The interaction constraints' groups of features (every feature in
         one at least; ``fasttree._growth.check_interaction_cst``), or None
         for none.
+    value_rows : ndarray of float32 or None
+        The training matrix (any memory layout, a memory map too), shape
+        (n_samples, n_features): where ``ranked`` kept some features'
+        largest value alone (its ``value_starts``), a split's neighbouring
+        values are read from the rows of the node. Needed then, else unused.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None, categories=None,
-                  columns=None, monotonic_cst=None, rows=None, interaction_cst=None):
+                  columns=None, monotonic_cst=None, rows=None, interaction_cst=None,
+                  value_rows=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         # Binned features: a split between two bins lies between the left
@@ -84,6 +91,10 @@ cdef class Splitter:
         upper_source = ranked.values if ranked.upper_values is None else ranked.upper_values
         cdef const float[::1] upper_values = upper_source
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
+        starts_source = (ranked.value_offsets if ranked.value_starts is None
+                         else ranked.value_starts)
+        cdef const intp_t[::1] value_starts = starts_source
+        cdef const float[:, :] value_rows_view
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
         # Two-byte bin codes (more than 256 bins): (n_features, 0) when none.
         short_source = (ranked.short_ranks if ranked.short_ranks is not None
@@ -109,6 +120,21 @@ cdef class Splitter:
             raise ValueError("values and upper_values differ in length")
         self.state.data.upper_values = &upper_values[0]
         self.state.data.value_offsets = &value_offsets[0]
+        if value_starts.shape[0] != value_offsets.shape[0] or value_starts[n_features] != (
+                values.shape[0]):
+            raise ValueError("value_starts do not span values")
+        self.state.data.value_starts = &value_starts[0]
+        self.state.data.rows = NULL
+        self.state.data.row_stride = self.state.data.column_stride = 0
+        if ranked.value_starts is not None:
+            if value_rows is None or value_rows.shape != (n_samples, n_features):
+                raise ValueError("features without their values need value_rows, the "
+                                 "training matrix")
+            value_rows_view = value_rows
+            if n_samples and n_features:
+                self.state.data.rows = &value_rows_view[0, 0]
+                self.state.data.row_stride = value_rows_view.strides[0] // sizeof(float)
+                self.state.data.column_stride = value_rows_view.strides[1] // sizeof(float)
         self.max_features = max_features
         self.state.limits.min_samples_leaf = min_samples_leaf
         self.state.limits.min_weight_leaf = min_weight_leaf
@@ -156,6 +182,7 @@ cdef class Splitter:
         groups_of_feature, features_of_group = self._set_interaction_groups(interaction_cst,
                                                                            n_features)
         self._keep_alive = (ranked.ranks, ranked.values, upper_source, ranked.value_offsets,
+                            starts_source, value_rows,
                             ranked.narrow_ranks, short_source, categories, monotonic_cst,
                             groups_of_feature, features_of_group)
         histogram_init(&self.state.buffers.histogram)
@@ -176,12 +203,12 @@ cdef class Splitter:
             if (self.state.data.ranks == NULL
                     and value_offsets[f + 1] - value_offsets[f] > (
                         NARROW_RANKS if self.state.data.short_ranks == NULL else SHORT_RANKS)):
-                raise ValueError(f"feature {f} has more values than narrow or short ranks "
-                                 "hold, and no ranks were given")
+                raise ValueError(f"feature {f} has more values than narrow ranks hold (or "
+                                 "short ranks, when given), and no ranks were given")
             self.features[f] = f
             missing_ranks[f] = NO_MISSING
             if (value_offsets[f + 1] > value_offsets[f]
-                    and values[value_offsets[f + 1] - 1] == INFINITY):
+                    and values[value_starts[f + 1] - 1] == INFINITY):
                 missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
         self.random_splits = None
         if self.method == SPLIT_RANDOM:
@@ -417,10 +444,16 @@ cdef class Splitter:
         elif best.right_rank == self.state.data.missing_ranks[feature]:
             # Every known value left, the missing ones right.
             record.threshold = INFINITY
+        elif not values_kept(&self.state.data, feature):
+            record.threshold = midpoint(
+                value_from_rows(&self.state.data, feature, node_samples, n_node, best.left_rank),
+                value_from_rows(&self.state.data, feature, node_samples, n_node,
+                                best.right_rank))
         else:
             record.threshold = midpoint(
-                self.state.data.upper_values[value_offsets[feature] + best.left_rank],
-                self.state.data.values[value_offsets[feature] + best.right_rank])
+                self.state.data.upper_values[self.state.data.value_starts[feature]
+                                             + best.left_rank],
+                self.state.data.values[self.state.data.value_starts[feature] + best.right_rank])
 
         if random_numeric:
             n_left = self.random_splits.mark_left(&best, n_node, self.goes_left,

@@ -386,7 +386,7 @@ cdef class SubsetSweep:
         # Codes the node did not hold go with the missing values.
         cdef intp_t n_codes = self.n_categories[feature]
         cdef intp_t n_words = (n_codes + 31) // 32, j
-        cdef const float* codes = state.data.values + state.data.value_offsets[feature]
+        cdef const float* codes = state.data.values + state.data.value_starts[feature]
         cdef uint32_t code
         self.category_set[0] = <uint32_t> n_codes
         for j in range(n_words):
