@@ -6,6 +6,8 @@ oneDAL's row needs scikit-learn-intelex, in the ``bench`` extra)::
     python bench/compare_memory.py                                  # 200,000 x 50, 20 trees
     python bench/compare_memory.py --n-samples 1000000 --min-samples-leaf 5
     python bench/compare_memory.py --n-samples 4000000 --n-estimators 10 --min-samples-leaf 5
+    python bench/compare_memory.py --n-samples 10000000 --n-estimators 2 --min-samples-leaf 5 \
+        --libraries fasttree-exact fasttree-hist             # X of 2 GB; each fit a few minutes
     python bench/compare_memory.py --sklearn                        # scikit-learn too (slow)
     python bench/compare_memory.py --mmap                           # X memory-mapped, read-only
 

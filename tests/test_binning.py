@@ -140,7 +140,8 @@ def test_a_categorical_feature_of_more_categories_than_a_byte_holds_is_binned_fr
     assert binned.value_offsets[1] - binned.value_offsets[0] == 300
 
 
-@pytest.mark.parametrize("max_bins", [1, 256])
-def test_bin_columns_refuses_bins_a_byte_does_not_number(max_bins):
-    with pytest.raises(ValueError, match="at most 255 bins"):
+@pytest.mark.parametrize("max_bins", [1, 65536])
+def test_bin_columns_refuses_bins_two_bytes_do_not_number(max_bins):
+    # 65535 bins and the missing values' own: codes 0 .. 65535.
+    with pytest.raises(ValueError, match="at most 65535 bins"):
         bin_columns(random_matrix(0), max_bins)

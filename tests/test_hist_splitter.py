@@ -15,6 +15,8 @@ from fasttree import (AdaBoostClassifier, BaggingClassifier, BaggingRegressor,
                       ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor, load)
 import fasttree.tree
 from fasttree import _growth
+from fasttree._binning import bin_features, binned_features
+from fasttree._features import rank_features
 from fasttree.reference import bin_matrix, midpoint
 from synthetic import spread_columns
 
@@ -130,6 +132,77 @@ def test_every_option_grows_the_tree_of_the_bin_codes(case, drawn):
     codes, columns = bin_matrix(X, 10)
     of_codes = estimator_class(**params).fit(codes, y, sample_weight=weights)
     assert_the_tree_of_the_codes(hist, of_codes, codes, columns)
+
+
+def capture_binned(monkeypatch):
+    """The binned features the fits that follow sweep, as they make them."""
+    made, binned = _growth.binned_features, []
+    monkeypatch.setattr(_growth, "binned_features",
+                        lambda *args, **kwargs: binned.append(made(*args, **kwargs))
+                        or binned[-1])
+    return binned
+
+
+def assert_held_in_two_byte_codes(ranked):
+    """Binned features of more than 256 bins read from uint16 codes, not
+    from four-byte ranks; the others from one-byte codes."""
+    n_bins = np.diff(ranked.value_offsets)
+    assert (n_bins > 256).any() and (n_bins <= 256).any()
+    assert ranked.ranks.shape[1] == 0
+    assert ranked.short_ranks.dtype == np.uint16
+    assert ranked.narrow_ranks.dtype == np.uint8
+    assert ranked.short_ranks.max() >= 256
+
+
+@pytest.mark.parametrize("drawn", [False, True], ids=["swept", "drawn"])
+@pytest.mark.parametrize("regression", [False, True])
+def test_more_than_255_bins_grow_the_tree_of_the_bin_codes_from_two_byte_codes(
+        regression, drawn, monkeypatch):
+    binned = capture_binned(monkeypatch)
+    X, y, weights = mixed_data(3, n_samples=3000, regression=regression)
+    estimator_class = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    if drawn:
+        estimator_class = EXTRA_TREE_OF[estimator_class]
+    params = dict(random_state=0, max_features=3, min_samples_leaf=2)
+    hist = estimator_class(splitter="hist", max_bins=1000, **params).fit(
+        X, y, sample_weight=weights)
+    assert_held_in_two_byte_codes(binned[0])
+    codes, columns = bin_matrix(X, 1000)
+    of_codes = estimator_class(splitter="random" if drawn else "best", **params).fit(
+        codes, y, sample_weight=weights)
+    assert_the_tree_of_the_codes(hist, of_codes, codes, columns)
+    np.testing.assert_array_equal(hist.apply(X), of_codes.apply(codes))
+
+
+def test_two_byte_codes_are_the_bins_of_the_ranks():
+    X, _, _ = mixed_data(4, n_samples=3000)
+    X = X.astype(np.float32)
+    from_columns = binned_features(X, 1000)
+    from_ranks = bin_features(rank_features(X), 1000)
+    assert_held_in_two_byte_codes(from_columns)
+    for feature, n_bins in enumerate(np.diff(from_columns.value_offsets)):
+        codes = (from_columns.narrow_ranks if n_bins <= 256 else from_columns.short_ranks)
+        np.testing.assert_array_equal(codes[feature], from_ranks.ranks[feature])
+    for name in ("values", "upper_values", "value_offsets", "common_rank", "rare_offsets",
+                 "rare_rows", "rare_ranks"):
+        np.testing.assert_array_equal(getattr(from_columns, name), getattr(from_ranks, name),
+                                      err_msg=name)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_hist_tree_of_at_most_max_bins_values_above_256_is_the_exact_tree(
+        regression, monkeypatch):
+    binned = capture_binned(monkeypatch)
+    X, y, weights = mixed_data(5, n_samples=3000, regression=regression)
+    X = np.round(X, 2)  # some hundreds of values a feature
+    estimator_class = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    params = dict(random_state=1, max_features=3, min_samples_leaf=2)
+    exact = estimator_class(**params).fit(X, y, sample_weight=weights)
+    hist = estimator_class(splitter="hist", max_bins=1000, **params).fit(
+        X, y, sample_weight=weights)
+    assert_held_in_two_byte_codes(binned[0])
+    assert (np.diff(binned[0].value_offsets) <= 1001).all()
+    assert_same_tree(hist.tree_, exact.tree_)
 
 
 def test_a_sparse_matrix_grows_the_hist_tree_of_its_dense_twin():

@@ -4,7 +4,9 @@ A forest of ``N_TREES`` full-depth trees with ``max_features='sqrt'`` on
 synthetic float32 data; fit with one and with two threads (and with the
 histogram splitter), and ``predict_proba`` and one-row ``predict`` of the
 fitted forest. Beside them, the workloads of the histogram splitter's
-targets (W2, W3) at a size asv runs in seconds: fit time and peak memory.
+targets (W2, W3) at a size asv runs in seconds: fit time and peak memory;
+and the peak memory of an exact and a hist fit on rows enough that what a
+fit holds per row shows (ForestFitMemory).
 """
 
 from fasttree import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
@@ -133,3 +135,28 @@ class ForestRealTables:
     def time_fit(self, table, splitter):
         RandomForestClassifier(n_estimators=N_TREES, n_jobs=2, splitter=splitter,
                                random_state=0).fit(self.X, self.y)
+
+
+# Rows enough that what a fit holds per row (the ranks or bin codes, the
+# working arrays of each tree growing at once) outweighs the interpreter
+# and the libraries; few trees, leaves of at least 5 rows, as in
+# bench/compare_memory.py's runs at 4,000,000 rows.
+MEMORY_SIZE = (400_000, 50)
+MEMORY_TREES = 4
+
+
+class ForestFitMemory(_Forest):
+    """``RandomForestClassifier`` of 4 trees, ``min_samples_leaf=5``, n_jobs=2 on
+    400,000 x 50 float32 (X 80 MB), with the exact and the hist splitter: the
+    process's peak resident memory over setup and fit (the data included;
+    ``bench/compare_memory.py`` measures the growth over X at full size)."""
+
+    params = [["best", "hist"]]
+    param_names = ["splitter"]
+
+    def setup(self, splitter):
+        self.X, self.y = _classification(*MEMORY_SIZE)
+
+    def peakmem_fit(self, splitter):
+        RandomForestClassifier(n_estimators=MEMORY_TREES, min_samples_leaf=5, n_jobs=2,
+                               splitter=splitter, random_state=0).fit(self.X, self.y)

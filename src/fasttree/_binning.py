@@ -14,8 +14,8 @@ last bin; categorical features keep their categories.
 
 import numpy as np
 
-from ._features import (NARROW_RANKS, RankedFeatures, for_ranked_chunks, rank_features,
-                        rare_rows)
+from ._features import (NARROW_RANKS, SHORT_RANKS, RankedFeatures, for_ranked_chunks,
+                        rank_features, rare_rows)
 from ._validation import is_sparse
 
 
@@ -124,10 +124,11 @@ def bin_features(ranked, max_bins, categories=None):
 def bin_columns(X, max_bins, categories=None, n_threads=1):
     """Bin the features of a dense X straight from its columns, a few at a
     time (``fasttree._features.for_ranked_chunks``), without keeping the
-    ranks of all of them: the one-byte bin numbers the splitter reads
-    (``narrow_ranks``) and no four-byte ranks, so that a fit holds X and a
-    byte per value. The bins are those of :func:`bin_features` on
-    ``rank_features(X)``.
+    ranks of all of them: the bin codes the splitter reads, one byte each
+    (``narrow_ranks``) for a feature of at most 256 bins, two
+    (``short_ranks``) for one of more (``max_bins`` > 255), and no four-byte
+    ranks, so that a fit holds X and a byte or two per value. The bins are
+    those of :func:`bin_features` on ``rank_features(X)``.
 
     A few columns are read (copied) at a time, so X may be a read-only
     ``numpy.memmap`` larger than memory allows to copy whole.
@@ -137,9 +138,9 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
     X : ndarray of float32, shape (n_samples, n_features)
         Training values, NaN for missing ones; any memory order.
     max_bins : int
-        At most this many bins of known values per feature, at most 255
-        (so that a bin number, the missing values' bin included, fits in a
-        byte).
+        At most this many bins of known values per feature, at most 65535
+        (so that a bin code, the missing values' bin included, fits in two
+        bytes).
     categories : ndarray of intp or None
         Per feature its number of categories (0 for a numeric feature):
         categorical features keep a bin per category.
@@ -150,14 +151,21 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
     -------
     RankedFeatures or None
         With ``ranks`` of shape (n_features, 0): every feature is read from
-        ``narrow_ranks``. None when a categorical feature has more
-        categories than a byte numbers (then :func:`bin_features` bins).
+        ``narrow_ranks`` or ``short_ranks`` (None when no feature has more
+        than 256 bins). None when a categorical feature has more categories
+        than the codes number (then :func:`bin_features` bins).
     """
-    if not 2 <= max_bins <= NARROW_RANKS - 1:
-        raise ValueError(f"bin_columns bins into at most {NARROW_RANKS - 1} bins; "
+    if not 2 <= max_bins <= SHORT_RANKS - 1:
+        raise ValueError(f"bin_columns bins into at most {SHORT_RANKS - 1} bins; "
                          f"got max_bins={max_bins}")
     n_samples, n_features = X.shape
-    narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
+    # Each feature's codes go to one of the two arrays. Both start as zeros
+    # (numpy's calloc maps fresh zero pages, which take memory only once
+    # written), so the rows left untouched in the other array cost nothing.
+    narrow_ranks = np.zeros((n_features, n_samples), dtype=np.uint8)
+    short_ranks = (np.zeros((n_features, n_samples), dtype=np.uint16)
+                   if max_bins >= NARROW_RANKS else None)
+    most_codes = NARROW_RANKS if short_ranks is None else SHORT_RANKS
     lower_parts, upper_parts = [None] * n_features, [None] * n_features
 
     def bin_chunk(features, part):
@@ -165,32 +173,36 @@ def bin_columns(X, max_bins, categories=None, n_threads=1):
         for index, feature in enumerate(features):
             categorical = categories is not None and categories[feature] > 0
             feature_values = values[value_offsets[index]:value_offsets[index + 1]]
-            if categorical and feature_values.size > NARROW_RANKS:
+            if categorical and feature_values.size > most_codes:
                 return False
             bin_of_rank, lower_parts[feature], upper_parts[feature] = feature_bins(
                 ranks[index], feature_values, max_bins, categorical)
-            narrow_ranks[feature] = bin_of_rank[ranks[index]]
+            codes = narrow_ranks if lower_parts[feature].size <= NARROW_RANKS else short_ranks
+            codes[feature] = bin_of_rank[ranks[index]]
         return True
 
     if not all(for_ranked_chunks(X, bin_chunk, n_threads)):
         return None
     offsets = np.zeros(n_features + 1, dtype=np.intp)
     offsets[1:] = np.cumsum([part.size for part in lower_parts])
+    if short_ranks is not None and not (np.diff(offsets) > NARROW_RANKS).any():
+        short_ranks = None
     lower = np.ascontiguousarray(np.concatenate(lower_parts) if n_features else
                                  np.zeros(0), dtype=np.float32)
     upper = np.ascontiguousarray(np.concatenate(upper_parts) if n_features else
                                  np.zeros(0), dtype=np.float32)
     no_wide_ranks = np.zeros((n_features, 0), dtype=np.uint32)
     return RankedFeatures(no_wide_ranks, lower, offsets, narrow_ranks,
-                          *rare_rows(no_wide_ranks, narrow_ranks, lower, offsets),
-                          upper_values=upper)
+                          *rare_rows(no_wide_ranks, narrow_ranks, lower, offsets, short_ranks),
+                          upper_values=upper, short_ranks=short_ranks)
 
 
 def binned_features(X, max_bins, categories=None, n_threads=1):
     """The binned features ``splitter='hist'`` sweeps, made once per fit:
-    straight from the columns of a dense X into bytes (:func:`bin_columns`)
-    where the bin numbers fit in one, else from the ranks of X
-    (:func:`bin_features` of ``rank_features(X)``). The bins are the same.
+    straight from the columns of a dense X into one- or two-byte codes
+    (:func:`bin_columns`), else (a sparse X, or categories too many for two
+    bytes) from the ranks of X (:func:`bin_features` of
+    ``rank_features(X)``). The bins are the same.
 
     Parameters
     ----------
@@ -204,7 +216,7 @@ def binned_features(X, max_bins, categories=None, n_threads=1):
     -------
     RankedFeatures
     """
-    if not is_sparse(X) and max_bins < NARROW_RANKS:
+    if not is_sparse(X) and max_bins < SHORT_RANKS:
         ranked = bin_columns(X, max_bins, categories, n_threads)
         if ranked is not None:
             return ranked
@@ -236,6 +248,8 @@ def select_features(binned, features):
     ranks = binned.ranks[features] if binned.ranks.shape[1] else np.zeros(
         (features.size, 0), dtype=np.uint32)
     narrow_ranks = binned.narrow_ranks[features]
+    short_ranks = None if binned.short_ranks is None else binned.short_ranks[features]
     return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
-                          *rare_rows(ranks, narrow_ranks, values, value_offsets),
-                          upper_values=np.ascontiguousarray(binned.upper_values[taken]))
+                          *rare_rows(ranks, narrow_ranks, values, value_offsets, short_ranks),
+                          upper_values=np.ascontiguousarray(binned.upper_values[taken]),
+                          short_ranks=short_ranks)

@@ -10,27 +10,36 @@
 # are.
 
 from libc.math cimport INFINITY, log
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from ._utils cimport intp_t
 
 
 # Where a histogram fill finds the bin of every node position: bins[position]
-# when node_samples is NULL, else the bin of the position's sample,
-# bins[node_samples[position]], one byte each (narrow) or four; first_bin
-# is subtracted.
+# (four bytes each) when node_samples is NULL, else the bin of the
+# position's sample, bins[node_samples[position]], of 1 << shift bytes each
+# (BIN_BYTES_1, _2 or _4: the narrow ranks and bin codes, the two-byte bin
+# codes of more than 256 bins, the ranks); first_bin is subtracted.
 cdef struct BinSource:
     const void* bins
     const uint32_t* node_samples
     uint32_t first_bin
-    bint narrow
+    int shift
+
+
+cdef enum:
+    BIN_BYTES_1 = 0
+    BIN_BYTES_2 = 1
+    BIN_BYTES_4 = 2
 
 
 cdef inline intp_t bin_of(BinSource source, intp_t position) noexcept nogil:
     if source.node_samples == NULL:
         return (<const uint32_t*> source.bins)[position] - source.first_bin
-    if source.narrow:
+    if source.shift == BIN_BYTES_1:
         return (<const uint8_t*> source.bins)[source.node_samples[position]] - source.first_bin
+    if source.shift == BIN_BYTES_2:
+        return (<const uint16_t*> source.bins)[source.node_samples[position]] - source.first_bin
     return (<const uint32_t*> source.bins)[source.node_samples[position]] - source.first_bin
 
 

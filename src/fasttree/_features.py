@@ -11,18 +11,29 @@ from ._threads import run_together
 from ._utils import dense_ranks, feature_columns_float32
 
 # Features of at most this many distinct values have narrow (byte) ranks
-# (the kernels' NARROW_RANKS).
+# (the kernels' NARROW_RANKS); binned features of at most SHORT_RANKS bins
+# two-byte codes (the kernels' SHORT_RANKS).
 NARROW_RANKS = 256
+SHORT_RANKS = 65536
 from ._validation import is_sparse
 
 RankedFeatures = namedtuple("RankedFeatures", "ranks values value_offsets narrow_ranks "
                                               "common_rank rare_offsets rare_rows rare_ranks "
                                               "rare_feature_offsets rare_features "
-                                              "rare_feature_ranks upper_values",
-                            defaults=(None,))
+                                              "rare_feature_ranks upper_values short_ranks "
+                                              "value_starts",
+                            defaults=(None, None, None))
 RankedFeatures.__doc__ = """The ranks of a training matrix's features (see ``rank_features``);
 ``upper_values``, per rank the largest value it stands for, is None where a rank
-stands for one value (``values``), and set for bins (``fasttree._binning``)."""
+stands for one value (``values``), and set for bins (``fasttree._binning``);
+``short_ranks``, the uint16 bin codes (n_features, n_samples) of the binned
+features of more than ``NARROW_RANKS`` bins, is None but for bins of
+``max_bins`` > 255 (``fasttree._binning.bin_columns``); ``value_starts``,
+where each feature's entries start in ``values`` (n_features + 1 offsets), is
+None but where ``rank_features`` kept some features' largest value alone
+(``keep_values``): then ``values[value_starts[f]:value_starts[f + 1]]`` are
+feature ``f``'s distinct values, or its largest alone (+inf when some are
+missing), and its thresholds are read from the training rows."""
 
 # common_rank of a feature without a listed common value.
 NO_COMMON = 0xFFFFFFFF
@@ -52,7 +63,7 @@ def feature_columns(X):
     return feature_columns_float32(feature_rows(X))
 
 
-def rank_features(X, n_threads=1):
+def rank_features(X, n_threads=1, keep_values=None):
     """Rank every feature's values once per fit.
 
     Parameters
@@ -65,6 +76,13 @@ def rank_features(X, n_threads=1):
     n_threads : int, default=1
         Threads that rank groups of features at once (the ranking kernel
         releases the GIL).
+    keep_values : ndarray of bool or None, default=None
+        Per feature, whether its distinct values are kept; the others keep
+        their largest alone (``value_starts`` says where each feature's
+        start), so that a continuous X's values, as large as X, are not
+        held while its ranks are: the splitter then reads a split's
+        neighbouring values from the training rows. None keeps every
+        feature's.
 
     Returns
     -------
@@ -83,24 +101,50 @@ def rank_features(X, n_threads=1):
         for the others.
         ``common_rank``, ``rare_offsets``, ``rare_rows``, ``rare_ranks``,
         ``rare_feature_offsets``, ``rare_features``, ``rare_feature_ranks``:
-        see ``rare_rows``.
+        see ``rare_rows``. ``value_starts`` (with ``keep_values``): see
+        ``RankedFeatures``.
     """
     n_samples, n_features = X.shape
     ranks = np.empty((n_features, n_samples), dtype=np.uint32)
-    narrow_ranks = np.empty((n_features, n_samples), dtype=np.uint8)
+    # Zeros, of which only the rows of the features of few values are
+    # written: the others stay fresh zero pages, which take no memory.
+    narrow_ranks = np.zeros((n_features, n_samples), dtype=np.uint8)
 
     def keep(features, part):
-        ranks[features], narrow_ranks[features] = part[0], part[3]
-        return part[1], np.diff(part[2])
+        ranks[features] = part[0]
+        n_distinct = np.diff(part[2])
+        narrow = n_distinct <= NARROW_RANKS
+        if narrow.any():
+            narrow_ranks[features[narrow]] = part[3][narrow]
+        if keep_values is None:
+            return part[1], n_distinct, n_distinct
+        kept = np.where(keep_values[features], n_distinct, np.minimum(n_distinct, 1))
+        # Each feature's values, or its largest alone: its last kept entries.
+        ends = part[2][1:]
+        taken = np.concatenate([np.arange(end - count, end) for end, count in zip(ends, kept)])
+        return part[1][taken.astype(np.intp)], n_distinct, kept
 
     chunk_values = for_ranked_chunks(X, keep, n_threads)
-    values = (np.concatenate([part[0] for part in chunk_values]) if chunk_values
-              else np.zeros(0, dtype=np.float32))
     value_offsets = np.zeros(n_features + 1, dtype=np.intp)
+    value_starts = np.zeros(n_features + 1, dtype=np.intp)
     if chunk_values:
         value_offsets[1:] = np.cumsum(np.concatenate([part[1] for part in chunk_values]))
+        value_starts[1:] = np.cumsum(np.concatenate([part[2] for part in chunk_values]))
+    # The chunks' values copied into one array and each let go of once
+    # copied, so that they are not held twice over (as large as X together
+    # for continuous features).
+    values = np.empty(value_starts[-1], dtype=np.float32)
+    start = 0
+    for index in range(len(chunk_values)):
+        part = chunk_values[index][0]
+        values[start:start + part.size] = part
+        start += part.size
+        chunk_values[index] = part = None
+    value_starts = None if keep_values is None else value_starts
     return RankedFeatures(ranks, values, value_offsets, narrow_ranks,
-                          *rare_rows(ranks, narrow_ranks, values, value_offsets))
+                          *rare_rows(ranks, narrow_ranks, values, value_offsets,
+                                     value_starts=value_starts),
+                          value_starts=value_starts)
 
 
 def for_ranked_chunks(X, consume, n_threads=1):
@@ -123,8 +167,9 @@ def for_ranked_chunks(X, consume, n_threads=1):
         What ``consume`` returned for each chunk, in the features' order.
     """
     n_features = X.shape[1]
-    chunks = [np.arange(start, min(start + RANKED_AT_ONCE, n_features))
-              for start in range(0, n_features, RANKED_AT_ONCE)]
+    at_once = ranked_at_once(X.shape[0])
+    chunks = [np.arange(start, min(start + at_once, n_features))
+              for start in range(0, n_features, at_once)]
     results = [None] * len(chunks)
 
     def rank_chunks(indices):
@@ -145,8 +190,19 @@ def for_ranked_chunks(X, consume, n_threads=1):
     return results
 
 
-# Features rank_features ranks at once on each thread.
+# Features rank_features ranks at once on each thread: at most
+# RANKED_AT_ONCE, and no more than RANKED_AT_ONCE_BYTES of their float32
+# columns. A chunk's columns, ranks and values take about three times that
+# while it is ranked, on each thread, on top of what the fit keeps: at
+# 4,000,000 rows, 8 features at once made the peak of a forest's fit 1.7x
+# X's bytes with splitter='hist', when all it keeps is a byte per value.
 RANKED_AT_ONCE = 8
+RANKED_AT_ONCE_BYTES = 64 * 2**20
+
+
+def ranked_at_once(n_samples):
+    """Features ranked at once on each thread, for columns of ``n_samples``."""
+    return int(min(RANKED_AT_ONCE, max(1, RANKED_AT_ONCE_BYTES // max(4 * n_samples, 1))))
 
 
 def chunk_columns(X, features):
@@ -203,13 +259,16 @@ def random_split_features(columns, categories=None):
                           np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
 
 
-def rare_rows(ranks, narrow_ranks, values, value_offsets):
+def rare_rows(ranks, narrow_ranks, values, value_offsets, short_ranks=None,
+              value_starts=None):
     """The rows that do not hold a feature's common value, for the features
     whose most frequent value (not a missing one) covers ``COMMON_SHARE`` of
     the rows: the splitter sums a node's rows of such a feature from its
     rare rows alone when they are fewer than the node's (see
     ``Splitter.split_node``). ``narrow_ranks`` are read for the features of
-    at most 256 values, ``ranks`` for the others.
+    at most 256 values, ``short_ranks`` (when given) for those of at most
+    ``SHORT_RANKS``, ``ranks`` for the others; ``values`` by
+    ``value_starts`` where given (see ``RankedFeatures``).
 
     Returns
     -------
@@ -235,14 +294,20 @@ def rare_rows(ranks, narrow_ranks, values, value_offsets):
     lengths = np.zeros(n_features, dtype=np.intp)
     row_parts, rank_parts = [], []
     n_distinct = np.diff(value_offsets)
+    starts = value_offsets if value_starts is None else value_starts
     for feature in np.flatnonzero(n_distinct >= 1):
-        feature_ranks = (narrow_ranks if n_distinct[feature] <= NARROW_RANKS else ranks)[feature]
+        if n_distinct[feature] <= NARROW_RANKS:
+            feature_ranks = narrow_ranks[feature]
+        elif short_ranks is not None and n_distinct[feature] <= SHORT_RANKS:
+            feature_ranks = short_ranks[feature]
+        else:
+            feature_ranks = ranks[feature]
         counts = np.bincount(feature_ranks, minlength=n_distinct[feature])
         common = int(np.argmax(counts))
         # A missing value (the last rank, NaN ranked +inf) is never common:
         # its rows take the missing-value sweeps.
-        if counts[common] < COMMON_SHARE * n_samples or np.isinf(
-                values[value_offsets[feature] + common]):
+        if counts[common] < COMMON_SHARE * n_samples or (
+                common == n_distinct[feature] - 1 and np.isinf(values[starts[feature + 1] - 1])):
             continue
         common_rank[feature] = common
         rows = np.flatnonzero(feature_ranks != common).astype(np.uint32)

@@ -539,7 +539,8 @@ def grow_tree(ranked_features, criterion, sample_weight, limits, seed, output_wi
                         method=split_method(limits),
                         categories=limits.get("categories"), columns=limits.get("columns"),
                         monotonic_cst=limits.get("monotonic_cst"), rows=limits.get("rows"),
-                        interaction_cst=limits.get("interaction_cst"))
+                        interaction_cst=limits.get("interaction_cst"),
+                        value_rows=limits.get("value_rows"))
 
     splitter = make_splitter(criterion)
     categories = limits.get("categories")
@@ -734,7 +735,9 @@ def check_growth_options(params, limits, n_features, encoding, targets):
 def features_for_growth(X, limits, ranked=None, n_threads=1):
     """What the splitter reads of X, made once per fit.
 
-    The sorted splitter reads the ranks of X's values (``rank_features``);
+    The sorted splitter reads the ranks of X's values (``rank_features``),
+    and of a dense X's numeric features the values of its splits from X
+    itself (``value_rows`` in the limits) rather than their distinct values;
     the random one compares values, so it reads X's columns and rows, which
     go into the limits, and the ranks of its categorical features only
     (``random_split_features``).
@@ -755,7 +758,8 @@ def features_for_growth(X, limits, ranked=None, n_threads=1):
     -------
     ranked, dict
         The ranks for :func:`grow_tree`, and the limits (a new dict with
-        ``columns`` and ``rows`` for the random splitter).
+        ``columns`` and ``rows`` for the random splitter, ``value_rows`` for
+        the sorted one).
     """
     if limits["splitter"] == "random":
         columns = feature_columns(X)
@@ -764,6 +768,16 @@ def features_for_growth(X, limits, ranked=None, n_threads=1):
             ranked = random_split_features(columns, limits.get("categories"))
     elif ranked is None and limits["splitter"] == "hist":
         ranked = binned_features(X, limits["max_bins"], limits.get("categories"), n_threads)
-    elif ranked is None:
+    elif ranked is None and (limits["multiway"] or is_sparse(X)):
         ranked = rank_features(X, n_threads)
+    elif ranked is None:
+        # Of a numeric feature, the split search needs a split's two
+        # neighbouring values alone, which it reads from X's rows: the
+        # distinct values (as large as X for continuous data) are not kept.
+        # Categorical features keep theirs, their codes.
+        categories = limits.get("categories")
+        keep_values = (np.zeros(X.shape[1], dtype=bool) if categories is None
+                       else np.asarray(categories) > 0)
+        ranked = rank_features(X, n_threads, keep_values=keep_values)
+        limits = {**limits, "value_rows": X}
     return ranked, limits

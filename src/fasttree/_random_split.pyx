@@ -8,7 +8,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from ._histogram cimport histogram_bin, histogram_fill
-from ._criterion cimport BinSource, bin_of
+from ._criterion cimport BIN_BYTES_4, BinSource, bin_of
 from ._split_search cimport IMPROVED, NO_MISSING, keep_threshold, offer
 from ._utils cimport rng_next
 
@@ -202,7 +202,7 @@ cdef class RandomSplits:
                 value = node_values[i]
                 sides[i] = (value > draw.threshold) + (value == INFINITY)
             if histogram_fill(&state.buffers.histogram, self.criterion,
-                              BinSource(sides, NULL, 0, False), n_node, 3) < 0:
+                              BinSource(sides, NULL, 0, BIN_BYTES_4), n_node, 3) < 0:
                 return -1
             self.criterion.move_bin_left(histogram_bin(&state.buffers.histogram, LEFT_SIDE))
             n_left = state.buffers.histogram.counts[LEFT_SIDE]
@@ -290,7 +290,7 @@ cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource so
         if source.node_samples != NULL and i + PREFETCH_DISTANCE < n_node:
             __builtin_prefetch(<const char*> source.bins + (
                 <intp_t> source.node_samples[i + PREFETCH_DISTANCE]
-                << (0 if source.narrow else 2)))
+                << source.shift))
         rank = <uint32_t> bin_of(source, i)
         node_ranks[i] = rank
         is_missing = rank == missing_rank
@@ -335,7 +335,7 @@ cdef int draw_binned_split(Criterion criterion, SearchState* state, BinSource so
                 n_left += 1
     else:
         if histogram_fill(&state.buffers.histogram, criterion,
-                          BinSource(node_ranks, NULL, 0, False), n_node, 3) < 0:
+                          BinSource(node_ranks, NULL, 0, BIN_BYTES_4), n_node, 3) < 0:
             return -1
         criterion.move_bin_left(histogram_bin(&state.buffers.histogram, LEFT_SIDE))
         n_left = state.buffers.histogram.counts[LEFT_SIDE]

@@ -10,11 +10,13 @@
 #
 # Declarations and inline functions only: there is no _split_search module.
 
-from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
+from libc.math cimport NAN
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from ._criterion cimport BinSource, Criterion, bin_of
+from ._criterion cimport (BIN_BYTES_1, BIN_BYTES_2, BIN_BYTES_4, BinSource, Criterion,
+                          bin_of)
 from ._histogram cimport Histogram
-from ._utils cimport NARROW_RANKS, beats_best, intp_t
+from ._utils cimport NARROW_RANKS, SHORT_RANKS, beats_best, intp_t
 
 
 cdef enum:
@@ -33,10 +35,22 @@ cdef enum:
 cdef struct RankedColumns:
     const uint32_t* ranks        # (n_features, n_samples) dense value ranks
     const uint8_t* narrow_ranks  # the same in bytes, for features of <= NARROW_RANKS values
+    const uint16_t* short_ranks  # (n_features, n_samples) two-byte bin codes of the binned
+                                 # features of more than NARROW_RANKS and at most
+                                 # SHORT_RANKS bins, or NULL when there are none
     const float* values          # each feature's distinct sorted values, concatenated
                                  # (binned features: each bin's smallest value)
     const float* upper_values    # the same for exact ranks; a bin's largest value
     const intp_t* value_offsets  # feature f's values start at value_offsets[f]
+    # Where each feature's entries in values (and upper_values) start:
+    # value_offsets, unless rank_features kept some features' largest value
+    # alone (keep_values), whose splits then read their values from rows.
+    const intp_t* value_starts
+    const float* rows            # the training matrix, feature f of row r at
+                                 # rows[r * row_stride + f * column_stride];
+                                 # NULL when every feature's values were kept
+    intp_t row_stride
+    intp_t column_stride
     const uint32_t* missing_ranks  # per feature, the rank of its missing values
                                  # (its last: NaN ranks as +inf), or NO_MISSING
     intp_t n_samples             # rows of the training matrix
@@ -108,12 +122,39 @@ cdef struct BestCandidate:
 
 
 # The feature's ranks at the node's positions, read from the narrow
-# (one-byte) ranks when the feature has few values.
+# (one-byte) ranks when the feature has few values, from the two-byte bin
+# codes when there are some and it has no more than they number.
 cdef inline BinSource feature_ranks_at(const RankedColumns* data, intp_t feature,
                                        const uint32_t* node_samples) noexcept nogil:
-    if data.value_offsets[feature + 1] - data.value_offsets[feature] <= NARROW_RANKS:
-        return BinSource(data.narrow_ranks + feature * data.n_samples, node_samples, 0, True)
-    return BinSource(data.ranks + feature * data.n_samples, node_samples, 0, False)
+    cdef intp_t n_values = data.value_offsets[feature + 1] - data.value_offsets[feature]
+    if n_values <= NARROW_RANKS:
+        return BinSource(data.narrow_ranks + feature * data.n_samples, node_samples, 0,
+                         BIN_BYTES_1)
+    if data.short_ranks != NULL and n_values <= SHORT_RANKS:
+        return BinSource(data.short_ranks + feature * data.n_samples, node_samples, 0,
+                         BIN_BYTES_2)
+    return BinSource(data.ranks + feature * data.n_samples, node_samples, 0, BIN_BYTES_4)
+
+
+# Whether the feature's distinct values were kept (not its largest alone).
+cdef inline bint values_kept(const RankedColumns* data, intp_t feature) noexcept nogil:
+    return (data.value_starts[feature + 1] - data.value_starts[feature]
+            == data.value_offsets[feature + 1] - data.value_offsets[feature])
+
+
+# The value of the given rank of a feature whose values were not kept: the
+# training value of a node sample of that rank (a split's ranks are ranks
+# of its node), +0.0 for either zero as in values.
+cdef inline float value_from_rows(const RankedColumns* data, intp_t feature,
+                                  const uint32_t* node_samples, intp_t n_node,
+                                  uint32_t rank) noexcept nogil:
+    cdef BinSource source = feature_ranks_at(data, feature, node_samples)
+    cdef intp_t i
+    for i in range(n_node):
+        if bin_of(source, i) == <intp_t> rank:
+            return <float> (data.rows[node_samples[i] * data.row_stride
+                                      + feature * data.column_stride] + 0.0)
+    return NAN
 
 
 # Whether every node position has the bin of the first.

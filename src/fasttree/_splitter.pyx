@@ -5,7 +5,7 @@ import numpy as np
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, fabs
-from libc.stdint cimport int8_t, uint64_t
+from libc.stdint cimport int8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
@@ -19,10 +19,10 @@ from ._node_histograms cimport (node_histograms_bins, node_histograms_clear,
 from ._random_split cimport RandomDraw, draw_binned_split
 from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_COMMON, NO_MISSING, BestCandidate, counts_cheaper,
-                             feature_ranks_at)
+                             feature_ranks_at, value_from_rows, values_kept)
 from ._sweep_counted cimport sweep_all_values, sweep_filled_values, sweep_node_values
 from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
-from ._utils cimport NARROW_RANKS, midpoint, rng_below, stable_partition
+from ._utils cimport NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -84,8 +84,9 @@ cdef class Splitter:
     ranked : RankedFeatures
         ``fasttree._features.rank_features`` of the training matrix: the dense
         value ranks (n_features, n_samples), the distinct sorted values and
-        their offsets, the narrow ranks of the features of few values, and
-        the rare entries of features with a common value.
+        their offsets, the narrow ranks of the features of few values (and
+        binned features' two-byte codes, ``short_ranks``, when some have more
+        than 256 bins), and the rare entries of features with a common value.
     max_features, min_samples_leaf : int
     min_weight_leaf : float
     seed : int
@@ -109,12 +110,18 @@ cdef class Splitter:
         The interaction constraints' groups of features (every feature in
         one at least; ``fasttree._growth.check_interaction_cst``), or None
         for none.
+    value_rows : ndarray of float32 or None
+        The training matrix (any memory layout, a memory map too), shape
+        (n_samples, n_features): where ``ranked`` kept some features'
+        largest value alone (its ``value_starts``), a split's neighbouring
+        values are read from the rows of the node. Needed then, else unused.
     """
 
     def __cinit__(self, Criterion criterion not None, ranked not None,
                   intp_t max_features, intp_t min_samples_leaf,
                   double min_weight_leaf, uint64_t seed, method=None, categories=None,
-                  columns=None, monotonic_cst=None, rows=None, interaction_cst=None):
+                  columns=None, monotonic_cst=None, rows=None, interaction_cst=None,
+                  value_rows=None):
         cdef const uint32_t[:, ::1] ranks = ranked.ranks
         cdef const float[::1] values = ranked.values
         # Binned features: a split between two bins lies between the left
@@ -122,7 +129,15 @@ cdef class Splitter:
         upper_source = ranked.values if ranked.upper_values is None else ranked.upper_values
         cdef const float[::1] upper_values = upper_source
         cdef const intp_t[::1] value_offsets = ranked.value_offsets
+        starts_source = (ranked.value_offsets if ranked.value_starts is None
+                         else ranked.value_starts)
+        cdef const intp_t[::1] value_starts = starts_source
+        cdef const float[:, :] value_rows_view
         cdef const uint8_t[:, ::1] narrow_ranks = ranked.narrow_ranks
+        # Two-byte bin codes (more than 256 bins): (n_features, 0) when none.
+        short_source = (ranked.short_ranks if ranked.short_ranks is not None
+                        else np.zeros((narrow_ranks.shape[0], 0), dtype=np.uint16))
+        cdef const uint16_t[:, ::1] short_ranks = short_source
         cdef intp_t f, n_features, n_samples
         n_features = narrow_ranks.shape[0]
         n_samples = narrow_ranks.shape[1]
@@ -130,16 +145,34 @@ cdef class Splitter:
         # narrow ranks (binned features: fasttree._binning.bin_columns).
         if ranks.shape[0] != n_features or ranks.shape[1] not in (0, n_samples):
             raise ValueError("ranks and narrow_ranks differ in shape")
+        if short_ranks.shape[0] != n_features or short_ranks.shape[1] not in (0, n_samples):
+            raise ValueError("short_ranks and narrow_ranks differ in shape")
         self.criterion = criterion
         self.state.data.n_features = n_features
         self.state.data.n_samples = n_samples
         self.state.data.ranks = &ranks[0, 0] if ranks.shape[1] else NULL
         self.state.data.narrow_ranks = &narrow_ranks[0, 0]
+        self.state.data.short_ranks = &short_ranks[0, 0] if short_ranks.shape[1] else NULL
         self.state.data.values = &values[0]
         if upper_values.shape[0] != values.shape[0]:
             raise ValueError("values and upper_values differ in length")
         self.state.data.upper_values = &upper_values[0]
         self.state.data.value_offsets = &value_offsets[0]
+        if value_starts.shape[0] != value_offsets.shape[0] or value_starts[n_features] != (
+                values.shape[0]):
+            raise ValueError("value_starts do not span values")
+        self.state.data.value_starts = &value_starts[0]
+        self.state.data.rows = NULL
+        self.state.data.row_stride = self.state.data.column_stride = 0
+        if ranked.value_starts is not None:
+            if value_rows is None or value_rows.shape != (n_samples, n_features):
+                raise ValueError("features without their values need value_rows, the "
+                                 "training matrix")
+            value_rows_view = value_rows
+            if n_samples and n_features:
+                self.state.data.rows = &value_rows_view[0, 0]
+                self.state.data.row_stride = value_rows_view.strides[0] // sizeof(float)
+                self.state.data.column_stride = value_rows_view.strides[1] // sizeof(float)
         self.max_features = max_features
         self.state.limits.min_samples_leaf = min_samples_leaf
         self.state.limits.min_weight_leaf = min_weight_leaf
@@ -187,7 +220,8 @@ cdef class Splitter:
         groups_of_feature, features_of_group = self._set_interaction_groups(interaction_cst,
                                                                            n_features)
         self._keep_alive = (ranked.ranks, ranked.values, upper_source, ranked.value_offsets,
-                            ranked.narrow_ranks, categories, monotonic_cst,
+                            starts_source, value_rows,
+                            ranked.narrow_ranks, short_source, categories, monotonic_cst,
                             groups_of_feature, features_of_group)
         histogram_init(&self.state.buffers.histogram)
         node_histograms_init(&self.node_histograms, n_features)
@@ -214,13 +248,14 @@ cdef class Splitter:
             raise MemoryError()
         for f in range(n_features):
             if (self.state.data.ranks == NULL
-                    and value_offsets[f + 1] - value_offsets[f] > NARROW_RANKS):
-                raise ValueError(f"feature {f} has more values than narrow ranks hold, "
-                                 "and no ranks were given")
+                    and value_offsets[f + 1] - value_offsets[f] > (
+                        NARROW_RANKS if self.state.data.short_ranks == NULL else SHORT_RANKS)):
+                raise ValueError(f"feature {f} has more values than narrow ranks hold (or "
+                                 "short ranks, when given), and no ranks were given")
             self.features[f] = f
             missing_ranks[f] = NO_MISSING
             if (value_offsets[f + 1] > value_offsets[f]
-                    and values[value_offsets[f + 1] - 1] == INFINITY):
+                    and values[value_starts[f + 1] - 1] == INFINITY):
                 missing_ranks[f] = <uint32_t> (value_offsets[f + 1] - 1 - value_offsets[f])
         self.random_splits = None
         if self.method == SPLIT_RANDOM:
@@ -499,10 +534,16 @@ cdef class Splitter:
         elif best.right_rank == self.state.data.missing_ranks[feature]:
             # Every known value left, the missing ones right.
             record.threshold = INFINITY
+        elif not values_kept(&self.state.data, feature):
+            record.threshold = midpoint(
+                value_from_rows(&self.state.data, feature, node_samples, n_node, best.left_rank),
+                value_from_rows(&self.state.data, feature, node_samples, n_node,
+                                best.right_rank))
         else:
             record.threshold = midpoint(
-                self.state.data.upper_values[value_offsets[feature] + best.left_rank],
-                self.state.data.values[value_offsets[feature] + best.right_rank])
+                self.state.data.upper_values[self.state.data.value_starts[feature]
+                                             + best.left_rank],
+                self.state.data.values[self.state.data.value_starts[feature] + best.right_rank])
 
         if random_numeric:
             n_left = self.random_splits.mark_left(&best, n_node, self.goes_left,

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """The counted sweep: a histogram of a node's ranks, swept bin by bin."""
 
+from ._criterion cimport BIN_BYTES_4, BinSource
 from ._histogram cimport Histogram, histogram_bin, histogram_fill, histogram_fill_rare
 from ._split_search cimport IMPROVED, STOP, holds_one_value, keep_threshold, offer
 
@@ -57,8 +58,8 @@ cdef int sweep_node_values(Criterion criterion, SearchState* state, intp_t n_nod
                            intp_t feature, uint32_t min_rank, uint32_t rank_span,
                            BestCandidate* best) noexcept nogil:
     if histogram_fill(&state.buffers.histogram, criterion,
-                      BinSource(state.buffers.node_ranks, NULL, min_rank, False), n_node,
-                      rank_span) < 0:
+                      BinSource(state.buffers.node_ranks, NULL, min_rank, BIN_BYTES_4),
+                      n_node, rank_span) < 0:
         return -1
     sweep_bins(criterion, state, n_node, feature, 0, rank_span - 1, min_rank, best)
     return 1

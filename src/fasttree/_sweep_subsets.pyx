@@ -7,7 +7,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memset
 
-from ._criterion cimport bin_of
+from ._criterion cimport BIN_BYTES_4, BinSource, bin_of
 from ._histogram cimport histogram_bin, histogram_fill
 from ._split_search cimport (IMPROVED, SKIP, STOP, bit_length, counts_cheaper,
                              feature_ranks_at, holds_one_value, offer)
@@ -143,8 +143,8 @@ cdef class SubsetSweep:
                 n_bins = max_rank - min_rank + 1
                 first_rank = min_rank
                 if histogram_fill(&state.buffers.histogram, self.criterion,
-                                  BinSource(state.buffers.node_ranks, NULL, min_rank, False), n_node,
-                                  n_bins) < 0:
+                                  BinSource(state.buffers.node_ranks, NULL, min_rank,
+                                            BIN_BYTES_4), n_node, n_bins) < 0:
                     return -1
             else:
                 for i in range(n_node):
@@ -163,8 +163,8 @@ cdef class SubsetSweep:
                 n_bins = group + 1
                 grouped = True
                 if histogram_fill(&state.buffers.histogram, self.criterion,
-                                  BinSource(state.buffers.node_ranks, NULL, 0, False), n_node,
-                                  n_bins) < 0:
+                                  BinSource(state.buffers.node_ranks, NULL, 0, BIN_BYTES_4),
+                                  n_node, n_bins) < 0:
                     return -1
         counts = state.buffers.histogram.counts
         for b in range(n_bins):
@@ -386,7 +386,7 @@ cdef class SubsetSweep:
         # Codes the node did not hold go with the missing values.
         cdef intp_t n_codes = self.n_categories[feature]
         cdef intp_t n_words = (n_codes + 31) // 32, j
-        cdef const float* codes = state.data.values + state.data.value_offsets[feature]
+        cdef const float* codes = state.data.values + state.data.value_starts[feature]
         cdef uint32_t code
         self.category_set[0] = <uint32_t> n_codes
         for j in range(n_words):

@@ -11,6 +11,10 @@ ctypedef Py_ssize_t intp_t
 # samples read a quarter of the cache.
 cdef enum:
     NARROW_RANKS = 256
+# Binned features of at most this many bins have their bin codes in two
+# bytes (fasttree._binning.bin_columns' short_ranks, max_bins > 255).
+cdef enum:
+    SHORT_RANKS = 65536
 
 # A sort item packs a sample's feature rank into the high 32 bits and its
 # position in the node into the low 32 bits, so that one integer sort orders a

@@ -415,6 +415,10 @@ def dense_ranks(const float[:, ::1] columns not None, Interrupt interrupt=None):
         offset_view[n_features] = n_values
     if stopped:
         raise_interrupt(interrupt)
+    # Values of continuous columns fill most of the buffer: a view of it saves
+    # a copy as large (the pages never written take no memory).
+    if 2 * n_values >= n_features * n_samples:
+        return ranks, values[:n_values], value_offsets, narrow_ranks
     return ranks, values[:n_values].copy(), value_offsets, narrow_ranks
 
 
