@@ -6,8 +6,11 @@ histogram splitter), and ``predict_proba`` and one-row ``predict`` of the
 fitted forest. Beside them, the workloads of the histogram splitter's
 targets (W2, W3) at a size asv runs in seconds: fit time and peak memory;
 and the peak memory of an exact and a hist fit on rows enough that what a
-fit holds per row shows (ForestFitMemory).
+fit holds per row shows (ForestFitMemory); and the exact and hist fits on the
+real tables of ``bench/data`` (ForestRealTables).
 """
+
+import numpy as np
 
 from fasttree import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 
@@ -145,17 +148,32 @@ MEMORY_SIZE = (400_000, 50)
 MEMORY_TREES = 4
 
 
+def _lean_classification(n_samples, n_features, seed=0):
+    """Gaussian float32 X made a block of rows at a time, and a class from a
+    few of its columns: the process never holds more than X itself, so that
+    a peak of setup and fit is the fit's (make_classification's float64
+    intermediates would peak above any fit here)."""
+    rng = np.random.default_rng(seed)
+    X = np.empty((n_samples, n_features), dtype=np.float32)
+    for start in range(0, n_samples, 50_000):
+        block = X[start:start + 50_000]
+        block[:] = rng.standard_normal(block.shape, dtype=np.float32)
+    y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3] > 0.2).astype(np.int64)
+    return X, y
+
+
 class ForestFitMemory(_Forest):
     """``RandomForestClassifier`` of 4 trees, ``min_samples_leaf=5``, n_jobs=2 on
     400,000 x 50 float32 (X 80 MB), with the exact and the hist splitter: the
-    process's peak resident memory over setup and fit (the data included;
-    ``bench/compare_memory.py`` measures the growth over X at full size)."""
+    process's peak resident memory over setup and fit (the data included, made
+    without a peak above it; ``bench/compare_memory.py`` measures the growth
+    over X at full size)."""
 
     params = [["best", "hist"]]
     param_names = ["splitter"]
 
     def setup(self, splitter):
-        self.X, self.y = _classification(*MEMORY_SIZE)
+        self.X, self.y = _lean_classification(*MEMORY_SIZE)
 
     def peakmem_fit(self, splitter):
         RandomForestClassifier(n_estimators=MEMORY_TREES, min_samples_leaf=5, n_jobs=2,
