@@ -74,6 +74,23 @@ cdef double TIE_MARGIN = 9.094947017729282e-13  # 2**-40
 subset_shortcuts = True
 
 
+cdef inline void settle_draw(intp_t* features, intp_t pick, bint constant,
+                             intp_t* first_unvisited, intp_t* end_unvisited) noexcept nogil:
+    # The drawn feature at pick leaves the drawable range [first_unvisited,
+    # end_unvisited): into the known constants before it when it is constant
+    # in the node (its descendants skip it), else behind it. The draw loop
+    # and the threads' look-ahead both take this step, so they stay in step.
+    cdef intp_t feature = features[pick]
+    if constant:
+        features[pick] = features[first_unvisited[0]]
+        features[first_unvisited[0]] = feature
+        first_unvisited[0] += 1
+    else:
+        end_unvisited[0] -= 1
+        features[pick] = features[end_unvisited[0]]
+        features[end_unvisited[0]] = feature
+
+
 cdef class Splitter:
     """Best-split search for one fit.
 
@@ -498,15 +515,8 @@ cdef class Splitter:
                                             &rare_access, &best)
             if status < 0:
                 return -1
-            if status == 0:
-                self.features[pick] = self.features[first_unvisited]
-                self.features[first_unvisited] = feature
-                first_unvisited += 1
-            else:
-                end_unvisited -= 1
-                self.features[pick] = self.features[end_unvisited]
-                self.features[end_unvisited] = feature
-                n_evaluated += 1
+            settle_draw(self.features, pick, status == 0, &first_unvisited, &end_unvisited)
+            n_evaluated += status != 0
 
         if pair_feature >= 0:
             if self.random_splits.offer_pair(&self.state, node_samples, pair_feature,
@@ -768,15 +778,8 @@ cdef class Splitter:
                     self.feature_status[f] = SWEEP_PENDING
                     self.batch[n_batch] = f
                     n_batch += 1
-                if status == 0:
-                    self.draw_features[p] = self.draw_features[first]
-                    self.draw_features[first] = f
-                    first += 1
-                else:
-                    stop -= 1
-                    self.draw_features[p] = self.draw_features[stop]
-                    self.draw_features[stop] = f
-                    evaluated += 1
+                settle_draw(self.draw_features, p, status == 0, &first, &stop)
+                evaluated += status != 0
                 if not (first < stop and evaluated < self.max_features):
                     break
                 p = first + rng_below(&rng_state, stop - first)
