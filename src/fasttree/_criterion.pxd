@@ -75,6 +75,11 @@ cdef class Criterion:
     # (medians), so every sweep moves the samples one by one, in order
     # (the splitter sorts, and random splits move their sides' samples).
     cdef readonly bint needs_sorted_moves
+    # The sorted sweep may do SquaredError's move_position_left, move_left
+    # and proxy_improvement itself, on its fields, with the same arithmetic
+    # (_sweep_sorted.sweep_groups_squared_error): set by SquaredError and
+    # cleared by a subclass that changes any of them.
+    cdef readonly bint inline_squared_error
     cdef double* position_weight       # weight of the sample at every position
     cdef bint unit_weights             # every one of them is 1.0 (init_positions)
     # The arrays kept by position that the splitter moves with the samples

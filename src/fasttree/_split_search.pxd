@@ -29,6 +29,7 @@ cdef enum:
     SKIP = 0       # not a valid split here; later positions may be
     STOP = 1       # no later position of this sweep can be valid
     IMPROVED = 2   # the best candidate so far
+    VALID = 3      # meets the limits (check_children), not scored yet
 
 
 # The training matrix as value ranks (fasttree._features.rank_features).
@@ -183,32 +184,27 @@ cdef inline bint counts_cheaper(double factor, intp_t n_bins, intp_t n_bin_stats
     return <double> n_bins * n_bin_stats <= factor * n_node
 
 
-# Scores the criterion's current left/right children as a split of feature
-# whose left child holds n_left of the node's n_node samples; returns STOP
-# when no later position of the sweep can be valid. When the candidate is
-# the best so far, best takes its proxy, feature and left_rank, the
-# criterion keeps its left child (keep_left), and IMPROVED is returned; the
-# caller notes the rest of the candidate (keep_threshold, say).
-cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandidate* best,
-                      intp_t n_left, intp_t n_node, intp_t feature,
-                      uint32_t left_rank) noexcept nogil:
-    cdef double proxy, value_left, value_right, max_before
+# Whether children of n_left and n_node - n_left samples, and of the given
+# weights, meet the limits: VALID, SKIP, or STOP when no later position of
+# the sweep can (the left child only grows).
+cdef inline int check_children(const SearchLimits* limits, intp_t n_left, intp_t n_node,
+                               double weighted_n_left, double weighted_n_node) noexcept nogil:
     if n_left < limits.min_samples_leaf:
         return SKIP
     if n_node - n_left < limits.min_samples_leaf:
         return STOP
-    if criterion.weighted_n_left < limits.min_weight_leaf:
+    if weighted_n_left < limits.min_weight_leaf:
         return SKIP
-    if criterion.weighted_n_node - criterion.weighted_n_left < limits.min_weight_leaf:
+    if weighted_n_node - weighted_n_left < limits.min_weight_leaf:
         return STOP
-    if limits.monotonic_cst != NULL and limits.monotonic_cst[feature] != 0:
-        criterion.children_values(&value_left, &value_right)
-        if not (limits.lower_bound <= value_left <= limits.upper_bound
-                and limits.lower_bound <= value_right <= limits.upper_bound
-                and (value_left - value_right) * limits.monotonic_cst[feature] <= 0.0):
-            return SKIP
-    proxy = criterion.proxy_improvement()
-    max_before = best.max_proxy
+    return VALID
+
+
+# Scores a valid candidate's proxy against the best so far; when it wins,
+# best takes its proxy, feature and left_rank and True is returned.
+cdef inline bint note_proxy(BestCandidate* best, double proxy, intp_t feature,
+                            uint32_t left_rank) noexcept nogil:
+    cdef double max_before = best.max_proxy
     if proxy > max_before:
         best.max_proxy = proxy
     # Ties, up to rounding, go to the lowest feature index, then to the
@@ -218,6 +214,31 @@ cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandi
         best.proxy_improvement = proxy
         best.feature = feature
         best.left_rank = left_rank
+        return True
+    return False
+
+
+# Scores the criterion's current left/right children as a split of feature
+# whose left child holds n_left of the node's n_node samples; returns STOP
+# when no later position of the sweep can be valid. When the candidate is
+# the best so far, best takes its proxy, feature and left_rank, the
+# criterion keeps its left child (keep_left), and IMPROVED is returned; the
+# caller notes the rest of the candidate (keep_threshold, say).
+cdef inline int offer(Criterion criterion, const SearchLimits* limits, BestCandidate* best,
+                      intp_t n_left, intp_t n_node, intp_t feature,
+                      uint32_t left_rank) noexcept nogil:
+    cdef double value_left, value_right
+    cdef int outcome = check_children(limits, n_left, n_node, criterion.weighted_n_left,
+                                      criterion.weighted_n_node)
+    if outcome != VALID:
+        return outcome
+    if limits.monotonic_cst != NULL and limits.monotonic_cst[feature] != 0:
+        criterion.children_values(&value_left, &value_right)
+        if not (limits.lower_bound <= value_left <= limits.upper_bound
+                and limits.lower_bound <= value_right <= limits.upper_bound
+                and (value_left - value_right) * limits.monotonic_cst[feature] <= 0.0):
+            return SKIP
+    if note_proxy(best, criterion.proxy_improvement(), feature, left_rank):
         criterion.keep_left()
         return IMPROVED
     return SKIP
