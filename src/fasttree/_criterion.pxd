@@ -53,6 +53,13 @@ cdef enum:
     MAX_MOVED_ARRAYS = 4               # position_weight and at most three of a family's
 
 
+# Criterion.inline_sweep.
+cdef enum:
+    INLINE_NONE = 0
+    INLINE_SQUARED_ERROR = 1
+    INLINE_GINI = 2
+
+
 cdef class Criterion:
     # The constructor's arguments, for clone (a thread's own criterion).
     cdef readonly object init_args
@@ -75,11 +82,12 @@ cdef class Criterion:
     # (medians), so every sweep moves the samples one by one, in order
     # (the splitter sorts, and random splits move their sides' samples).
     cdef readonly bint needs_sorted_moves
-    # The sorted sweep may do SquaredError's move_position_left, move_left
-    # and proxy_improvement itself, on its fields, with the same arithmetic
-    # (_sweep_sorted.sweep_groups_squared_error): set by SquaredError and
-    # cleared by a subclass that changes any of them.
-    cdef readonly bint inline_squared_error
+    # Which criterion's per-sample step and proxy the sorted sweep may do
+    # itself, on its fields, with the same arithmetic
+    # (_sweep_sorted.sweep_groups_inline): INLINE_NONE, or the family's own
+    # value, set by SquaredError and Gini and reset by a subclass that
+    # changes either.
+    cdef readonly int inline_sweep
     cdef double* position_weight       # weight of the sample at every position
     cdef bint unit_weights             # every one of them is 1.0 (init_positions)
     # The arrays kept by position that the splitter moves with the samples

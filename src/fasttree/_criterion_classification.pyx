@@ -10,7 +10,7 @@ from libc.math cimport INFINITY, fabs, log, log2
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
-from ._criterion cimport allocate, bin_of, weight_log_weight
+from ._criterion cimport INLINE_GINI, allocate, bin_of, weight_log_weight
 from ._utils cimport cancelling_scale, item_position
 
 cdef inline void add_class_to_bin(double* bin, intp_t* count, intp_t label,
@@ -532,6 +532,9 @@ cdef class Gini(ClassificationCriterion):
     splits as the Gini decrease does; both sums of squares follow each moved
     sample in O(1).
     """
+
+    def __cinit__(self, *args):
+        self.inline_sweep = INLINE_GINI
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         cdef intp_t k

@@ -6,7 +6,7 @@ from libc.math cimport INFINITY, NAN, log
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
-from ._criterion cimport allocate, bin_of, log_ratio
+from ._criterion cimport INLINE_NONE, INLINE_SQUARED_ERROR, allocate, bin_of, log_ratio
 from ._utils cimport cancelling_scale, item_position
 
 cdef extern from "_vector.h":
@@ -38,7 +38,7 @@ cdef class SquaredError(Criterion):
         self.position_target = <double*> allocate(target.shape[0], sizeof(double))
         self.move_with_samples(self.position_target, sizeof(double))
         self.centres = True
-        self.inline_squared_error = True
+        self.inline_sweep = INLINE_SQUARED_ERROR
         self.position_centred = <double*> allocate(target.shape[0], sizeof(double))
 
     def __dealloc__(self):
@@ -187,7 +187,7 @@ cdef class Poisson(SquaredError):
 
     def __cinit__(self, *args):
         self.centres = False  # sums of the targets as they are
-        self.inline_squared_error = False  # its own proxy
+        self.inline_sweep = INLINE_NONE  # its own proxy
 
     cdef void add_node_loss(self, intp_t start, intp_t end, double* state) noexcept nogil:
         # Equal targets make a pure node (loss 0, value their target, which

@@ -1,9 +1,12 @@
 # cython: language_level=3
 """The counted sweep: a histogram of a node's ranks, swept bin by bin."""
 
-from ._criterion cimport BIN_BYTES_4, BinSource
+from ._criterion cimport BIN_BYTES_4, INLINE_NONE, INLINE_SQUARED_ERROR, BinSource
 from ._histogram cimport Histogram, histogram_bin, histogram_fill, histogram_fill_rare
-from ._split_search cimport IMPROVED, STOP, holds_one_value, keep_threshold, offer
+from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
+                                 load_sums, move_bin_left, store_sums)
+from ._split_search cimport (IMPROVED, SKIP, STOP, check_children, holds_one_value,
+                             keep_threshold, note_proxy, offer)
 
 
 cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource source,
@@ -97,9 +100,20 @@ cdef void sweep_bin_range(Criterion criterion, SearchState* state, intp_t n_node
     # Moves bins first_bin..end_bin - 1 left one by one (n_moved samples are
     # left already), offering the threshold after each.
     cdef Histogram* histogram = &state.buffers.histogram
-    cdef intp_t b, next_bin, n_left = n_moved
+    cdef intp_t b, n_left = n_moved
     cdef intp_t* counts = histogram.counts
     cdef int outcome
+    if criterion.inline_sweep != INLINE_NONE and (state.limits.monotonic_cst == NULL
+                                                  or state.limits.monotonic_cst[feature] == 0):
+        if criterion.inline_sweep == INLINE_SQUARED_ERROR:
+            sweep_bin_range_inline(<SquaredError> criterion, state, n_node, feature,
+                                   first_bin, end_bin, last_bin, first_rank, n_moved,
+                                   has_missing, missing_left, best)
+        else:
+            sweep_bin_range_inline(<Gini> criterion, state, n_node, feature, first_bin,
+                                   end_bin, last_bin, first_rank, n_moved, has_missing,
+                                   missing_left, best)
+        return
     for b in range(first_bin, end_bin):
         if counts[b] == 0:
             continue
@@ -110,8 +124,48 @@ cdef void sweep_bin_range(Criterion criterion, SearchState* state, intp_t n_node
         if outcome == STOP:
             return
         if outcome == IMPROVED:
-            next_bin = b + 1
-            while counts[next_bin] == 0:
-                next_bin += 1
-            keep_threshold(best, next_bin + first_rank, first_bin + first_rank,
-                           last_bin + first_rank, has_missing, missing_left)
+            keep_bin_threshold(counts, b, first_bin, last_bin, first_rank, has_missing,
+                               missing_left, best)
+
+
+cdef void sweep_bin_range_inline(InlineCriterion criterion, SearchState* state,
+                                 intp_t n_node, intp_t feature, intp_t first_bin,
+                                 intp_t end_bin, intp_t last_bin, uint32_t first_rank,
+                                 intp_t n_moved, bint has_missing, bint missing_left,
+                                 BestCandidate* best) noexcept nogil:
+    # sweep_bin_range of an unconstrained feature, with the criterion's
+    # moves and proxy written out (_inline_criterion): the same numbers.
+    cdef Histogram* histogram = &state.buffers.histogram
+    cdef intp_t b, n_left = n_moved
+    cdef intp_t* counts = histogram.counts
+    cdef int outcome
+    cdef LeftSums sums
+    load_sums(criterion, &sums)
+    for b in range(first_bin, end_bin):
+        if counts[b] == 0:
+            continue
+        move_bin_left(criterion, &sums, histogram_bin(histogram, b))
+        n_left += counts[b]
+        outcome = check_children(&state.limits, n_left, n_node, sums.weighted_n_left,
+                                 criterion.weighted_n_node)
+        if outcome == STOP:
+            break
+        if outcome == SKIP:
+            continue
+        if note_proxy(best, inline_proxy(criterion, &sums), feature, b + first_rank):
+            store_sums(criterion, &sums)
+            criterion.keep_left()
+            keep_bin_threshold(counts, b, first_bin, last_bin, first_rank, has_missing,
+                               missing_left, best)
+    store_sums(criterion, &sums)
+
+
+cdef inline void keep_bin_threshold(const intp_t* counts, intp_t b, intp_t first_bin,
+                                    intp_t last_bin, uint32_t first_rank, bint has_missing,
+                                    bint missing_left, BestCandidate* best) noexcept nogil:
+    # The rest of the best split after bin b: the next filled bin goes right.
+    cdef intp_t next_bin = b + 1
+    while counts[next_bin] == 0:
+        next_bin += 1
+    keep_threshold(best, next_bin + first_rank, first_bin + first_rank,
+                   last_bin + first_rank, has_missing, missing_left)
