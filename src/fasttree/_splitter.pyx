@@ -21,7 +21,7 @@ from ._rare_rows cimport RARE_UNDECIDED
 from ._split_search cimport (NO_COMMON, NO_MISSING, BestCandidate, counts_cheaper,
                              feature_ranks_at, value_from_rows, values_kept)
 from ._sweep_counted cimport sweep_all_values, sweep_filled_values, sweep_node_values
-from ._sweep_sorted cimport sweep_rare_sorted, sweep_sorted
+from ._sweep_sorted cimport sweep_pair, sweep_rare_sorted, sweep_sorted
 from ._utils cimport NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
@@ -849,6 +849,10 @@ cdef class Splitter:
                 return 0
             if n_rare > 0:
                 common_rank = self.rare_rows.common_rank[feature]
+        if n_node == 2 and n_rare < 0:
+            status = sweep_pair(self.criterion, &self.state, source, feature, best)
+            if status >= 0:
+                return status
         if counts_cheaper(self.state.all_values_factor, n_distinct, self.criterion.n_bin_stats,
                           n_node):
             if self.kept_node < 0:

@@ -6,7 +6,7 @@
 
 from libc.stdint cimport uint32_t
 
-from ._criterion cimport Criterion
+from ._criterion cimport BinSource, Criterion
 from ._split_search cimport BestCandidate, SearchState
 from ._utils cimport intp_t
 
@@ -29,3 +29,10 @@ cdef int sweep_rare_sorted(Criterion criterion, SearchState* state, intp_t n_nod
                            intp_t feature, uint32_t common_rank,
                            const uint32_t* rare_positions, const uint32_t* rare_ranks,
                            intp_t n_rare, BestCandidate* best) noexcept nogil
+
+# A node of two samples, its ranks of feature read from source: offers the
+# one candidate the sweeps would (the sample of the lower rank left), without
+# sorting or counting. Returns 0 when the feature is constant in the node, 1
+# when swept, -1 when one sample's value is missing (the sweeps take it).
+cdef int sweep_pair(Criterion criterion, SearchState* state, BinSource source,
+                    intp_t feature, BestCandidate* best) noexcept nogil

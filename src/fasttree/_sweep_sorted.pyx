@@ -3,8 +3,8 @@
 
 from libc.stdint cimport uint64_t
 
+from ._criterion cimport INLINE_NONE, INLINE_SQUARED_ERROR, bin_of
 from ._histogram cimport histogram_bin, histogram_fill_rare
-from ._criterion cimport INLINE_NONE, INLINE_SQUARED_ERROR
 from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
                                  load_sums, move_one_left, store_sums)
 from ._split_search cimport (IMPROVED, SKIP, STOP, bit_length, check_children, keep_threshold,
@@ -41,6 +41,28 @@ cdef void sweep_sorted(Criterion criterion, SearchState* state, intp_t n_node,
     criterion.move_left(sorted_items, first_missing, n_node)
     sweep_groups(criterion, state, sorted_items, first_missing, n_node - first_missing,
                  n_node, feature, min_rank, rank_span, True, True, best)
+
+
+cdef int sweep_pair(Criterion criterion, SearchState* state, BinSource source,
+                    intp_t feature, BestCandidate* best) noexcept nogil:
+    # A node of two samples: the one candidate every sweep of a feature
+    # without missing values there offers (the sample of the lower rank
+    # left), offered without sorting or counting. A third of a fully grown
+    # regression tree's inner nodes hold two samples. Returns 0 when the
+    # feature is constant in the node, 1 when swept, -1 when a missing value
+    # leaves it to the sweeps.
+    cdef uint32_t first = <uint32_t> bin_of(source, 0), second = <uint32_t> bin_of(source, 1)
+    cdef uint32_t low = first if first < second else second
+    cdef uint32_t high = second if first < second else first
+    if first == second:
+        return 0
+    if high == state.data.missing_ranks[feature]:
+        return -1
+    criterion.reset()
+    criterion.move_position_left(0 if first < second else 1)
+    if offer(criterion, &state.limits, best, 1, 2, feature, low) == IMPROVED:
+        keep_threshold(best, high, low, high, False, False)
+    return 1
 
 
 cdef int sweep_rare_sorted(Criterion criterion, SearchState* state, intp_t n_node,
