@@ -12,6 +12,15 @@ from ._split_search cimport (IMPROVED, SKIP, STOP, bit_length, check_children, k
 from ._utils cimport item_position, item_rank, pack_item, sort_items
 
 
+cdef inline intp_t run_end(const uint64_t* sorted_items, intp_t i, intp_t n_sorted,
+                          uint32_t rank) noexcept nogil:
+    # The end of the run of items of the given rank that starts at i.
+    cdef intp_t end = i + 1
+    while end < n_sorted and item_rank(sorted_items[end]) == rank:
+        end += 1
+    return end
+
+
 cdef void sweep_sorted(Criterion criterion, SearchState* state, intp_t n_node,
                        intp_t feature, uint32_t min_rank, uint32_t rank_span,
                        BestCandidate* best) noexcept nogil:
@@ -45,12 +54,8 @@ cdef void sweep_sorted(Criterion criterion, SearchState* state, intp_t n_node,
 
 cdef int sweep_pair(Criterion criterion, SearchState* state, BinSource source,
                     intp_t feature, BestCandidate* best) noexcept nogil:
-    # A node of two samples: the one candidate every sweep of a feature
-    # without missing values there offers (the sample of the lower rank
-    # left), offered without sorting or counting. A third of a fully grown
-    # regression tree's inner nodes hold two samples. Returns 0 when the
-    # feature is constant in the node, 1 when swept, -1 when a missing value
-    # leaves it to the sweeps.
+    # A third of a fully grown regression tree's inner nodes hold two
+    # samples, where sorting or counting costs far more than the one offer.
     cdef uint32_t first = <uint32_t> bin_of(source, 0), second = <uint32_t> bin_of(source, 1)
     cdef uint32_t low = first if first < second else second
     cdef uint32_t high = second if first < second else first
@@ -105,9 +110,7 @@ cdef int sweep_rare_sorted(Criterion criterion, SearchState* state, intp_t n_nod
             n_common = 0
         else:
             rank = item_rank(sorted_items[i])
-            group_end = i + 1
-            while group_end < n_rare and item_rank(sorted_items[group_end]) == rank:
-                group_end += 1
+            group_end = run_end(sorted_items, i, n_rare, rank)
             if group_end - i == 1:
                 criterion.move_position_left(item_position(sorted_items[i]))
             else:
@@ -151,9 +154,7 @@ cdef void sweep_groups(Criterion criterion, SearchState* state, const uint64_t* 
         return
     while True:
         rank = item_rank(sorted_items[i])
-        group_end = i + 1
-        while group_end < n_sorted and item_rank(sorted_items[group_end]) == rank:
-            group_end += 1
+        group_end = run_end(sorted_items, i, n_sorted, rank)
         if group_end >= n_sorted:
             break
         if group_end - i == 1:
@@ -187,9 +188,7 @@ cdef void sweep_groups_inline(InlineCriterion criterion, SearchState* state,
     load_sums(criterion, &sums)
     while True:
         rank = item_rank(sorted_items[i])
-        group_end = i + 1
-        while group_end < n_sorted and item_rank(sorted_items[group_end]) == rank:
-            group_end += 1
+        group_end = run_end(sorted_items, i, n_sorted, rank)
         if group_end >= n_sorted:
             break
         if group_end - i == 1:
