@@ -205,6 +205,36 @@ def test_a_hist_tree_of_at_most_max_bins_values_above_256_is_the_exact_tree(
     assert_same_tree(hist.tree_, exact.tree_)
 
 
+@pytest.mark.parametrize("regression", [False, True])
+def test_features_at_the_one_byte_boundary_grow_the_exact_tree_under_max_bins_above_255(
+        regression, monkeypatch):
+    # 255, 256 and 257 bins, counting a bin of missing values: the largest
+    # features one-byte codes hold, and the smallest that need two bytes.
+    binned = capture_binned(monkeypatch)
+    rng = np.random.default_rng(11)
+    n_samples = 3000
+    columns = []
+    for n_values, missing in ((255, False), (256, False), (257, False), (255, True),
+                              (256, True)):
+        column = rng.integers(0, n_values, n_samples).astype(np.float64)
+        column[:n_values] = np.arange(n_values)
+        if missing:
+            column[n_values:n_values + 200] = np.nan
+        columns.append(rng.permutation(column))
+    X = np.column_stack(columns)
+    signal = np.nan_to_num(X[:, 0] - X[:, 2] + 0.5 * X[:, 4], nan=300.0)
+    y = signal + rng.normal(scale=20.0, size=n_samples)
+    if not regression:
+        y = (y > np.median(y)).astype(int)
+    estimator_class = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    params = dict(random_state=0, min_samples_leaf=3)
+    exact = estimator_class(**params).fit(X, y)
+    hist = estimator_class(splitter="hist", max_bins=300, **params).fit(X, y)
+    np.testing.assert_array_equal(np.diff(binned[0].value_offsets), [255, 256, 257, 256, 257])
+    assert_same_tree(hist.tree_, exact.tree_)
+    assert set(np.unique(hist.tree_.feature[hist.tree_.feature >= 0])) == set(range(5))
+
+
 def test_a_sparse_matrix_grows_the_hist_tree_of_its_dense_twin():
     from scipy import sparse
 
