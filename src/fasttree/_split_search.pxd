@@ -10,13 +10,13 @@
 #
 # Declarations and inline functions only: there is no _split_search module.
 
-from libc.math cimport NAN
+from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from ._criterion cimport (BIN_BYTES_1, BIN_BYTES_2, BIN_BYTES_4, BinSource, Criterion,
                           bin_of)
 from ._histogram cimport Histogram
-from ._utils cimport NARROW_RANKS, SHORT_RANKS, beats_best, intp_t
+from ._utils cimport NARROW_RANKS, SHORT_RANKS, beats_best, intp_t, tie_margin
 
 
 cdef enum:
@@ -216,6 +216,14 @@ cdef inline bint note_proxy(BestCandidate* best, double proxy, intp_t feature,
         best.left_rank = left_rank
         return True
     return False
+
+
+# Proxies below this never beat best (beats_best), whatever their feature:
+# a sweep may note only their max_proxy and keep this until best changes.
+cdef inline double losing_below(const BestCandidate* best) noexcept nogil:
+    if best.proxy_improvement == -INFINITY:
+        return -INFINITY
+    return best.proxy_improvement - tie_margin(best.proxy_improvement, best.proxy_scale)
 
 
 # Scores the criterion's current left/right children as a split of feature

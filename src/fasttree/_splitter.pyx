@@ -4,7 +4,7 @@
 import numpy as np
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY
 from libc.stdint cimport int8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -22,7 +22,8 @@ from ._split_search cimport (NO_COMMON, NO_MISSING, BestCandidate, counts_cheape
                              feature_ranks_at, value_from_rows, values_kept)
 from ._sweep_counted cimport sweep_all_values, sweep_filled_values, sweep_node_values
 from ._sweep_sorted cimport sweep_pair, sweep_rare_sorted, sweep_sorted
-from ._utils cimport NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition
+from ._utils cimport (NARROW_RANKS, SHORT_RANKS, midpoint, rng_below, stable_partition,
+                     tie_margin)
 
 # split_node's note that a numeric feature is swept by the exact sweeps.
 cdef int SWEEP_BELOW = 2
@@ -65,9 +66,6 @@ thread_min_work = 25_000
 cdef enum:
     NOT_SWEPT = 3       # not swept at this node
     SWEEP_PENDING = 4   # in the batch being swept
-
-# beats_best's margin: candidates below a best by more than it never beat it.
-cdef double TIE_MARGIN = 9.094947017729282e-13  # 2**-40
 
 # Whether new splitters' subset sweeps take their shortcuts (see
 # _sweep_subsets.pyx); tests turn them off to check that they change nothing.
@@ -811,13 +809,13 @@ cdef class Splitter:
         # clear of its margin and of the margins of every candidate before
         # it: the sequential sweep then reaches it from whichever candidate
         # it holds, and keeps it. The rest (near ties) are swept again here.
-        margin = (fabs(best.proxy_improvement) + scale) * TIE_MARGIN
+        margin = tie_margin(best.proxy_improvement, scale)
         if candidate.max_proxy < best.proxy_improvement - margin:
             return 1
         if candidate.proxy_improvement > best.proxy_improvement + margin and (
                 candidate.max_before_best == -INFINITY
                 or candidate.proxy_improvement > candidate.max_before_best
-                + (fabs(candidate.max_before_best) + scale) * TIE_MARGIN):
+                + tie_margin(candidate.max_before_best, scale)):
             best[0] = candidate[0]
             return 1
         return self.sweep_numeric(node_samples, n_node, feature, n_distinct, rare_access, best)

@@ -6,7 +6,7 @@ from ._histogram cimport Histogram, histogram_bin, histogram_fill, histogram_fil
 from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
                                  load_sums, move_bin_left, store_sums)
 from ._split_search cimport (IMPROVED, SKIP, STOP, check_children, holds_one_value,
-                             keep_threshold, note_proxy, offer)
+                             keep_threshold, losing_below, note_proxy, offer)
 
 
 cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource source,
@@ -140,6 +140,8 @@ cdef void sweep_bin_range_inline(InlineCriterion criterion, SearchState* state,
     cdef intp_t* counts = histogram.counts
     cdef int outcome
     cdef LeftSums sums
+    # Candidates below this lose to best: only their max_proxy is noted.
+    cdef double proxy, losing = losing_below(best)
     load_sums(criterion, &sums)
     for b in range(first_bin, end_bin):
         if counts[b] == 0:
@@ -152,7 +154,13 @@ cdef void sweep_bin_range_inline(InlineCriterion criterion, SearchState* state,
             break
         if outcome == SKIP:
             continue
-        if note_proxy(best, inline_proxy(criterion, &sums), feature, b + first_rank):
+        proxy = inline_proxy(criterion, &sums)
+        if proxy < losing:
+            if proxy > best.max_proxy:
+                best.max_proxy = proxy
+            continue
+        if note_proxy(best, proxy, feature, b + first_rank):
+            losing = losing_below(best)
             store_sums(criterion, &sums)
             criterion.keep_left()
             keep_bin_threshold(counts, b, first_bin, last_bin, first_rank, has_missing,

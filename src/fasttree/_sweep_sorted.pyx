@@ -8,7 +8,7 @@ from ._histogram cimport histogram_bin, histogram_fill_rare
 from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
                                  load_sums, move_one_left, store_sums)
 from ._split_search cimport (IMPROVED, SKIP, STOP, bit_length, check_children, keep_threshold,
-                             note_proxy, offer)
+                             losing_below, note_proxy, offer)
 from ._utils cimport item_position, item_rank, pack_item, sort_items
 
 
@@ -182,6 +182,8 @@ cdef void sweep_groups_inline(InlineCriterion criterion, SearchState* state,
     # sample that cost most of a small node's sweep. Groups of tied samples
     # are rarer and keep the criterion's own move_left.
     cdef LeftSums sums
+    # Candidates below this lose to best: only their max_proxy is noted.
+    cdef double proxy, losing = losing_below(best)
     cdef intp_t i = 0, group_end
     cdef uint32_t rank
     cdef int outcome
@@ -204,7 +206,13 @@ cdef void sweep_groups_inline(InlineCriterion criterion, SearchState* state,
             break
         if outcome == SKIP:
             continue
-        if note_proxy(best, inline_proxy(criterion, &sums), feature, rank + min_rank):
+        proxy = inline_proxy(criterion, &sums)
+        if proxy < losing:
+            if proxy > best.max_proxy:
+                best.max_proxy = proxy
+            continue
+        if note_proxy(best, proxy, feature, rank + min_rank):
+            losing = losing_below(best)
             store_sums(criterion, &sums)
             criterion.keep_left()
             keep_threshold(best, item_rank(sorted_items[group_end]) + min_rank,

@@ -71,6 +71,11 @@ cdef intp_t stable_partition(char* items, char* spare, size_t item_size, intp_t 
 # and an exact comparison would let that rounding choose between splits
 # of equal worth. Ties go to the lowest feature, then to the candidate the
 # feature's sweep met first, whatever order the features are drawn in.
+cdef inline double tie_margin(double best_proxy, double scale) noexcept nogil:
+    """The rounding beats_best allows around a best of proxy best_proxy."""
+    return (fabs(best_proxy) + scale) * 9.094947017729282e-13  # 2**-40
+
+
 cdef inline bint beats_best(double proxy, intp_t feature, double best_proxy,
                             intp_t best_feature, double scale) noexcept nogil:
     """Whether a candidate split (its proxy, its feature) replaces the best
@@ -78,7 +83,7 @@ cdef inline bint beats_best(double proxy, intp_t feature, double best_proxy,
     cdef double margin
     if best_proxy == -INFINITY:
         return proxy > best_proxy
-    margin = (fabs(best_proxy) + scale) * 9.094947017729282e-13  # 2**-40
+    margin = tie_margin(best_proxy, scale)
     return proxy > best_proxy + margin or (proxy >= best_proxy - margin
                                            and feature < best_feature)
 
