@@ -6,8 +6,12 @@
 #
 # Declarations and inline functions only: there is no _inline_criterion module.
 
+from libc.stdint cimport uint32_t
+
 from ._criterion_classification cimport Gini
 from ._criterion_regression cimport SquaredError
+from ._split_search cimport (IMPROVED, SKIP, VALID, BestCandidate, SearchLimits,
+                             check_children, losing_below, note_proxy)
 from ._utils cimport intp_t
 
 
@@ -85,3 +89,29 @@ cdef inline double inline_proxy(InlineCriterion criterion, const LeftSums* sums)
                 + sum_right * sum_right / weighted_n_right)
     else:
         return sums.first / sums.weighted_n_left + sums.second / weighted_n_right
+
+
+# _split_search.offer for an unconstrained feature, on the sums a sweep keeps:
+# a candidate below losing (losing_below(best), which this keeps up to date)
+# only has its max_proxy noted; a winner's sums go back to the criterion,
+# which keeps its left child. Returns IMPROVED, SKIP or STOP as offer does.
+cdef inline int offer_sums(InlineCriterion criterion, const SearchLimits* limits,
+                           BestCandidate* best, LeftSums* sums, double* losing,
+                           intp_t n_left, intp_t n_node, intp_t feature,
+                           uint32_t left_rank) noexcept nogil:
+    cdef double proxy
+    cdef int outcome = check_children(limits, n_left, n_node, sums.weighted_n_left,
+                                      criterion.weighted_n_node)
+    if outcome != VALID:
+        return outcome
+    proxy = inline_proxy(criterion, sums)
+    if proxy < losing[0]:
+        if proxy > best.max_proxy:
+            best.max_proxy = proxy
+        return SKIP
+    if not note_proxy(best, proxy, feature, left_rank):
+        return SKIP
+    losing[0] = losing_below(best)
+    store_sums(criterion, sums)
+    criterion.keep_left()
+    return IMPROVED

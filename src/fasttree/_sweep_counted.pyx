@@ -3,10 +3,10 @@
 
 from ._criterion cimport BIN_BYTES_4, INLINE_NONE, INLINE_SQUARED_ERROR, BinSource
 from ._histogram cimport Histogram, histogram_bin, histogram_fill, histogram_fill_rare
-from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
-                                 load_sums, move_bin_left, store_sums)
-from ._split_search cimport (IMPROVED, SKIP, STOP, check_children, holds_one_value,
-                             keep_threshold, losing_below, note_proxy, offer)
+from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, load_sums,
+                                 move_bin_left, offer_sums, store_sums)
+from ._split_search cimport (IMPROVED, STOP, holds_one_value, keep_threshold, losing_below,
+                             offer)
 
 
 cdef int sweep_all_values(Criterion criterion, SearchState* state, BinSource source,
@@ -140,29 +140,18 @@ cdef void sweep_bin_range_inline(InlineCriterion criterion, SearchState* state,
     cdef intp_t* counts = histogram.counts
     cdef int outcome
     cdef LeftSums sums
-    # Candidates below this lose to best: only their max_proxy is noted.
-    cdef double proxy, losing = losing_below(best)
+    cdef double losing = losing_below(best)
     load_sums(criterion, &sums)
     for b in range(first_bin, end_bin):
         if counts[b] == 0:
             continue
         move_bin_left(criterion, &sums, histogram_bin(histogram, b))
         n_left += counts[b]
-        outcome = check_children(&state.limits, n_left, n_node, sums.weighted_n_left,
-                                 criterion.weighted_n_node)
+        outcome = offer_sums(criterion, &state.limits, best, &sums, &losing, n_left, n_node,
+                             feature, b + first_rank)
         if outcome == STOP:
             break
-        if outcome == SKIP:
-            continue
-        proxy = inline_proxy(criterion, &sums)
-        if proxy < losing:
-            if proxy > best.max_proxy:
-                best.max_proxy = proxy
-            continue
-        if note_proxy(best, proxy, feature, b + first_rank):
-            losing = losing_below(best)
-            store_sums(criterion, &sums)
-            criterion.keep_left()
+        if outcome == IMPROVED:
             keep_bin_threshold(counts, b, first_bin, last_bin, first_rank, has_missing,
                                missing_left, best)
     store_sums(criterion, &sums)

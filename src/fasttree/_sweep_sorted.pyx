@@ -5,10 +5,9 @@ from libc.stdint cimport uint64_t
 
 from ._criterion cimport INLINE_NONE, INLINE_SQUARED_ERROR, bin_of
 from ._histogram cimport histogram_bin, histogram_fill_rare
-from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, inline_proxy,
-                                 load_sums, move_one_left, store_sums)
-from ._split_search cimport (IMPROVED, SKIP, STOP, bit_length, check_children, keep_threshold,
-                             losing_below, note_proxy, offer)
+from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, load_sums,
+                                 move_one_left, offer_sums, store_sums)
+from ._split_search cimport IMPROVED, STOP, bit_length, keep_threshold, losing_below, offer
 from ._utils cimport item_position, item_rank, pack_item, sort_items
 
 
@@ -182,8 +181,7 @@ cdef void sweep_groups_inline(InlineCriterion criterion, SearchState* state,
     # sample that cost most of a small node's sweep. Groups of tied samples
     # are rarer and keep the criterion's own move_left.
     cdef LeftSums sums
-    # Candidates below this lose to best: only their max_proxy is noted.
-    cdef double proxy, losing = losing_below(best)
+    cdef double losing = losing_below(best)
     cdef intp_t i = 0, group_end
     cdef uint32_t rank
     cdef int outcome
@@ -200,21 +198,11 @@ cdef void sweep_groups_inline(InlineCriterion criterion, SearchState* state,
             criterion.move_left(sorted_items, i, group_end)
             load_sums(criterion, &sums)
         i = group_end
-        outcome = check_children(&state.limits, group_end + n_moved, n_node,
-                                 sums.weighted_n_left, criterion.weighted_n_node)
+        outcome = offer_sums(criterion, &state.limits, best, &sums, &losing,
+                             group_end + n_moved, n_node, feature, rank + min_rank)
         if outcome == STOP:
             break
-        if outcome == SKIP:
-            continue
-        proxy = inline_proxy(criterion, &sums)
-        if proxy < losing:
-            if proxy > best.max_proxy:
-                best.max_proxy = proxy
-            continue
-        if note_proxy(best, proxy, feature, rank + min_rank):
-            losing = losing_below(best)
-            store_sums(criterion, &sums)
-            criterion.keep_left()
+        if outcome == IMPROVED:
             keep_threshold(best, item_rank(sorted_items[group_end]) + min_rank,
                            min_rank, min_rank + rank_span - 1, has_missing, missing_left)
     store_sums(criterion, &sums)
