@@ -82,11 +82,10 @@ cdef class Criterion:
     # (medians), so every sweep moves the samples one by one, in order
     # (the splitter sorts, and random splits move their sides' samples).
     cdef readonly bint needs_sorted_moves
-    # Which criterion's per-sample step and proxy the sorted sweep may do
-    # itself, on its fields, with the same arithmetic
-    # (_sweep_sorted.sweep_groups_inline): INLINE_NONE, or the family's own
-    # value, set by SquaredError and Gini and reset by a subclass that
-    # changes either.
+    # Whose moves and proxy the sorted and counted sweeps may do themselves,
+    # on its fields, with the same arithmetic (_inline_criterion.pxd):
+    # INLINE_NONE, or the value of SquaredError or Gini, which set it; a
+    # subclass that changes either resets it.
     cdef readonly int inline_sweep
     cdef double* position_weight       # weight of the sample at every position
     cdef bint unit_weights             # every one of them is 1.0 (init_positions)
