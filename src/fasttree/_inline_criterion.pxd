@@ -8,6 +8,7 @@
 
 from libc.stdint cimport uint32_t
 
+from ._criterion cimport INLINE_NONE, Criterion
 from ._criterion_classification cimport Gini
 from ._criterion_regression cimport SquaredError
 from ._split_search cimport (IMPROVED, SKIP, VALID, BestCandidate, SearchLimits,
@@ -18,6 +19,14 @@ from ._utils cimport intp_t
 ctypedef fused InlineCriterion:
     SquaredError
     Gini
+
+
+# Whether a sweep of feature may use these functions: its criterion has
+# them, and the feature has no monotonic constraint (offer_sums checks none).
+cdef inline bint sweeps_inline(Criterion criterion, const SearchLimits* limits,
+                               intp_t feature) noexcept nogil:
+    return criterion.inline_sweep != INLINE_NONE and (limits.monotonic_cst == NULL
+                                                      or limits.monotonic_cst[feature] == 0)
 
 
 # The sums of a criterion's left child that each move changes: SquaredError's

@@ -1,10 +1,10 @@
 # cython: language_level=3
 """The counted sweep: a histogram of a node's ranks, swept bin by bin."""
 
-from ._criterion cimport BIN_BYTES_4, INLINE_NONE, INLINE_SQUARED_ERROR, BinSource
+from ._criterion cimport BIN_BYTES_4, INLINE_SQUARED_ERROR, BinSource
 from ._histogram cimport Histogram, histogram_bin, histogram_fill, histogram_fill_rare
 from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, load_sums,
-                                 move_bin_left, offer_sums, store_sums)
+                                 move_bin_left, offer_sums, store_sums, sweeps_inline)
 from ._split_search cimport (IMPROVED, STOP, holds_one_value, keep_threshold, losing_below,
                              offer)
 
@@ -103,8 +103,7 @@ cdef void sweep_bin_range(Criterion criterion, SearchState* state, intp_t n_node
     cdef intp_t b, n_left = n_moved
     cdef intp_t* counts = histogram.counts
     cdef int outcome
-    if criterion.inline_sweep != INLINE_NONE and (state.limits.monotonic_cst == NULL
-                                                  or state.limits.monotonic_cst[feature] == 0):
+    if sweeps_inline(criterion, &state.limits, feature):
         if criterion.inline_sweep == INLINE_SQUARED_ERROR:
             sweep_bin_range_inline(<SquaredError> criterion, state, n_node, feature,
                                    first_bin, end_bin, last_bin, first_rank, n_moved,

@@ -3,10 +3,10 @@
 
 from libc.stdint cimport uint64_t
 
-from ._criterion cimport INLINE_NONE, INLINE_SQUARED_ERROR, bin_of
+from ._criterion cimport INLINE_SQUARED_ERROR, bin_of
 from ._histogram cimport histogram_bin, histogram_fill_rare
 from ._inline_criterion cimport (Gini, InlineCriterion, LeftSums, SquaredError, load_sums,
-                                 move_one_left, offer_sums, store_sums)
+                                 move_one_left, offer_sums, store_sums, sweeps_inline)
 from ._split_search cimport IMPROVED, STOP, bit_length, keep_threshold, losing_below, offer
 from ._utils cimport item_position, item_rank, pack_item, sort_items
 
@@ -140,8 +140,7 @@ cdef void sweep_groups(Criterion criterion, SearchState* state, const uint64_t* 
     cdef intp_t i = 0, group_end
     cdef uint32_t rank
     cdef int outcome
-    if criterion.inline_sweep != INLINE_NONE and (state.limits.monotonic_cst == NULL
-                                                  or state.limits.monotonic_cst[feature] == 0):
+    if sweeps_inline(criterion, &state.limits, feature):
         if criterion.inline_sweep == INLINE_SQUARED_ERROR:
             sweep_groups_inline(<SquaredError> criterion, state, sorted_items, n_sorted,
                                 n_moved, n_node, feature, min_rank, rank_span, has_missing,

@@ -25,7 +25,7 @@ cdef enum:
     # The radix sort's digits: at most 3 of at most 11 bits (32-bit ranks).
     RADIX_MAX_DIGITS = 3
     RADIX_DIGIT_MAX_BITS = 11
-    RADIX_DIGIT_MAX_VALUES = 2048
+    RADIX_DIGIT_MAX_VALUES = 1 << RADIX_DIGIT_MAX_BITS
 
 
 cdef inline void swap_items(uint64_t* items, intp_t i, intp_t j) noexcept nogil:
