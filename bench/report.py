@@ -34,9 +34,11 @@ import compare_categorical
 import compare_forest
 import compare_model_size
 import compare_predict
+import compare_memory
 import compare_real_tables
 import compare_serving
 import compare_ties
+import compare_tree_threads
 import fasttree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,6 +235,53 @@ def histogram_splitter(quick):
             tables)
 
 
+def threads_in_one_tree(quick):
+    argv = ["--n-samples", "3000", "--repeats", "1"] if quick else []
+    result = compare_tree_threads.main(argv)
+    fit = result["fit"]
+    rows = [[label, f"{fit[name]:.3f}", f"{result['ratios'][name]:.3f}"]
+            for name, label in (("best", "fasttree, exact"), ("hist", "fasttree, hist"))]
+    rows.append(["scikit-learn", f"{fit['sklearn']:.3f}", "1"])
+    return ("Threads inside one tree", "python bench/compare_tree_threads.py",
+            "W1: one fully grown `DecisionTreeClassifier` on 80,000 x 50 float32 "
+            "`make_classification` rows; fasttree with `n_jobs=2` (large nodes sweep their "
+            "features on both threads; the script checks that the tree equals the "
+            "one-thread tree), scikit-learn on its one thread; median of 3 fits.",
+            markdown_table(["fit", "seconds", "/ scikit-learn"], rows))
+
+
+def large_data(quick):
+    runs = (((20_000, 4), (80_000, 2)) if quick else
+            ((1_000_000, 20), (4_000_000, 10)))
+    rows, seconds_per_tree = [], {}
+    for n_samples, n_estimators in runs:
+        for row in compare_memory.main(["--n-samples", str(n_samples), "--n-estimators",
+                                        str(n_estimators), "--min-samples-leaf", "5"]):
+            if "growth_bytes" not in row:
+                continue
+            seconds_per_tree[row["library"], n_samples] = row["fit_seconds"] / n_estimators
+            rows.append([f"{n_samples:,}, {n_estimators} trees", row["library"],
+                         f"{row['fit_seconds']:.1f}",
+                         f"{row['growth_bytes'] / 1e9:.2f} ({row['growth_bytes'] / row['x_bytes']:.2f}x X)"])
+    (small, _), (large, _) = runs
+    growth = [[library, f"{seconds_per_tree[library, large] / seconds_per_tree[library, small]:.2f}x"]
+              for library in ("fasttree-exact", "fasttree-hist", "onedal")
+              if (library, small) in seconds_per_tree and (library, large) in seconds_per_tree]
+    tables = (markdown_table(["rows, trees", "library", "fit s",
+                              "peak memory above X, GB"], rows)
+              + f"\n\nFit seconds per tree, {large:,} rows against {small:,} "
+              f"({large // small}x the rows):\n\n"
+              + markdown_table(["library", "growth"], growth))
+    return ("A million rows and more", "python bench/compare_memory.py --n-samples 1000000 "
+            "--min-samples-leaf 5; ... --n-samples 4000000 --n-estimators 10",
+            "Random forests of `min_samples_leaf=5`, `max_features='sqrt'`, `n_jobs=2` on all "
+            "rows of `make_classification` float32 data of 50 features, each library fitting "
+            "once in a child process of its own: fit seconds and the peak resident memory the "
+            "fit needed above the loaded X. fasttree with the exact and the hist splitter; "
+            "oneDAL at its binning defaults (left out without scikit-learn-intelex).",
+            tables)
+
+
 def ties(quick):
     argv = ["--n-samples", "2000", "--n-estimators", "5", "--repeats", "1", "--classes", "2",
             "--levels", "2", "16"] if quick else []
@@ -363,7 +412,8 @@ def model_size(quick):
                             "model file MB", "model file / sklearn's pickle"], rows))
 
 
-SECTIONS = [single_trees, prediction, serving, forests, histogram_splitter, ties, categorical, textbook_forests,
+SECTIONS = [single_trees, prediction, serving, forests, histogram_splitter,
+            threads_in_one_tree, large_data, ties, categorical, textbook_forests,
             many_classes, capabilities, boosting, model_size]
 
 

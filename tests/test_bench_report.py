@@ -18,7 +18,8 @@ def test_quick_report_writes_every_table_and_the_machine(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     page = out.read_text(encoding="utf-8")
     for title in ("Single trees", "Prediction on every kind of input", "Random forests",
-                  "The histogram splitter", "Tied values", "Categorical data with missing values",
+                  "The histogram splitter", "Threads inside one tree", "A million rows and more",
+                  "Tied values", "Categorical data with missing values",
                   "Small forests on the categorical tables", "Many categories and many classes",
                   "scikit-learn's other capabilities", "AdaBoost", "Saved forests"):
         assert f"## {title}\n" in page
