@@ -13,6 +13,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
 from ._model_file import ModelFileError, load
+from ._merge import merge_forests
 from ._onnx import export_onnx, onnx_rows
 from ._plots import plot_importances, plot_oob_curve, plot_staged_scores
 from ._shap import export_shap
@@ -50,6 +51,7 @@ __all__ = [
     "export_shap",
     "export_text",
     "load",
+    "merge_forests",
     "onnx_rows",
     "plot_importances",
     "plot_oob_curve",

@@ -94,6 +94,25 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         -------
         self
         """
+        plan = self._fit_plan(X, y, sample_weight)
+        if plan is None:
+            return self
+        trees, importances = plan["trees"], plan["importances"]
+        batch_size = self.oob_batch_size or self.n_estimators
+        while len(trees) < self.n_estimators:
+            batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
+            grown = self._grow_trees(plan, batch, plan["n_threads"])
+            if self._add_grown(plan, grown):
+                break
+        return self._finish_fit(plan)
+
+    def _fit_plan(self, X, y, sample_weight):
+        """Check the fit's input and prepare what growing its trees needs.
+
+        Returns a dict (the plan: the data as the trees read it, the targets,
+        limits, every tree's seed, and the trees a warm start keeps), or None
+        when a warm start has nothing to add and the forest stays as it was.
+        """
         self._check_forest_parameters()
         X, feature_names, encoding, targets, sample_weight = checked_fit_input(
             self, X, y, sample_weight)
@@ -127,48 +146,55 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             # scikit-learn's warning was given: no tree is added, and the
             # trees were grown for other targets than these, so the forest
             # stays as it was.
-            return self
+            return None
         if fitted:
             self._check_members()  # the members kept
             self._check_warm_targets(*self._warm_targets(targets))
         trees = list(self._trees) if fitted else []
-        importances = list(self._tree_importances) if fitted else []
         seeds = list(self._tree_seeds) if fitted else []
         seeds += tree_random_states(self.random_state, len(seeds),
                                     self.n_estimators - len(seeds))
-
-        track_oob = self.oob_score or self.oob_batch_size is not None
-        oob = OutOfBagGrowth(self, targets, n_samples, trees[0].n_values if trees else
-                             self._n_values(targets)) if track_oob else None
-        batch_size = self.oob_batch_size or self.n_estimators
+        track_oob = bool(self.oob_score or self.oob_batch_size is not None)
         ranked, limits = features_for_growth(X, limits, n_threads=n_threads)
-        # Past the ranking X is read by rows only (out-of-bag predictions).
-        X = X.tocsr() if is_sparse(X) else X
+        plan = {"X": X.tocsr() if is_sparse(X) else X,  # past the ranking, read by rows
+                "ranked": ranked, "feature_names": feature_names, "encoding": encoding,
+                "targets": targets, "draw_weight": draw_weight, "n_draws": n_draws,
+                "n_samples": n_samples, "n_features": n_features, "limits": limits,
+                "seeds": seeds, "n_threads": n_threads, "track_oob": track_oob,
+                "fitted": fitted, "trees": trees,
+                "importances": list(self._tree_importances) if fitted else [],
+                "oob": OutOfBagGrowth(self, targets, n_samples, trees[0].n_values if trees
+                                      else self._n_values(targets)) if track_oob else None}
         for index, tree in enumerate(trees if track_oob else []):
             counts = bootstrap_counts(seeds[index], n_samples, n_draws, draw_weight)
-            oob.sums.add(*out_of_bag_values(tree, X, counts))
-        while len(trees) < self.n_estimators:
-            batch = range(len(trees), min(self.n_estimators, len(trees) + batch_size))
-            for tree, tree_importances, oob_part in self._grow_trees(
-                    ranked, X, targets, draw_weight, limits, seeds, batch, n_draws,
-                    n_threads, track_oob):
-                trees.append(tree)
-                importances.append(tree_importances)
-                if track_oob:
-                    oob.add(len(trees), *oob_part)
-            if self.oob_batch_size is not None and oob.stops_after_batch(len(trees)):
-                break
+            plan["oob"].sums.add(*out_of_bag_values(tree, plan["X"], counts))
+        return plan
 
+    def _add_grown(self, plan, grown):
+        """Append a batch of grown trees (``_grow_trees``' results) to the
+        plan's; True when the out-of-bag error says to stop growing."""
+        for tree, tree_importances, oob_part in grown:
+            plan["trees"].append(tree)
+            plan["importances"].append(tree_importances)
+            if plan["track_oob"]:
+                plan["oob"].add(len(plan["trees"]), *oob_part)
+        return self.oob_batch_size is not None and plan["oob"].stops_after_batch(
+            len(plan["trees"]))
+
+    def _finish_fit(self, plan):
+        """Record the plan's trees and what they were grown from: the end of ``fit``."""
+        trees, targets, limits = plan["trees"], plan["targets"], plan["limits"]
+        fitted = plan["fitted"]
         self._trees = trees
-        self._tree_importances = importances
-        self._tree_seeds = seeds[:len(trees)]
+        self._tree_importances = plan["importances"]
+        self._tree_seeds = plan["seeds"][:len(trees)]
         self.__dict__.pop("_base_seed", None)  # a legacy forest's, fitted anew
-        self._sample_weight = draw_weight
-        self._n_samples_bootstrap = n_draws
-        self._n_samples = n_samples
+        self._sample_weight = plan["draw_weight"]
+        self._n_samples_bootstrap = plan["n_draws"]
+        self._n_samples = plan["n_samples"]
         self.n_outputs_ = 1 if targets.get("widths") is None else len(targets["widths"])
         self.max_features_ = limits["max_features"]
-        self._set_input_attributes(n_features, feature_names, encoding)
+        self._set_input_attributes(plan["n_features"], plan["feature_names"], plan["encoding"])
         self._set_target_attributes(targets)
         # Every prediction reads the trees laid out back to back: laid out
         # here, the first call after fit costs what later calls cost.
@@ -180,20 +206,23 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         self.estimators_ = kept + [self._as_estimator(index) for index in
                                    range(len(kept), len(trees))]
         self._members_made = tuple(self.estimators_)
-        if track_oob:
+        if plan["track_oob"]:
+            oob = plan["oob"]
             self._set_oob_attributes(oob.sums.averages(), oob.sums.covered(), targets)
             self.oob_curve_ = oob.curve_array()
         elif hasattr(self, "oob_curve_"):
             del self.oob_curve_
         return self
 
-    def _grow_trees(self, ranked, X, targets, draw_weight, limits, seeds, indices,
-                    n_draws, n_threads, track_oob):
-        """Grow the trees at ``indices`` on ``n_threads`` threads.
+    def _grow_trees(self, plan, indices, n_threads, progress=True):
+        """Grow the plan's trees at ``indices`` on ``n_threads`` threads.
 
         Returns, in index order, (compact tree, its importances, its out-of-bag
         rows and values or None).
         """
+        X, ranked, targets, limits = plan["X"], plan["ranked"], plan["targets"], plan["limits"]
+        seeds, draw_weight, n_draws = plan["seeds"], plan["draw_weight"], plan["n_draws"]
+        track_oob = plan["track_oob"]
         n_samples = X.shape[0]
         dense_X = densified(X) if limits["multiway"] else None
         # Fewer trees than threads: each tree sweeps its large nodes on a
@@ -229,7 +258,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
                     tree.compute_feature_importances(), oob_part)
 
         return map_members(grow, indices, n_threads,
-                           progress_of(self, "trees built", len(indices)))
+                           progress_of(self, "trees built", len(indices)) if progress else None)
 
     @property
     def estimators_samples_(self):
@@ -237,14 +266,23 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         order; every row without a bootstrap), int32 as scikit-learn's."""
         self._check_fitted()
         self._check_members()
+        self._check_same_rows()
         n_samples = self._n_samples
         rows = np.arange(n_samples, dtype=np.int32 if n_samples < 2**31 else np.int64)
         if not self.bootstrap:
             return [rows.copy() for _ in self._trees]
         return [np.repeat(rows, self._tree_counts(index)) for index in range(len(self._trees))]
 
+    def _check_same_rows(self):
+        """Raise when the trees were not all drawn from one fit's rows (a
+        forest merged from forests fitted on other rows or draws)."""
+        if self.__dict__.get("_rows_differ"):
+            raise ValueError(f"this {type(self).__name__} was merged from forests fitted on "
+                             "different rows or draws; which rows each tree drew is not known")
+
     def _tree_counts(self, index):
         """How often tree ``index`` drew each training row (drawn again from its seed)."""
+        self._check_same_rows()
         if hasattr(self, "_base_seed"):  # pickled before the trees drew as scikit-learn's
             return member_counts(self._base_seed, index, self._n_samples,
                                  self._n_samples_bootstrap, replace=True)

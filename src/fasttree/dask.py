@@ -1,0 +1,414 @@
+"""Random forests and extra trees trained and applied on a Dask cluster.
+
+Needs ``dask[distributed]`` (``pip install "fasttree[dask]"``); importing
+``fasttree`` itself does not import it. Each estimator here is its local
+twin (``fasttree.RandomForestClassifier`` for ``DaskRandomForestClassifier``,
+and so on) with two more parameters, ``client`` and ``mode``; fitted, it
+predicts locally as its twin does, and lazily on Dask collections.
+
+With ``mode='replicated'`` the training data is placed once on every worker
+(computed there from a Dask collection, or scattered from the client), each
+worker prepares it once (validation, feature ranks or bins), and the trees
+are grown by tasks of a few trees each, on all of a worker's threads. A
+tree's random draws depend only on ``random_state`` and its position, so
+the forest is the local forest of the same ``random_state``, for any
+number of workers; a task lost with its worker is run again elsewhere and
+grows the same trees. Trees come back as compact node arrays.
+"""
+
+import copy
+import inspect
+import threading
+import uuid
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as dask_array
+    import distributed
+except ImportError as error:  # pragma: no cover - the dask extra is missing
+    raise ImportError("fasttree.dask needs dask.distributed: "
+                      "pip install \"fasttree[dask]\"") from error
+
+from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                     RandomForestRegressor)
+from ._out_of_bag import OutOfBagGrowth
+from ._progress import progress_of
+from ._validation import check_choice
+
+__all__ = ["DaskExtraTreesClassifier", "DaskExtraTreesRegressor",
+           "DaskRandomForestClassifier", "DaskRandomForestRegressor"]
+
+MODES = ("replicated",)
+
+# Per worker process: each fit's prepared data (its token -> (forest, plan)),
+# made by the first of the fit's tasks to run there and read by the rest.
+_plans = {}
+_plans_lock = threading.Lock()
+
+
+# ---------------------------------------------------------------- on workers
+
+def _worker_threads():
+    try:
+        return max(1, int(distributed.get_worker().state.nthreads))
+    except (ValueError, AttributeError):  # not on a worker (a local scheduler)
+        return 1
+
+
+def _worker_plan(token, template, X, y, sample_weight):
+    """The fit ``token``'s forest and plan on this worker, made once."""
+    with _plans_lock:
+        entry = _plans.get(token)
+        if entry is None:
+            # A copy: in a cluster of threads the template is the client's object.
+            forest = copy.deepcopy(template)
+            forest.set_params(n_jobs=_worker_threads(), verbose=0)
+            entry = _plans[token] = (forest, forest._fit_plan(X, y, sample_weight))
+    return entry
+
+
+def _plan_summary(token, template, X, y, sample_weight):
+    """What the client needs of the plan to assemble the forest: all but the
+    data (and the trees a warm start keeps, which the client has)."""
+    forest, plan = _worker_plan(token, template, X, y, sample_weight)
+    summary = {key: value for key, value in plan.items()
+               if key not in ("X", "ranked", "oob", "trees", "importances")}
+    if plan["oob"] is not None:
+        summary["oob_sums"] = plan["oob"].sums
+        summary["oob_curve"] = list(plan["oob"].curve)
+    return summary
+
+
+def _grow_trees(token, template, X, y, sample_weight, indices):
+    """Grow the trees at ``indices`` on all of this worker's threads."""
+    forest, plan = _worker_plan(token, template, X, y, sample_weight)
+    return forest._grow_trees(plan, indices, _worker_threads(), progress=False)
+
+
+def _forget_plan(token):
+    with _plans_lock:
+        _plans.pop(token, None)
+
+
+def _concatenate_frames(parts, columns):
+    """The partitions of a DataFrame as one, refusing partitions whose
+    columns are not the collection's."""
+    import pandas as pd
+
+    for index, part in enumerate(parts):
+        if list(part.columns) != list(columns):
+            raise ValueError(f"partition {index} has columns {list(part.columns)}, but the "
+                             f"DataFrame's are {list(columns)}")
+    return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def _concatenate_series(parts):
+    import pandas as pd
+
+    return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def _concatenate_blocks(blocks):
+    blocks = [np.asarray(block) for block in blocks]
+    return np.concatenate(blocks, axis=0) if len(blocks) > 1 else blocks[0]
+
+
+def _predict_part(model, part, method):
+    if len(part) == 0:
+        width = len(model._trees) if method == "apply" else _output_width(model, method)
+        shape = (0,) if width is None else (0, width)
+        return np.empty(shape, dtype=_output_dtype(model, method))
+    return np.asarray(getattr(model, method)(part))
+
+
+def _output_width(model, method):
+    """Columns of ``method``'s output for one output, None for a vector."""
+    if method == "predict_proba":
+        return len(model.classes_) if model.n_outputs_ == 1 else None
+    return None if model.n_outputs_ == 1 else model.n_outputs_
+
+
+# ------------------------------------------------------------- on the client
+
+def _output_dtype(model, method):
+    if method == "apply":
+        return np.intp
+    if method == "predict" and hasattr(model, "classes_"):
+        classes = [model.classes_] if model.n_outputs_ == 1 else list(model.classes_)
+        return np.result_type(*[np.asarray(labels).dtype for labels in classes])
+    return np.float64
+
+
+def _is_collection(data):
+    return dask.is_dask_collection(data)
+
+
+def _is_frame(data):
+    return hasattr(data, "to_delayed") and hasattr(data, "columns") and hasattr(
+        data, "map_partitions")
+
+
+def _client_of(client):
+    if client is not None:
+        return client
+    try:
+        return distributed.default_client()
+    except ValueError:
+        raise ValueError("fasttree.dask needs a dask.distributed Client: create one "
+                         "(distributed.Client(...)) or pass client=") from None
+
+
+def _row_parts(data):
+    """A collection's partitions (DataFrames, Series) or row blocks (arrays,
+    whole columns each), as a list of delayed objects."""
+    if isinstance(data, dask_array.Array):
+        if data.ndim == 2:
+            data = data.rechunk({1: -1})
+            return list(data.to_delayed()[:, 0])
+        return list(data.to_delayed())
+    return list(data.to_delayed())
+
+
+def _place_everywhere(client, data):
+    """A future of ``data`` held by every worker (None for None): a Dask
+    collection is computed on the cluster, other data scattered from here."""
+    if data is None:
+        return None
+    if _is_collection(data):
+        parts = client.compute(_row_parts(data))
+        if _is_frame(data) and data.ndim == 2:
+            future = client.submit(_concatenate_frames, parts, list(data.columns), pure=False)
+        elif _is_frame(data):
+            future = client.submit(_concatenate_series, parts, pure=False)
+        else:
+            future = client.submit(_concatenate_blocks, parts, pure=False)
+        distributed.wait(future)
+        if future.status == "error":
+            future.result()  # raises the worker's error here
+        client.replicate([future])
+        return future
+    return client.scatter(data, broadcast=True, hash=False)
+
+
+def _dask_init(local_class):
+    """An ``__init__`` taking every parameter of ``local_class`` plus
+    ``client`` and ``mode``, with that signature for ``get_params``."""
+    local_parameters = list(inspect.signature(local_class.__init__).parameters.values())
+
+    def __init__(self, *args, client=None, mode="replicated", **kwargs):
+        local_class.__init__(self, *args, **kwargs)
+        self.client = client
+        self.mode = mode
+
+    extra = [inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None),
+             inspect.Parameter("mode", inspect.Parameter.KEYWORD_ONLY, default="replicated")]
+    __init__.__signature__ = inspect.Signature(local_parameters + extra)
+    __init__.__doc__ = local_class.__init__.__doc__
+    return __init__
+
+
+# A chunk whose data was lost with a worker (a scattered copy is not
+# recomputed) is grown again once the data is placed anew; more losses
+# than this in one batch end the fit.
+MAX_PLACEMENTS = 3
+
+
+def _grow_chunks(client, token, place, data, chunks, progress):
+    """Grow each chunk of tree indices in a task; returns the trees in index
+    order and the data futures (placed anew if a worker took them away)."""
+    results = {}
+    for _ in range(MAX_PLACEMENTS):
+        futures = {client.submit(_grow_trees, token, *data, chunk, pure=False): index
+                   for index, chunk in enumerate(chunks) if index not in results}
+        for future, grown in distributed.as_completed(futures, with_results=True,
+                                                      raise_errors=False):
+            if future.status == "finished":
+                results[futures[future]] = grown
+                if progress is not None:
+                    for _ in grown:
+                        progress.step()
+            elif future.status == "error":
+                future.result()  # the worker's error, raised here
+        if len(results) == len(chunks):
+            return [tree for index in range(len(chunks)) for tree in results[index]], data
+        data = place()
+    raise RuntimeError(f"fasttree.dask: the training data was lost with workers "
+                       f"{MAX_PLACEMENTS} times during one batch of trees")
+
+
+class _DaskForest:
+    """What the Dask forests add to their local twins (``_local_class``)."""
+
+    _local_class = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["client"] = None  # a client is not carried with the model
+        state.pop("_model_futures", None)
+        return state
+
+    def to_local(self):
+        """The fitted (or unfitted) forest as its plain local twin.
+
+        Returns
+        -------
+        forest
+            A ``fasttree`` forest of the same parameters (without ``client``
+            and ``mode``) and, when fitted, the same trees.
+        """
+        params = {name: value for name, value in self.get_params(deep=False).items()
+                  if name not in ("client", "mode")}
+        local = self._local_class(**params)
+        if hasattr(self, "_trees"):
+            state = self.__getstate__()
+            for name in ("client", "mode"):
+                state.pop(name, None)
+            local.__setstate__(state)
+        return local
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on the cluster.
+
+        Parameters
+        ----------
+        X : dask Array or DataFrame, or array-like of shape (n_samples, n_features)
+            Training rows; a Dask collection is computed on the workers,
+            other data is scattered to them once.
+        y : dask Array or Series, or array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : dask Array or Series, or array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        self._check_forest_parameters()
+        check_choice(self.mode, "mode", MODES)
+        client = _client_of(self.client)
+        self.__dict__.pop("_model_futures", None)
+        token = f"fasttree-fit-{uuid.uuid4().hex}"
+        # A warm start goes on from the trees fitted so far.
+        template = self.to_local() if self.warm_start else self._local_class(
+            **{name: value for name, value in self.get_params(deep=False).items()
+               if name not in ("client", "mode")})
+
+        def place():
+            return [client.scatter(template, broadcast=True, hash=False)] + [
+                _place_everywhere(client, part) for part in (X, y, sample_weight)]
+
+        try:
+            return self._grow_on_cluster(client, token, place)
+        finally:
+            client.run(_forget_plan, token)
+
+    def _grow_on_cluster(self, client, token, place):
+        data = place()
+        summary = client.submit(_plan_summary, token, *data, pure=False).result()
+        plan = dict(summary)
+        fitted = plan["fitted"]
+        plan["trees"] = list(self._trees) if fitted else []
+        plan["importances"] = list(self._tree_importances) if fitted else []
+        plan["oob"] = None
+        if plan["track_oob"]:
+            plan["oob"] = OutOfBagGrowth(self, plan["targets"], plan["n_samples"],
+                                         self._n_values(plan["targets"]))
+            plan["oob"].sums = plan.pop("oob_sums")
+            plan["oob"].curve = plan.pop("oob_curve")
+        # Tasks of as many trees as a worker has threads, so that one task
+        # keeps a worker busy and a lost worker loses few trees.
+        threads = client.nthreads()
+        per_task = max(1, min(threads.values())) if threads else 1
+        batch_size = self.oob_batch_size or self.n_estimators
+        progress = progress_of(self, "trees built", self.n_estimators - len(plan["trees"]))
+        while len(plan["trees"]) < self.n_estimators:
+            start = len(plan["trees"])
+            stop = min(self.n_estimators, start + batch_size)
+            chunks = [list(range(first, min(stop, first + per_task)))
+                      for first in range(start, stop, per_task)]
+            grown, data = _grow_chunks(client, token, place, data, chunks, progress)
+            if self._add_grown(plan, grown):
+                break
+        return self._finish_fit(plan)
+
+    def _model_future(self, client):
+        """The fitted local forest, sent to every worker once per client."""
+        futures = self.__dict__.setdefault("_model_futures", {})
+        key = id(client)
+        if key not in futures:
+            futures[key] = client.scatter(self.to_local(), broadcast=True, hash=False)
+        return futures[key]
+
+    def _lazy(self, X, method):
+        """``method``'s output on a Dask collection: a Dask array, one task
+        per partition, the model read from the workers' copies."""
+        self._check_fitted()
+        client = _client_of(self.client)
+        model = dask.delayed(self._model_future(client))
+        width = len(self._trees) if method == "apply" else _output_width(self, method)
+        dtype = _output_dtype(self, method)
+        blocks = []
+        if isinstance(X, dask_array.Array) and X.ndim == 2:
+            X = X.rechunk({1: -1})
+            lengths = X.chunks[0]
+        else:
+            lengths = [np.nan] * X.npartitions
+        for part, length in zip(_row_parts(X), lengths):
+            shape = (length,) if width is None else (length, width)
+            blocks.append(dask_array.from_delayed(
+                dask.delayed(_predict_part)(model, part, method), shape=shape, dtype=dtype))
+        return dask_array.concatenate(blocks, axis=0)
+
+    def predict(self, X):
+        """Predicted classes or values; lazily, a Dask array, for a Dask collection."""
+        if _is_collection(X):
+            return self._lazy(X, "predict")
+        return super().predict(X)
+
+    def apply(self, X):
+        """Leaf index in every tree of every row; lazily for a Dask collection."""
+        if _is_collection(X):
+            return self._lazy(X, "apply")
+        return super().apply(X)
+
+
+def _dask_class(name, local_class, summary):
+    namespace = {
+        "__init__": _dask_init(local_class),
+        "_local_class": local_class,
+        "__module__": __name__,
+        "__doc__": (f"{summary}\n\n"
+                    f"Every parameter of ``fasttree.{local_class.__name__}``, and:\n\n"
+                    "Parameters\n----------\n"
+                    "client : distributed.Client, default=None\n"
+                    "    The cluster's client; None takes the default client.\n"
+                    "mode : {'replicated'}, default='replicated'\n"
+                    "    How the trees reach the data: 'replicated' places the training data\n"
+                    "    on every worker and grows there the trees the local forest of the\n"
+                    "    same random_state grows, on any number of workers.\n"),
+    }
+    bases = (_DaskForest, local_class)
+    return type(name, bases, namespace)
+
+
+def _predict_proba(self, X):
+    """Class probabilities; lazily, a Dask array, for a Dask collection."""
+    if _is_collection(X):
+        return self._lazy(X, "predict_proba")
+    return self._local_class.predict_proba(self, X)
+
+
+DaskRandomForestClassifier = _dask_class(
+    "DaskRandomForestClassifier", RandomForestClassifier,
+    "A random forest of classification trees grown on a Dask cluster.")
+DaskRandomForestRegressor = _dask_class(
+    "DaskRandomForestRegressor", RandomForestRegressor,
+    "A random forest of regression trees grown on a Dask cluster.")
+DaskExtraTreesClassifier = _dask_class(
+    "DaskExtraTreesClassifier", ExtraTreesClassifier,
+    "Extremely randomised classification trees grown on a Dask cluster.")
+DaskExtraTreesRegressor = _dask_class(
+    "DaskExtraTreesRegressor", ExtraTreesRegressor,
+    "Extremely randomised regression trees grown on a Dask cluster.")
+DaskRandomForestClassifier.predict_proba = _predict_proba
+DaskExtraTreesClassifier.predict_proba = _predict_proba
