@@ -260,13 +260,15 @@ def large_data(quick):
             if "growth_bytes" not in row:
                 continue
             seconds_per_tree[row["library"], n_samples] = row["fit_seconds"] / n_estimators
+            growth = row["growth_bytes"]
             rows.append([f"{n_samples:,}, {n_estimators} trees", row["library"],
                          f"{row['fit_seconds']:.1f}",
-                         f"{row['growth_bytes'] / 1e9:.2f} ({row['growth_bytes'] / row['x_bytes']:.2f}x X)"])
+                         f"{growth / 1e9:.2f} ({growth / row['x_bytes']:.2f}x X)"])
     (small, _), (large, _) = runs
-    growth = [[library, f"{seconds_per_tree[library, large] / seconds_per_tree[library, small]:.2f}x"]
+    per_tree = seconds_per_tree
+    growth = [[library, f"{per_tree[library, large] / per_tree[library, small]:.2f}x"]
               for library in ("fasttree-exact", "fasttree-hist", "onedal")
-              if (library, small) in seconds_per_tree and (library, large) in seconds_per_tree]
+              if (library, small) in per_tree and (library, large) in per_tree]
     tables = (markdown_table(["rows, trees", "library", "fit s",
                               "peak memory above X, GB"], rows)
               + f"\n\nFit seconds per tree, {large:,} rows against {small:,} "

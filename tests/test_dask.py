@@ -235,3 +235,84 @@ def test_partitions_that_disagree_on_columns_are_refused(client):
     y = dd.from_pandas(pd.Series([0, 1, 0, 1]), npartitions=2)
     with pytest.raises(ValueError, match="partition 1 has columns"):
         DaskRandomForestClassifier(n_estimators=2).fit(frame, y)
+
+
+def test_partitioned_forest_predicts_as_well_as_the_local_forest(client):
+    X, y = classification_data(4000, 8, seed=3)
+    X_test, y_test = classification_data(2000, 8, seed=4)
+    params = {"n_estimators": 30, "random_state": 0}
+    grown = DaskRandomForestClassifier(mode="partitioned", **params).fit(
+        da.from_array(X, chunks=(1000, 8)), da.from_array(y, chunks=1000))
+    local = fasttree.RandomForestClassifier(**params).fit(X, y)
+    grown_accuracy = np.mean(grown.predict(X_test) == y_test)
+    local_accuracy = np.mean(local.predict(X_test) == y_test)
+    assert abs(grown_accuracy - local_accuracy) <= 0.03
+    assert len(grown.estimators_) == 30
+    with pytest.raises(ValueError, match="merged from forests|different rows"):
+        grown.estimators_samples_
+
+
+def block_tree(block_X, block_y, params, seeds, index):
+    """Tree ``index`` of a forest grown on one block of rows with these seeds."""
+    forest = fasttree.RandomForestClassifier(**params)
+    plan = forest._fit_plan(block_X, block_y, None)
+    plan["seeds"] = seeds
+    return forest._grow_trees(plan, [index], 1)[0]
+
+
+def test_partitioned_trees_each_grow_on_one_workers_rows_with_their_oob_rows(client):
+    X, y = classification_data(1200, 5, seed=6)
+    params = {"n_estimators": 8, "random_state": 5, "oob_score": True}
+    grown = DaskRandomForestClassifier(mode="partitioned", **params).fit(X, y)
+    # numpy rows are cut into one block per worker, in the workers' order.
+    bounds = np.linspace(0, len(X), 3).astype(int)
+    blocks = [(bounds[k], bounds[k + 1]) for k in range(2)]
+    seeds = list(grown._tree_seeds)
+    # Trees in proportion to rows: the first half on the first block.
+    oob_sums = np.zeros((len(X), 2))
+    oob_counts = np.zeros(len(X))
+    for index, member in enumerate(grown.estimators_):
+        start, stop = blocks[index // 4]
+        tree, _, (rows, _) = block_tree(X[start:stop], y[start:stop], params, seeds, index)
+        for name in ("children_left", "feature", "threshold", "value"):
+            np.testing.assert_array_equal(getattr(member.tree_, name), getattr(tree, name))
+        rows = rows + start
+        oob_sums[rows] += member.predict_proba(X[rows])
+        oob_counts[rows] += 1
+    covered = oob_counts > 0
+    expected = oob_sums[covered] / oob_counts[covered, None]
+    np.testing.assert_allclose(grown.oob_decision_function_[covered], expected,
+                               rtol=1e-12, atol=1e-12)
+    assert grown.oob_score_ == pytest.approx(
+        np.mean(np.argmax(expected, axis=1) == y[covered]), abs=1e-12)
+
+
+def test_partitioned_fit_encodes_categories_and_classes_of_all_partitions(client):
+    # The partitions hold different colours, and the first lacks class 2.
+    first = pd.DataFrame({"colour": ["red", "green"] * 60, "size": np.linspace(0, 1, 120)})
+    second = pd.DataFrame({"colour": ["green", "blue"] * 60, "size": np.linspace(0, 1, 120)})
+    labels = {"red": 0, "green": 1, "blue": 2}
+    y_first = first["colour"].map(labels)
+    y_second = second["colour"].map(labels)
+    frame = dd.from_delayed([dask.delayed(first), dask.delayed(second)], meta=first)
+    target = dd.from_delayed([dask.delayed(y_first), dask.delayed(y_second)], meta=y_first)
+    grown = DaskRandomForestClassifier(n_estimators=6, random_state=0, max_features=None,
+                                       mode="partitioned").fit(frame, target)
+    np.testing.assert_array_equal(grown.classes_, [0, 1, 2])
+    assert list(grown.categories_[0]) == ["blue", "green", "red"]
+    whole = pd.concat([first, second], ignore_index=True)
+    assert grown.predict_proba(whole).shape == (240, 3)
+    # Every tree knows the rows it grew on (one partition's, or both when one
+    # worker holds both): codes and classes mean the same in all trees.
+    for member in grown.estimators_:
+        knows_first = np.array_equal(member.predict(first), y_first)
+        knows_second = np.array_equal(member.predict(second), y_second)
+        assert knows_first or knows_second
+    assert any(np.array_equal(member.predict(second), y_second)
+               for member in grown.estimators_)
+
+
+def test_partitioned_mode_refuses_a_warm_start(client):
+    X, y = classification_data(200)
+    with pytest.raises(ValueError, match="warm_start"):
+        DaskRandomForestClassifier(n_estimators=2, mode="partitioned", warm_start=True).fit(X, y)

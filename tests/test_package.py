@@ -20,6 +20,7 @@ def test_public_names_are_the_estimators_the_tree_readers_and_model_files():
         "ModelFileError", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
         "__version__", "export_graphviz", "export_onnx", "export_shap", "export_text", "load",
+        "merge_forests",
         "onnx_rows", "plot_importances", "plot_oob_curve", "plot_staged_scores", "plot_tree",
         "tree_rules"}
     for name in fasttree.__all__:

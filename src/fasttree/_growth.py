@@ -616,12 +616,12 @@ def check_single_output_options(params, multiway):
 
 
 
-def class_targets(y, n_samples, estimator):
+def class_targets(y, n_samples, estimator, classes=None):
     """Class labels as the growth reads them: ``classes`` (an array, or a
     list of one per output), ``class_index`` (every sample's class, one
     column per output) and, with several outputs, ``widths`` (the number of
     classes of each, int64)."""
-    classes, class_index = encode_outputs(y, n_samples, estimator)
+    classes, class_index = encode_outputs(y, n_samples, estimator, classes)
     targets = {"classes": classes, "class_index": class_index}
     if isinstance(classes, list):
         targets["widths"] = np.array([len(output) for output in classes], dtype=np.int64)
@@ -638,11 +638,13 @@ def regression_targets(y, n_samples, estimator):
     return targets
 
 
-def checked_fit_input(estimator, X, y, sample_weight):
+def checked_fit_input(estimator, X, y, sample_weight, encoding=None, classes=None):
     """The input of one fit of a tree or a forest, checked and encoded.
 
     X is checked first, then y, then the weights: the first fault is the
-    one named.
+    one named. ``encoding`` (a CategoryEncoding) and ``classes`` encode a
+    part of the rows as all of them are encoded: the categories and class
+    labels of the whole; None takes those of the rows given.
 
     Parameters
     ----------
@@ -667,14 +669,18 @@ def checked_fit_input(estimator, X, y, sample_weight):
     name = type(estimator).__name__
     X = as_frame(X)
     feature_names = feature_names_of(X)
-    X, encoding = estimator._categories_for_fit(X, feature_names)
+    if encoding is None:
+        X, encoding = estimator._categories_for_fit(X, feature_names)
+    else:
+        X = encoding.encode(X)
     if is_sparse(X):
         X = sparse_for_fit(X, estimator=name)
     else:
         X = check_array_2d(X, estimator=name, allow_nan=True)
     if X.shape[0] > MAX_SAMPLES:
         raise ValueError(f"{name} supports at most {MAX_SAMPLES} samples")
-    targets = estimator._encode_targets(y, X.shape[0])
+    targets = (estimator._encode_targets(y, X.shape[0]) if classes is None
+               else estimator._encode_targets(y, X.shape[0], classes=classes))
     if sample_weight is not None:
         sample_weight = check_sample_weight(sample_weight, X.shape[0], estimator=name)
     return X, feature_names, encoding, targets, sample_weight

@@ -54,8 +54,12 @@ def as_1d(y, n_samples, estimator):
     return y
 
 
-def encode_outputs(y, n_samples, estimator):
+def encode_outputs(y, n_samples, estimator, classes=None):
     """Class labels of one output or several.
+
+    ``classes`` (an array, or a list of one per output) numbers the labels
+    by the classes given, which must hold every label (a part of the rows
+    encoded as all of them are); None takes the labels' own.
 
     Returns
     -------
@@ -65,8 +69,10 @@ def encode_outputs(y, n_samples, estimator):
     check_label_types(y, estimator)
     y = as_targets(y, n_samples, estimator)
     if y.ndim == 1:
-        return encode_labels(y, n_samples, estimator)
-    encoded = [encode_labels(y[:, k], n_samples, estimator) for k in range(y.shape[1])]
+        return encode_labels(y, n_samples, estimator, classes)
+    encoded = [encode_labels(y[:, k], n_samples, estimator,
+                             None if classes is None else classes[k])
+               for k in range(y.shape[1])]
     class_index = np.ascontiguousarray(np.stack([index for _, index in encoded], axis=1))
     return [classes for classes, _ in encoded], class_index
 
@@ -90,8 +96,9 @@ def check_label_types(y, estimator):
                   "say which you mean", data_conversion_warning())
 
 
-def encode_labels(y, n_samples, estimator):
-    """Sorted distinct labels and every sample's index into them (int32)."""
+def encode_labels(y, n_samples, estimator, classes=None):
+    """Sorted distinct labels (or ``classes``, sorted, when given) and every
+    sample's index into them (int32)."""
     check_label_types(y, estimator)
     y = as_1d(y, n_samples, estimator)
     if y.dtype.kind == "f" and np.isnan(y).any():
@@ -105,11 +112,20 @@ def encode_labels(y, n_samples, estimator):
     if y.dtype.kind == "O" and any(label is None or (isinstance(label, float)
                                    and math.isnan(label)) for label in y):
         raise ValueError(f"{estimator}: y contains missing labels (None or NaN)")
+    given = classes
     try:
         classes, class_index = np.unique(y, return_inverse=True)
     except TypeError:
         raise TypeError(f"{estimator}: class labels must be of one sortable type; got a mix "
                         f"of {sorted({type(label).__name__ for label in y})}") from None
+    if given is not None:
+        given = np.asarray(given)
+        positions = np.minimum(np.searchsorted(given, classes), max(len(given) - 1, 0))
+        if len(given) == 0 or not np.all(given[positions] == classes):
+            unknown = classes[given[positions] != classes] if len(given) else classes
+            raise ValueError(f"{estimator}: y holds the label {unknown.tolist()[0]!r}, "
+                             "which is not among the classes given")
+        classes, class_index = given, positions[class_index.reshape(-1)]
     return classes, np.ascontiguousarray(class_index.reshape(-1), dtype=np.int32)
 
 

@@ -14,6 +14,12 @@ tree's random draws depend only on ``random_state`` and its position, so
 the forest is the local forest of the same ``random_state``, for any
 number of workers; a task lost with its worker is run again elsewhere and
 grows the same trees. Trees come back as compact node arrays.
+
+With ``mode='partitioned'`` no rows move (but y, which is gathered to the
+client for the classes and the out-of-bag scores): each worker grows trees
+on the partitions it holds, as many as its share of the rows, with the
+categories and classes of all partitions. A tree's out-of-bag rows are
+those of its worker's partitions that it did not draw.
 """
 
 import copy
@@ -34,13 +40,16 @@ except ImportError as error:  # pragma: no cover - the dask extra is missing
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                      RandomForestRegressor)
 from ._out_of_bag import OutOfBagGrowth
+from ._categories import CategoryEncoding, column_levels
+from ._ensemble import tree_random_states
+from ._frames import as_frame
 from ._progress import progress_of
-from ._validation import check_choice
+from ._validation import check_choice, feature_names_of
 
 __all__ = ["DaskExtraTreesClassifier", "DaskExtraTreesRegressor",
            "DaskRandomForestClassifier", "DaskRandomForestRegressor"]
 
-MODES = ("replicated",)
+MODES = ("replicated", "partitioned")
 
 # Per worker process: each fit's prepared data (its token -> (forest, plan)),
 # made by the first of the fit's tasks to run there and read by the rest.
@@ -87,6 +96,49 @@ def _grow_trees(token, template, X, y, sample_weight, indices):
     return forest._grow_trees(plan, indices, _worker_threads(), progress=False)
 
 
+def _partition_encoding(template, part):
+    """The categorical columns of one partition and their levels there (a
+    CategoryEncoding, or None without any)."""
+    frame = as_frame(part)
+    return template._categories_for_fit(frame, feature_names_of(frame))[1]
+
+
+def _partition_length(part):
+    return len(part)
+
+
+def _own_rows_plan(token, template, parts, row_spans, encoding, classes):
+    """The fit ``token``'s plan of this worker's own rows (``parts``: the X,
+    y and weight partitions it holds), encoded as the whole is; made once."""
+    with _plans_lock:
+        entry = _plans.get(token)
+        if entry is None:
+            forest = copy.deepcopy(template)
+            forest.set_params(n_jobs=_worker_threads(), verbose=0)
+            X, y, weight = (None if not chunks else _concatenate(chunks)
+                            for chunks in parts)
+            plan = forest._fit_plan(X, y, weight, encoding=encoding, classes=classes)
+            plan["row_ids"] = np.concatenate([np.arange(start, start + length)
+                                              for start, length in row_spans])
+            entry = _plans[token] = (forest, plan)
+    return entry
+
+
+def _own_rows_summary(token, template, parts, row_spans, encoding, classes):
+    forest, plan = _own_rows_plan(token, template, parts, row_spans, encoding, classes)
+    return {"feature_names": plan["feature_names"], "limits": plan["limits"],
+            "fitted": plan["fitted"], "n_features": plan["n_features"]}
+
+
+def _grow_own_rows(token, template, parts, row_spans, encoding, classes, indices):
+    """Grow the trees at ``indices`` on this worker's rows; their out-of-bag
+    rows numbered among all rows."""
+    forest, plan = _own_rows_plan(token, template, parts, row_spans, encoding, classes)
+    grown = forest._grow_trees(plan, indices, _worker_threads(), progress=False)
+    return [(tree, importances, None if oob is None else (plan["row_ids"][oob[0]], oob[1]))
+            for tree, importances, oob in grown]
+
+
 def _forget_plan(token):
     with _plans_lock:
         _plans.pop(token, None)
@@ -108,6 +160,16 @@ def _concatenate_series(parts):
     import pandas as pd
 
     return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def _concatenate(parts):
+    """Row partitions of any kind (arrays, DataFrames, Series) as one."""
+    first = parts[0]
+    if hasattr(first, "columns"):
+        return _concatenate_frames(parts, list(first.columns))
+    if hasattr(first, "iloc"):
+        return _concatenate_series(parts)
+    return _concatenate_blocks(parts)
 
 
 def _concatenate_blocks(blocks):
@@ -192,6 +254,73 @@ def _place_everywhere(client, data):
     return client.scatter(data, broadcast=True, hash=False)
 
 
+def _held_parts(client, X, y, sample_weight):
+    """X's, y's and the weights' partitions as futures, each left on the worker
+    that computed it (a list per input; empty for no weights). Data that is
+    not a Dask collection is cut into one block of rows per worker, each
+    scattered to its worker."""
+    if _is_collection(X):
+        inputs = [X, y, sample_weight]
+        for name, data in (("y", y), ("sample_weight", sample_weight)):
+            if data is not None and not _is_collection(data):
+                raise ValueError(f"mode='partitioned': X is a Dask collection, so {name} "
+                                 "must be one too, partitioned as X is")
+        delayed = [_row_parts(data) if data is not None else [] for data in inputs]
+        if any(parts and len(parts) != len(delayed[0]) for parts in delayed[1:]):
+            raise ValueError("mode='partitioned': y (and sample_weight) must have as many "
+                             "partitions as X")
+        # Computed together, so that a partition's X and y land together.
+        flat = client.compute([part for parts in delayed for part in parts])
+        distributed.wait(flat)
+        for future in flat:
+            if future.status == "error":
+                future.result()
+        futures, start = [], 0
+        for parts in delayed:
+            futures.append(flat[start:start + len(parts)])
+            start += len(parts)
+        return futures
+    workers = sorted(client.nthreads())
+    n_rows = len(X)
+    bounds = np.linspace(0, n_rows, len(workers) + 1).astype(np.int64)
+    futures = []
+    for data in (X, y, sample_weight):
+        if data is None:
+            futures.append([])
+            continue
+        blocks = [data.iloc[start:stop] if hasattr(data, "iloc") else
+                  np.asarray(data)[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+        futures.append([client.scatter(block, workers=[worker], hash=False)
+                        for block, worker in zip(blocks, workers) if len(block)])
+    return futures
+
+
+def _merged_encoding(encodings):
+    """One CategoryEncoding of the partitions' (their levels merged), or None."""
+    first = encodings[0]
+    for index, encoding in enumerate(encodings):
+        if (encoding is None) != (first is None) or (
+                encoding is not None and not np.array_equal(encoding.mask, first.mask)):
+            raise ValueError(f"partition {index} has other categorical columns than "
+                             "partition 0")
+    if first is None:
+        return None
+    levels = [column_levels(np.concatenate([np.asarray(encoding.levels[column], dtype=object)
+                                            for encoding in encodings]))
+              for column in range(len(first.levels))]
+    return CategoryEncoding(first.mask, levels)
+
+
+def _allot(n_trees, rows):
+    """Trees per worker in proportion to its rows (largest remainders)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    quotas = n_trees * rows / rows.sum()
+    shares = np.floor(quotas).astype(np.int64)
+    for index in np.argsort(-(quotas - shares), kind="stable")[:n_trees - shares.sum()]:
+        shares[index] += 1
+    return shares.tolist()
+
+
 def _dask_init(local_class):
     """An ``__init__`` taking every parameter of ``local_class`` plus
     ``client`` and ``mode``, with that signature for ``get_params``."""
@@ -222,8 +351,8 @@ def _grow_chunks(client, token, place, data, chunks, progress):
     for _ in range(MAX_PLACEMENTS):
         futures = {client.submit(_grow_trees, token, *data, chunk, pure=False): index
                    for index, chunk in enumerate(chunks) if index not in results}
-        for future, grown in distributed.as_completed(futures, with_results=True,
-                                                      raise_errors=False):
+        for future, grown in distributed.as_completed(futures, loop=client.loop,
+                                                      with_results=True, raise_errors=False):
             if future.status == "finished":
                 results[futures[future]] = grown
                 if progress is not None:
@@ -298,6 +427,12 @@ class _DaskForest:
                 _place_everywhere(client, part) for part in (X, y, sample_weight)]
 
         try:
+            if self.mode == "partitioned":
+                if self.warm_start:
+                    raise ValueError("warm_start=True needs mode='replicated': a partitioned "
+                                     "fit's rows stay where the cluster holds them, and the "
+                                     "trees kept drew theirs elsewhere")
+                return self._grow_partitioned(client, token, template, X, y, sample_weight)
             return self._grow_on_cluster(client, token, place)
         finally:
             client.run(_forget_plan, token)
@@ -330,6 +465,81 @@ class _DaskForest:
             if self._add_grown(plan, grown):
                 break
         return self._finish_fit(plan)
+
+    def _grow_partitioned(self, client, token, template, X, y, sample_weight):
+        parts = _held_parts(client, X, y, sample_weight)
+        lengths = client.gather(client.map(_partition_length, parts[0], pure=False))
+        for name, other in (("y", parts[1]), ("sample_weight", parts[2])):
+            if other and client.gather(client.map(_partition_length, other,
+                                                  pure=False)) != lengths:
+                raise ValueError(f"{name}'s partitions do not hold as many rows as X's")
+        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        template_future = client.scatter(template, broadcast=True, hash=False)
+        encoding = _merged_encoding(client.gather([
+            client.submit(_partition_encoding, template_future, part, pure=False)
+            for part in parts[0]]))
+        # y is gathered (it is small): the classes of the whole, and the
+        # out-of-bag scores, need every row's.
+        y_all = _concatenate(client.gather(parts[1]))
+        targets = self._encode_targets(y_all, int(starts[-1]))
+        classes = targets.get("classes")
+        # Each worker grows trees on the partitions it holds, in proportion
+        # to their rows.
+        holders = client.who_has(parts[0])
+        by_worker = {}
+        for index, part in enumerate(parts[0]):
+            by_worker.setdefault(sorted(holders[part.key])[0], []).append(index)
+        workers = sorted(by_worker, key=lambda worker: by_worker[worker][0])
+        threads = client.nthreads()
+        work = []
+        for number, worker in enumerate(workers):
+            indices = by_worker[worker]
+            row_spans = [(int(starts[index]), int(lengths[index])) for index in indices]
+            work.append({
+                "worker": worker, "rows": sum(lengths[index] for index in indices),
+                "threads": max(1, threads.get(worker, 1)),
+                "args": (f"{token}-{number}", template_future,
+                         [[part[index] for index in indices] if part else []
+                          for part in parts], row_spans, encoding, classes)})
+        summary = client.submit(_own_rows_summary, *work[0]["args"], workers=[workers[0]],
+                                allow_other_workers=True, pure=False).result()
+        plan = dict(summary, encoding=encoding, targets=targets, n_samples=int(starts[-1]),
+                    seeds=tree_random_states(self.random_state, 0, self.n_estimators),
+                    draw_weight=None, n_draws=None, trees=[], importances=[], oob=None,
+                    track_oob=bool(self.oob_score or self.oob_batch_size is not None))
+        if plan["track_oob"]:
+            plan["oob"] = OutOfBagGrowth(self, targets, plan["n_samples"],
+                                         self._n_values(targets))
+        batch_size = self.oob_batch_size or self.n_estimators
+        progress = progress_of(self, "trees built", self.n_estimators)
+        while len(plan["trees"]) < self.n_estimators:
+            start = len(plan["trees"])
+            stop = min(self.n_estimators, start + batch_size)
+            futures = []
+            first = start
+            for share, piece in zip(_allot(stop - start, [piece["rows"] for piece in work]),
+                                    work):
+                for chunk_start in range(first, first + share, piece["threads"]):
+                    chunk = list(range(chunk_start, min(first + share,
+                                                        chunk_start + piece["threads"])))
+                    futures.append(client.submit(
+                        _grow_own_rows, *piece["args"], chunk, workers=[piece["worker"]],
+                        allow_other_workers=True, pure=False))
+                first += share
+            results = {}
+            for future, grown in distributed.as_completed(futures, loop=client.loop,
+                                                          with_results=True):
+                results[future.key] = grown
+                if progress is not None:
+                    for _ in grown:
+                        progress.step()
+            if self._add_grown(plan, [tree for future in futures
+                                      for tree in results[future.key]]):
+                break
+        self._finish_fit(plan)
+        # Each tree drew from its worker's rows: which of all rows is not kept.
+        self._rows_differ = True
+        return self
 
     def _model_future(self, client):
         """The fitted local forest, sent to every worker once per client."""
@@ -382,10 +592,12 @@ def _dask_class(name, local_class, summary):
                     "Parameters\n----------\n"
                     "client : distributed.Client, default=None\n"
                     "    The cluster's client; None takes the default client.\n"
-                    "mode : {'replicated'}, default='replicated'\n"
+                    "mode : {'replicated', 'partitioned'}, default='replicated'\n"
                     "    How the trees reach the data: 'replicated' places the training data\n"
                     "    on every worker and grows there the trees the local forest of the\n"
-                    "    same random_state grows, on any number of workers.\n"),
+                    "    same random_state grows, on any number of workers; 'partitioned'\n"
+                    "    moves no rows: each worker grows trees on the partitions it holds\n"
+                    "    (subagging across machines), in proportion to their rows.\n"),
     }
     bases = (_DaskForest, local_class)
     return type(name, bases, namespace)

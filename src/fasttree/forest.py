@@ -106,8 +106,11 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
                 break
         return self._finish_fit(plan)
 
-    def _fit_plan(self, X, y, sample_weight):
+    def _fit_plan(self, X, y, sample_weight, encoding=None, classes=None):
         """Check the fit's input and prepare what growing its trees needs.
+
+        ``encoding`` and ``classes`` (see ``checked_fit_input``) encode the
+        rows given as a larger whole is encoded (a worker's part of the rows).
 
         Returns a dict (the plan: the data as the trees read it, the targets,
         limits, every tree's seed, and the trees a warm start keeps), or None
@@ -115,7 +118,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
         """
         self._check_forest_parameters()
         X, feature_names, encoding, targets, sample_weight = checked_fit_input(
-            self, X, y, sample_weight)
+            self, X, y, sample_weight, encoding, classes)
         n_samples, n_features = X.shape
         # What the bootstrap draws in proportion to (None: uniformly), and
         # the trees' weights without one: scikit-learn's _sample_weight.
@@ -455,8 +458,8 @@ class ForestClassifier(ClassifierMixin, ForestClassifierOutOfBag, BaseForest):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
 
-    def _encode_targets(self, y, n_samples):
-        targets = class_targets(y, n_samples, type(self).__name__)
+    def _encode_targets(self, y, n_samples, classes=None):
+        targets = class_targets(y, n_samples, type(self).__name__, classes)
         check_choice(self.voting, "voting", ("soft", "hard"))
         classes = targets["classes"]
         if isinstance(classes, list):
