@@ -19,6 +19,7 @@ def test_quick_report_writes_every_table_and_the_machine(tmp_path):
     page = out.read_text(encoding="utf-8")
     for title in ("Single trees", "Prediction on every kind of input", "Random forests",
                   "The histogram splitter", "Threads inside one tree", "A million rows and more",
+                  "Forests on a Dask cluster",
                   "Tied values", "Categorical data with missing values",
                   "Small forests on the categorical tables", "Many categories and many classes",
                   "scikit-learn's other capabilities", "AdaBoost", "Saved forests"):

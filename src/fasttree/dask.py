@@ -338,19 +338,24 @@ def _dask_init(local_class):
     return __init__
 
 
+# Tasks of trees a worker is given in a fit, about (see _grow_on_cluster).
+TASKS_PER_WORKER = 4
+
 # A chunk whose data was lost with a worker (a scattered copy is not
 # recomputed) is grown again once the data is placed anew; more losses
 # than this in one batch end the fit.
 MAX_PLACEMENTS = 3
 
 
-def _grow_chunks(client, token, place, data, chunks, progress):
+def _grow_chunks(client, token, place, data, chunks, progress, ready):
     """Grow each chunk of tree indices in a task; returns the trees in index
-    order and the data futures (placed anew if a worker took them away)."""
+    order and the data futures (placed anew if a worker took them away).
+    ``ready()`` is called once the tasks are sent, before any is waited for."""
     results = {}
     for _ in range(MAX_PLACEMENTS):
         futures = {client.submit(_grow_trees, token, *data, chunk, pure=False): index
                    for index, chunk in enumerate(chunks) if index not in results}
+        ready()
         for future, grown in distributed.as_completed(futures, loop=client.loop,
                                                       with_results=True, raise_errors=False):
             if future.status == "finished":
@@ -439,7 +444,37 @@ class _DaskForest:
 
     def _grow_on_cluster(self, client, token, place):
         data = place()
-        summary = client.submit(_plan_summary, token, *data, pure=False).result()
+        # The plan is made on a worker while the first trees grow; the client
+        # needs its summary only to add them.
+        summary_future = client.submit(_plan_summary, token, *data, pure=False)
+        plan = {}
+
+        def ready():
+            if not plan:
+                plan.update(self._plan_from_summary(summary_future.result()))
+
+        n_grown = len(self._trees) if self.warm_start and hasattr(self, "_trees") else 0
+        # Tasks of as many trees as a worker has threads (so that one task
+        # keeps a worker busy), or more, to make about TASKS_PER_WORKER per
+        # worker: fewer messages, and a lost worker still loses few trees.
+        threads = client.nthreads()
+        per_task = max(1, min(threads.values()) if threads else 1,
+                       (self.n_estimators - n_grown) // (TASKS_PER_WORKER * max(1, len(threads))))
+        batch_size = self.oob_batch_size or self.n_estimators
+        progress = progress_of(self, "trees built", self.n_estimators - n_grown)
+        while n_grown < self.n_estimators:
+            stop = min(self.n_estimators, n_grown + batch_size)
+            chunks = [list(range(first, min(stop, first + per_task)))
+                      for first in range(n_grown, stop, per_task)]
+            grown, data = _grow_chunks(client, token, place, data, chunks, progress, ready)
+            n_grown = stop
+            if self._add_grown(plan, grown):
+                break
+        ready()
+        return self._finish_fit(plan)
+
+    def _plan_from_summary(self, summary):
+        """The client's plan: a worker's summary, the trees kept, out-of-bag sums."""
         plan = dict(summary)
         fitted = plan["fitted"]
         plan["trees"] = list(self._trees) if fitted else []
@@ -450,21 +485,7 @@ class _DaskForest:
                                          self._n_values(plan["targets"]))
             plan["oob"].sums = plan.pop("oob_sums")
             plan["oob"].curve = plan.pop("oob_curve")
-        # Tasks of as many trees as a worker has threads, so that one task
-        # keeps a worker busy and a lost worker loses few trees.
-        threads = client.nthreads()
-        per_task = max(1, min(threads.values())) if threads else 1
-        batch_size = self.oob_batch_size or self.n_estimators
-        progress = progress_of(self, "trees built", self.n_estimators - len(plan["trees"]))
-        while len(plan["trees"]) < self.n_estimators:
-            start = len(plan["trees"])
-            stop = min(self.n_estimators, start + batch_size)
-            chunks = [list(range(first, min(stop, first + per_task)))
-                      for first in range(start, stop, per_task)]
-            grown, data = _grow_chunks(client, token, place, data, chunks, progress)
-            if self._add_grown(plan, grown):
-                break
-        return self._finish_fit(plan)
+        return plan
 
     def _grow_partitioned(self, client, token, template, X, y, sample_weight):
         parts = _held_parts(client, X, y, sample_weight)
