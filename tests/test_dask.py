@@ -19,7 +19,8 @@ from sklearn.base import clone  # noqa: E402
 
 import fasttree  # noqa: E402
 from fasttree.dask import (DaskExtraTreesClassifier, DaskExtraTreesRegressor,  # noqa: E402
-                           DaskRandomForestClassifier, DaskRandomForestRegressor)
+                           DaskRandomForestClassifier, DaskRandomForestRegressor,
+                           WorkersLostError)
 
 
 def classification_data(n_samples=600, n_features=6, seed=0):
@@ -316,3 +317,28 @@ def test_partitioned_mode_refuses_a_warm_start(client):
     X, y = classification_data(200)
     with pytest.raises(ValueError, match="warm_start"):
         DaskRandomForestClassifier(n_estimators=2, mode="partitioned", warm_start=True).fit(X, y)
+
+
+class LoseEveryWorkerGrowingTrees(SchedulerPlugin):
+    """Closes every worker that starts growing trees, as running out of memory would."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish != "processing" or "_grow_trees" not in str(key):
+            return
+        worker = self.scheduler.tasks[key].processing_on
+        if worker is not None:
+            asyncio.get_running_loop().create_task(self.scheduler.remove_worker(
+                address=worker.address, stimulus_id="fasttree-test", close=False))
+
+
+def test_workers_that_keep_dying_are_a_clear_error():
+    X, y = classification_data(300)
+    cluster, client = start_cluster(1)
+    with cluster, client:
+        cluster.scheduler.add_plugin(LoseEveryWorkerGrowingTrees(cluster.scheduler),
+                                     name="lose-every-worker")
+        with pytest.raises(WorkersLostError, match="out of memory"):
+            DaskRandomForestClassifier(n_estimators=2, random_state=0, client=client).fit(X, y)

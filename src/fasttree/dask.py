@@ -33,6 +33,7 @@ try:
     import dask
     import dask.array as dask_array
     import distributed
+    from distributed.client import FuturesCancelledError
 except ImportError as error:  # pragma: no cover - the dask extra is missing
     raise ImportError("fasttree.dask needs dask.distributed: "
                       "pip install \"fasttree[dask]\"") from error
@@ -47,7 +48,7 @@ from ._progress import progress_of
 from ._validation import check_choice, feature_names_of
 
 __all__ = ["DaskExtraTreesClassifier", "DaskExtraTreesRegressor",
-           "DaskRandomForestClassifier", "DaskRandomForestRegressor"]
+           "DaskRandomForestClassifier", "DaskRandomForestRegressor", "WorkersLostError"]
 
 MODES = ("replicated", "partitioned")
 
@@ -347,6 +348,33 @@ TASKS_PER_WORKER = 4
 MAX_PLACEMENTS = 3
 
 
+class WorkersLostError(RuntimeError):
+    """Workers died again and again while growing a forest's trees (out of
+    memory, most often), or took its training data with them."""
+
+
+def _workers_lost(what, cause=None):
+    error = WorkersLostError(
+        f"fasttree.dask: {what}. A worker that runs out of memory is killed: each holds the "
+        "training data and its prepared copy (ranks or bins) and grows as many trees at once "
+        "as it has threads. Give the workers more memory or fewer threads each, or use "
+        "mode='partitioned'")
+    error.__cause__ = cause
+    return error
+
+
+def _raise_task_error(future, indices):
+    """Raise a task's error here; a task whose workers kept dying is said to be so."""
+    if future.status != "error":
+        raise _workers_lost(f"the task of trees {indices[0]} to {indices[-1]} lost its data "
+                            "with a worker")
+    error = future.exception()
+    if isinstance(error, distributed.KilledWorker):
+        raise _workers_lost(f"the workers running the task of trees {indices[0]} to "
+                            f"{indices[-1]} died, each time it ran", error)
+    future.result()
+
+
 def _grow_chunks(client, token, place, data, chunks, progress, ready):
     """Grow each chunk of tree indices in a task; returns the trees in index
     order and the data futures (placed anew if a worker took them away).
@@ -355,7 +383,7 @@ def _grow_chunks(client, token, place, data, chunks, progress, ready):
     for _ in range(MAX_PLACEMENTS):
         futures = {client.submit(_grow_trees, token, *data, chunk, pure=False): index
                    for index, chunk in enumerate(chunks) if index not in results}
-        ready()
+        ready(data)
         for future, grown in distributed.as_completed(futures, loop=client.loop,
                                                       with_results=True, raise_errors=False):
             if future.status == "finished":
@@ -364,12 +392,13 @@ def _grow_chunks(client, token, place, data, chunks, progress, ready):
                     for _ in grown:
                         progress.step()
             elif future.status == "error":
-                future.result()  # the worker's error, raised here
+                _raise_task_error(future, chunks[futures[future]])
+            # Other tasks lost their data with a worker: grown again below.
         if len(results) == len(chunks):
             return [tree for index in range(len(chunks)) for tree in results[index]], data
         data = place()
-    raise RuntimeError(f"fasttree.dask: the training data was lost with workers "
-                       f"{MAX_PLACEMENTS} times during one batch of trees")
+    raise _workers_lost(f"workers died and took the training data with them "
+                        f"{MAX_PLACEMENTS} times during one batch of trees")
 
 
 class _DaskForest:
@@ -446,12 +475,24 @@ class _DaskForest:
         data = place()
         # The plan is made on a worker while the first trees grow; the client
         # needs its summary only to add them.
-        summary_future = client.submit(_plan_summary, token, *data, pure=False)
+        summary_futures = [client.submit(_plan_summary, token, *data, pure=False)]
         plan = {}
 
-        def ready():
-            if not plan:
-                plan.update(self._plan_from_summary(summary_future.result()))
+        def ready(data):
+            # The summary's data too may have gone with a worker: asked again.
+            for _ in range(MAX_PLACEMENTS):
+                if plan:
+                    return
+                try:
+                    distributed.wait(summary_futures[0])
+                except FuturesCancelledError:
+                    pass
+                if summary_futures[0].status in ("finished", "error"):
+                    plan.update(self._plan_from_summary(summary_futures[0].result()))
+                    return
+                summary_futures[0] = client.submit(_plan_summary, token, *data, pure=False)
+            raise _workers_lost("workers died and took the training data with them "
+                                f"{MAX_PLACEMENTS} times")
 
         n_grown = len(self._trees) if self.warm_start and hasattr(self, "_trees") else 0
         # Tasks of as many trees as a worker has threads (so that one task
@@ -470,7 +511,7 @@ class _DaskForest:
             n_grown = stop
             if self._add_grown(plan, grown):
                 break
-        ready()
+        ready(data)
         return self._finish_fit(plan)
 
     def _plan_from_summary(self, summary):
@@ -536,7 +577,7 @@ class _DaskForest:
         while len(plan["trees"]) < self.n_estimators:
             start = len(plan["trees"])
             stop = min(self.n_estimators, start + batch_size)
-            futures = []
+            futures, chunk_of = [], {}
             first = start
             for share, piece in zip(_allot(stop - start, [piece["rows"] for piece in work]),
                                     work):
@@ -546,10 +587,13 @@ class _DaskForest:
                     futures.append(client.submit(
                         _grow_own_rows, *piece["args"], chunk, workers=[piece["worker"]],
                         allow_other_workers=True, pure=False))
+                    chunk_of[futures[-1].key] = chunk
                 first += share
             results = {}
             for future, grown in distributed.as_completed(futures, loop=client.loop,
-                                                          with_results=True):
+                                                          with_results=True, raise_errors=False):
+                if future.status != "finished":
+                    _raise_task_error(future, chunk_of[future.key])
                 results[future.key] = grown
                 if progress is not None:
                     for _ in grown:
