@@ -2,6 +2,7 @@
 equal the local forests, predict lazily, and survive a lost worker."""
 
 import asyncio
+import pickle
 import subprocess
 import sys
 
@@ -342,3 +343,36 @@ def test_workers_that_keep_dying_are_a_clear_error():
                                      name="lose-every-worker")
         with pytest.raises(WorkersLostError, match="out of memory"):
             DaskRandomForestClassifier(n_estimators=2, random_state=0, client=client).fit(X, y)
+
+
+def test_weights_warm_start_and_oob_batches_as_the_local_forest(client):
+    X, y = regression_data(500)
+    weight = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    params = {"n_estimators": 6, "random_state": 8, "warm_start": True,
+              "oob_batch_size": 3, "oob_score": True}
+    grown = DaskRandomForestRegressor(**params).fit(
+        da.from_array(X, chunks=(200, 5)), da.from_array(y, chunks=200),
+        da.from_array(weight, chunks=200))
+    local = fasttree.RandomForestRegressor(**params).fit(X, y, weight)
+    same_trees(grown, local)
+    grown.set_params(n_estimators=10)
+    local.set_params(n_estimators=10)
+    grown.fit(X, y, weight)
+    local.fit(X, y, weight)
+    same_trees(grown, local)
+    np.testing.assert_array_equal(grown.oob_prediction_, local.oob_prediction_)
+    np.testing.assert_array_equal(grown.oob_curve_, local.oob_curve_)
+
+
+def test_pickles_and_model_files_keep_the_forest_but_not_the_client(client, tmp_path):
+    X, y = classification_data(300)
+    for mode in ("replicated", "partitioned"):
+        grown = DaskRandomForestClassifier(n_estimators=4, random_state=0, mode=mode,
+                                           client=client).fit(X, y)
+        copy = pickle.loads(pickle.dumps(grown))
+        assert copy.client is None and copy.mode == mode
+        np.testing.assert_array_equal(copy.predict_proba(X), grown.predict_proba(X))
+        grown.save(tmp_path / f"{mode}.ftm")
+        loaded = fasttree.load(tmp_path / f"{mode}.ftm")
+        assert type(loaded) is fasttree.RandomForestClassifier
+        np.testing.assert_array_equal(loaded.predict_proba(X), grown.predict_proba(X))

@@ -431,6 +431,16 @@ class _DaskForest:
             local.__setstate__(state)
         return local
 
+    def save(self, path):
+        """Write the forest to ``path`` as a model file of its local twin
+        (``to_local()``): ``fasttree.load`` reads it back as that.
+
+        Parameters
+        ----------
+        path : str or path-like
+        """
+        self.to_local().save(path)
+
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on the cluster.
 
