@@ -37,10 +37,10 @@ def regression_data(n_samples=600, n_features=5, seed=1):
     return X, X[:, 0] * 2 - X[:, 2] + 0.1 * rng.normal(size=n_samples)
 
 
-def start_cluster(n_workers):
+def start_cluster(n_workers, set_as_default=True):
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                            dashboard_address=":0")
-    return cluster, Client(cluster)
+    return cluster, Client(cluster, set_as_default=set_as_default)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,8 @@ def test_replicated_forest_is_the_same_on_one_two_and_three_workers():
     X, y = classification_data(800)
     fitted = []
     for n_workers in (1, 2, 3):
-        cluster, client = start_cluster(n_workers)
+        # Clients passed as client=, not the default one.
+        cluster, client = start_cluster(n_workers, set_as_default=False)
         with cluster, client:
             fitted.append(DaskRandomForestClassifier(
                 n_estimators=9, random_state=11, oob_score=True, client=client).fit(X, y))

@@ -33,7 +33,6 @@ try:
     import dask
     import dask.array as dask_array
     import distributed
-    from distributed.client import FuturesCancelledError
 except ImportError as error:  # pragma: no cover - the dask extra is missing
     raise ImportError("fasttree.dask needs dask.distributed: "
                       "pip install \"fasttree[dask]\"") from error
@@ -195,6 +194,13 @@ def _output_width(model, method):
 
 # ------------------------------------------------------------- on the client
 
+def _settle(futures):
+    """Wait until every future is done (finished, failed or cancelled), on its
+    own client (``distributed.wait`` would look for a default one)."""
+    for future in futures:
+        future.exception()
+
+
 def _output_dtype(model, method):
     if method == "apply":
         return np.intp
@@ -247,7 +253,7 @@ def _place_everywhere(client, data):
             future = client.submit(_concatenate_series, parts, pure=False)
         else:
             future = client.submit(_concatenate_blocks, parts, pure=False)
-        distributed.wait(future)
+        _settle([future])
         if future.status == "error":
             future.result()  # raises the worker's error here
         client.replicate([future])
@@ -272,7 +278,7 @@ def _held_parts(client, X, y, sample_weight):
                              "partitions as X")
         # Computed together, so that a partition's X and y land together.
         flat = client.compute([part for parts in delayed for part in parts])
-        distributed.wait(flat)
+        _settle(flat)
         for future in flat:
             if future.status == "error":
                 future.result()
@@ -493,10 +499,7 @@ class _DaskForest:
             for _ in range(MAX_PLACEMENTS):
                 if plan:
                     return
-                try:
-                    distributed.wait(summary_futures[0])
-                except FuturesCancelledError:
-                    pass
+                _settle([summary_futures[0]])
                 if summary_futures[0].status in ("finished", "error"):
                     plan.update(self._plan_from_summary(summary_futures[0].result()))
                     return
