@@ -377,3 +377,12 @@ def test_pickles_and_model_files_keep_the_forest_but_not_the_client(client, tmp_
         loaded = fasttree.load(tmp_path / f"{mode}.ftm")
         assert type(loaded) is fasttree.RandomForestClassifier
         np.testing.assert_array_equal(loaded.predict_proba(X), grown.predict_proba(X))
+
+
+def test_a_warm_start_with_no_tree_to_add_warns_and_keeps_the_forest(client):
+    X, y = classification_data(300)
+    grown = DaskRandomForestClassifier(n_estimators=3, random_state=0, warm_start=True).fit(X, y)
+    trees = list(grown._trees)
+    with pytest.warns(UserWarning, match="does not fit new trees"):
+        grown.fit(X, y)
+    assert all(a is b for a, b in zip(grown._trees, trees)) and len(grown._trees) == 3

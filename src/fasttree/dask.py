@@ -44,12 +44,20 @@ from ._categories import CategoryEncoding, column_levels
 from ._ensemble import tree_random_states
 from ._frames import as_frame
 from ._progress import progress_of
-from ._validation import check_choice, feature_names_of
+from ._validation import check_choice, feature_names_of, warn_user
 
 __all__ = ["DaskExtraTreesClassifier", "DaskExtraTreesRegressor",
            "DaskRandomForestClassifier", "DaskRandomForestRegressor", "WorkersLostError"]
 
 MODES = ("replicated", "partitioned")
+
+# Tasks of trees a worker is given in a fit, about (see _grow_on_cluster).
+TASKS_PER_WORKER = 4
+
+# A task whose data was lost with a worker (a scattered copy is not
+# recomputed) is run again once the data is placed anew; more losses than
+# this in one batch end the fit.
+MAX_PLACEMENTS = 3
 
 # Per worker process: each fit's prepared data (its token -> (forest, plan)),
 # made by the first of the fit's tasks to run there and read by the rest.
@@ -66,22 +74,31 @@ def _worker_threads():
         return 1
 
 
-def _worker_plan(token, template, X, y, sample_weight):
-    """The fit ``token``'s forest and plan on this worker, made once."""
+def _cached_plan(token, template, prepare):
+    """The fit ``token``'s forest and plan on this worker: ``prepare(forest)``
+    on a copy of ``template`` (in a cluster of threads, the client's own
+    object), made by the fit's first task here and read by the others."""
     with _plans_lock:
         entry = _plans.get(token)
         if entry is None:
-            # A copy: in a cluster of threads the template is the client's object.
             forest = copy.deepcopy(template)
             forest.set_params(n_jobs=_worker_threads(), verbose=0)
-            entry = _plans[token] = (forest, forest._fit_plan(X, y, sample_weight))
+            entry = _plans[token] = (forest, prepare(forest))
     return entry
+
+
+def _worker_plan(token, template, X, y, sample_weight):
+    """The plan of all the rows (replicated mode)."""
+    return _cached_plan(token, template,
+                        lambda forest: forest._fit_plan(X, y, sample_weight))
 
 
 def _plan_summary(token, template, X, y, sample_weight):
     """What the client needs of the plan to assemble the forest: all but the
     data (and the trees a warm start keeps, which the client has)."""
     forest, plan = _worker_plan(token, template, X, y, sample_weight)
+    if plan is None:  # a warm start that leaves the forest as it was
+        return None
     summary = {key: value for key, value in plan.items()
                if key not in ("X", "ranked", "oob", "trees", "importances")}
     if plan["oob"] is not None:
@@ -108,20 +125,17 @@ def _partition_length(part):
 
 
 def _own_rows_plan(token, template, parts, row_spans, encoding, classes):
-    """The fit ``token``'s plan of this worker's own rows (``parts``: the X,
-    y and weight partitions it holds), encoded as the whole is; made once."""
-    with _plans_lock:
-        entry = _plans.get(token)
-        if entry is None:
-            forest = copy.deepcopy(template)
-            forest.set_params(n_jobs=_worker_threads(), verbose=0)
-            X, y, weight = (None if not chunks else _concatenate(chunks)
-                            for chunks in parts)
-            plan = forest._fit_plan(X, y, weight, encoding=encoding, classes=classes)
-            plan["row_ids"] = np.concatenate([np.arange(start, start + length)
-                                              for start, length in row_spans])
-            entry = _plans[token] = (forest, plan)
-    return entry
+    """The plan of this worker's own rows (``parts``: the X, y and weight
+    partitions it holds, at ``row_spans`` of all rows), encoded as all rows
+    are (partitioned mode)."""
+    def prepare(forest):
+        X, y, weight = (_concatenate(chunks) if chunks else None for chunks in parts)
+        plan = forest._fit_plan(X, y, weight, encoding=encoding, classes=classes)
+        plan["row_ids"] = np.concatenate([np.arange(start, start + length)
+                                          for start, length in row_spans])
+        return plan
+
+    return _cached_plan(token, template, prepare)
 
 
 def _own_rows_summary(token, template, parts, row_spans, encoding, classes):
@@ -144,36 +158,21 @@ def _forget_plan(token):
         _plans.pop(token, None)
 
 
-def _concatenate_frames(parts, columns):
-    """The partitions of a DataFrame as one, refusing partitions whose
-    columns are not the collection's."""
-    import pandas as pd
-
-    for index, part in enumerate(parts):
-        if list(part.columns) != list(columns):
-            raise ValueError(f"partition {index} has columns {list(part.columns)}, but the "
-                             f"DataFrame's are {list(columns)}")
-    return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else parts[0]
-
-
-def _concatenate_series(parts):
-    import pandas as pd
-
-    return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else parts[0]
-
-
-def _concatenate(parts):
-    """Row partitions of any kind (arrays, DataFrames, Series) as one."""
+def _concatenate(parts, columns=None):
+    """Row partitions (arrays, DataFrames or Series) as one; DataFrame
+    partitions must have ``columns`` (by default the first one's)."""
     first = parts[0]
-    if hasattr(first, "columns"):
-        return _concatenate_frames(parts, list(first.columns))
     if hasattr(first, "iloc"):
-        return _concatenate_series(parts)
-    return _concatenate_blocks(parts)
+        import pandas as pd
 
-
-def _concatenate_blocks(blocks):
-    blocks = [np.asarray(block) for block in blocks]
+        if hasattr(first, "columns"):
+            columns = list(first.columns) if columns is None else columns
+            for index, part in enumerate(parts):
+                if list(part.columns) != columns:
+                    raise ValueError(f"partition {index} has columns {list(part.columns)}, "
+                                     f"but the DataFrame's are {columns}")
+        return pd.concat(parts, axis=0, ignore_index=True) if len(parts) > 1 else first
+    blocks = [np.asarray(part) for part in parts]
     return np.concatenate(blocks, axis=0) if len(blocks) > 1 else blocks[0]
 
 
@@ -246,13 +245,9 @@ def _place_everywhere(client, data):
     if data is None:
         return None
     if _is_collection(data):
-        parts = client.compute(_row_parts(data))
-        if _is_frame(data) and data.ndim == 2:
-            future = client.submit(_concatenate_frames, parts, list(data.columns), pure=False)
-        elif _is_frame(data):
-            future = client.submit(_concatenate_series, parts, pure=False)
-        else:
-            future = client.submit(_concatenate_blocks, parts, pure=False)
+        columns = list(data.columns) if _is_frame(data) and data.ndim == 2 else None
+        future = client.submit(_concatenate, client.compute(_row_parts(data)), columns,
+                               pure=False)
         _settle([future])
         if future.status == "error":
             future.result()  # raises the worker's error here
@@ -343,15 +338,6 @@ def _dask_init(local_class):
     __init__.__signature__ = inspect.Signature(local_parameters + extra)
     __init__.__doc__ = local_class.__init__.__doc__
     return __init__
-
-
-# Tasks of trees a worker is given in a fit, about (see _grow_on_cluster).
-TASKS_PER_WORKER = 4
-
-# A chunk whose data was lost with a worker (a scattered copy is not
-# recomputed) is grown again once the data is placed anew; more losses
-# than this in one batch end the fit.
-MAX_PLACEMENTS = 3
 
 
 class WorkersLostError(RuntimeError):
@@ -467,7 +453,12 @@ class _DaskForest:
         client = _client_of(self.client)
         self.__dict__.pop("_model_futures", None)
         token = f"fasttree-fit-{uuid.uuid4().hex}"
-        # A warm start goes on from the trees fitted so far.
+        # A warm start goes on from the trees fitted so far. (Its checks run on
+        # a worker; their warning is given here too, where it is seen.)
+        if (self.warm_start and hasattr(self, "estimators_")
+                and self.n_estimators == len(self._trees)):
+            warn_user("Warm-start fitting without increasing n_estimators does not fit "
+                      "new trees.", UserWarning)
         template = self.to_local() if self.warm_start else self._local_class(
             **{name: value for name, value in self.get_params(deep=False).items()
                if name not in ("client", "mode")})
@@ -501,7 +492,9 @@ class _DaskForest:
                     return
                 _settle([summary_futures[0]])
                 if summary_futures[0].status in ("finished", "error"):
-                    plan.update(self._plan_from_summary(summary_futures[0].result()))
+                    summary = summary_futures[0].result()
+                    plan.update(self._plan_from_summary(summary) if summary is not None
+                                else {"unchanged": True})
                     return
                 summary_futures[0] = client.submit(_plan_summary, token, *data, pure=False)
             raise _workers_lost("workers died and took the training data with them "
@@ -525,7 +518,9 @@ class _DaskForest:
             if self._add_grown(plan, grown):
                 break
         ready(data)
-        return self._finish_fit(plan)
+        # (A warm start given other targets and no trees to add: as locally,
+        # scikit-learn's warning and the forest as it was.)
+        return self if plan.get("unchanged") else self._finish_fit(plan)
 
     def _plan_from_summary(self, summary):
         """The client's plan: a worker's summary, the trees kept, out-of-bag sums."""
