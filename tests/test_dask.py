@@ -90,10 +90,13 @@ def test_replicated_forest_is_the_same_on_one_two_and_three_workers():
         with cluster, client:
             fitted.append(DaskRandomForestClassifier(
                 n_estimators=9, random_state=11, oob_score=True, client=client).fit(X, y))
-    for other in fitted[1:]:
-        same_trees(fitted[0], other)
-        np.testing.assert_array_equal(fitted[0].oob_decision_function_,
-                                      other.oob_decision_function_)
+    local = fasttree.RandomForestClassifier(n_estimators=9, random_state=11,
+                                            oob_score=True).fit(X, y)
+    for grown in fitted:
+        same_trees(grown, local)
+        np.testing.assert_array_equal(grown.oob_decision_function_,
+                                      local.oob_decision_function_)
+        np.testing.assert_array_equal(grown.predict_proba(X), local.predict_proba(X))
 
 
 def test_dask_array_and_dataframe_input_grow_the_local_forest(client):
