@@ -2,7 +2,7 @@
 
 Usage (from the repository root, with the test extras installed)::
 
-    python bench/report.py                      # about 40 minutes on 2 cores
+    python bench/report.py                      # about 50 minutes on 2 cores
     python bench/report.py --out results.md     # somewhere else
     python bench/report.py --quick --out /tmp/check.md   # tiny sizes: checks that it runs
 
