@@ -571,9 +571,11 @@ class _DaskForest:
                 "args": (f"{token}-{number}", template_future,
                          [[part[index] for index in indices] if part else []
                           for part in parts], row_spans, encoding, classes)})
+        # What the forest records of its features and limits, from the first
+        # worker's plan, made while the trees grow.
         summary = client.submit(_own_rows_summary, *work[0]["args"], workers=[workers[0]],
-                                allow_other_workers=True, pure=False).result()
-        plan = dict(summary, encoding=encoding, targets=targets, n_samples=int(starts[-1]),
+                                allow_other_workers=True, pure=False)
+        plan = dict(encoding=encoding, targets=targets, n_samples=int(starts[-1]),
                     seeds=tree_random_states(self.random_state, 0, self.n_estimators),
                     draw_weight=None, n_draws=None, trees=[], importances=[], oob=None,
                     track_oob=bool(self.oob_score or self.oob_batch_size is not None))
@@ -609,6 +611,7 @@ class _DaskForest:
             if self._add_grown(plan, [tree for future in futures
                                       for tree in results[future.key]]):
                 break
+        plan.update(summary.result())
         self._finish_fit(plan)
         # Each tree drew from its worker's rows: which of all rows is not kept.
         self._rows_differ = True
