@@ -11,8 +11,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
                       ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
-                      ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
-                      RuleListClassifier)
+                      ExtraTreesQuantileRegressor, ExtraTreesRegressor,
+                      RandomForestClassifier, RandomForestQuantileRegressor,
+                      RandomForestRegressor, RuleListClassifier)
 
 # Ensembles as scikit-learn checks its own: few members, so the checks run quickly.
 ESTIMATORS = [DecisionTreeClassifier(), DecisionTreeRegressor(), ExtraTreeClassifier(),
@@ -21,7 +22,8 @@ ESTIMATORS = [DecisionTreeClassifier(), DecisionTreeRegressor(), ExtraTreeClassi
               ExtraTreesRegressor(n_estimators=5),
               BaggingClassifier(n_estimators=5), BaggingRegressor(n_estimators=5),
               AdaBoostClassifier(n_estimators=5), AdaBoostRegressor(n_estimators=5),
-              RuleListClassifier()]
+              RuleListClassifier(), RandomForestQuantileRegressor(n_estimators=5),
+              ExtraTreesQuantileRegressor(n_estimators=5)]
 
 # A weight of 2 and a repeated row are the same data to a tree, but not to a
 # random draw of rows: the draws depend on the number of rows, so the two fits

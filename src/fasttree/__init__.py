@@ -22,6 +22,7 @@ from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                      RandomForestRegressor)
+from .quantile import ExtraTreesQuantileRegressor, RandomForestQuantileRegressor
 from .rule_list import RuleListClassifier
 from .rules import export_graphviz, export_text, plot_tree, tree_rules
 from .tree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier,
@@ -38,11 +39,13 @@ __all__ = [
     "ExtraTreeClassifier",
     "ExtraTreeRegressor",
     "ExtraTreesClassifier",
+    "ExtraTreesQuantileRegressor",
     "ExtraTreesRegressor",
     "InvalidParameterError",
     "ModelFileError",
     "NotFittedError",
     "RandomForestClassifier",
+    "RandomForestQuantileRegressor",
     "RandomForestRegressor",
     "RuleListClassifier",
     "__version__",

@@ -270,6 +270,19 @@ aggregation : {'mean', 'median'}
     How the trees' predictions combine; 'median' is robust bagging
     ("bragging").""",
 
+    "quantile_parameters": """\
+default_quantiles : float, list of floats or 'mean'
+    What ``predict`` gives when not told: the median by default.
+max_samples_leaf : int, float or None
+    The most training targets a leaf keeps, drawn at random among those its
+    tree drew there (a float: that fraction of the rows); None keeps them
+    all (Meinshausen's forest). 1 (quantile-forest's default) keeps one
+    target per leaf: the quantiles of a row are then those of its trees'
+    picks, and the model is smallest.
+target_dtype : {'float64', 'float32'}
+    How the leaves' training targets are stored: 'float32' halves them
+    where their last digits do not matter.""",
+
     # ---------------------------------------------------------- bagging
     "bagging": """\
 n_estimators : int
@@ -441,6 +454,9 @@ SHARED.update({
     "forest_regressor_growth": _joined(
         "growth_limits", "ccp_alpha", "forest_draws", "forest_aggregation",
         "forest_oob_growth", "categorical_features"),
+    "forest_quantile_growth": _joined(
+        "growth_limits", "ccp_alpha", "forest_draws", "forest_oob_growth",
+        "categorical_features"),
     "fitted_forest_classifier": _joined(
         "fitted_forest", "fitted_oob_decision_function", "fitted_classes",
         "fitted_loss_matrix", "fitted_inputs"),

@@ -83,8 +83,12 @@ def is_estimator(value):
 
 
 def _state_of(obj):
-    if hasattr(obj, "plain_state"):  # the file is compressed as a whole
+    # The file is compressed as a whole: a tree's, or an estimator's, state
+    # as it is before a pickle compresses it.
+    if hasattr(obj, "plain_state"):
         return obj.plain_state()
+    if hasattr(obj, "_model_file_state"):
+        return obj._model_file_state()
     if type(obj).__getstate__ is not object.__getstate__:
         return obj.__getstate__()
     return dict(obj.__dict__)

@@ -348,4 +348,8 @@ class ForestRegressorOutOfBag:
 
     def _set_oob_attributes(self, averages, has_oob, targets):
         self.oob_prediction_ = averages[:, 0] if targets["target"].ndim == 1 else averages
+        # What predict_interval's jackknife+ reads (one output): NaN for rows
+        # every tree drew.
+        self._oob_residuals = (np.abs(targets["target"] - self.oob_prediction_)
+                               if targets["target"].ndim == 1 else None)
         self.oob_score_ = self._oob_score_of(averages[has_oob], targets, has_oob)

@@ -15,6 +15,7 @@ from ._ensemble import (BaseEnsemble, bootstrap_counts, check_flag, check_n_esti
                         resolve_n_draws, tree_random_states)
 from ._forest_layout import (forest_layout, leaf_votes, mean_values, mixed_outputs,
                              walked_outputs)
+from ._intervals import ForestIntervals
 from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
                       check_criterion_target, check_growth_options, check_loss_matrix,
                       checked_fit_input, class_targets, classification_criterion,
@@ -662,7 +663,7 @@ class RandomForestClassifier(ForestClassifier):
     """
 
 
-class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
+class ForestRegressor(RegressorMixin, ForestIntervals, ForestRegressorOutOfBag, BaseForest):
     """What random forests and extra trees of regression trees share (see
     :class:`ForestClassifier`)."""
 
@@ -682,7 +683,7 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
         self._set_parameters(locals())
 
     def _encode_targets(self, y, n_samples):
-        check_choice(self.aggregation, "aggregation", ("mean", "median"))
+        check_choice(self._tree_aggregation(), "aggregation", ("mean", "median"))
         targets = regression_targets(y, n_samples, type(self).__name__)
         target = targets["target"]
         check_criterion_target(self.criterion, target, type(self).__name__)
@@ -696,6 +697,10 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
 
     def _subsample_class_weight(self, targets, counts):
         return 1.0
+
+    def _tree_aggregation(self):
+        """How the trees' values combine into the mean prediction."""
+        return self.aggregation
 
     def _make_criterion(self, targets, weight):
         return regression_criterion(self.criterion, targets["criterion_target"], weight)[0]
@@ -739,7 +744,7 @@ class ForestRegressor(RegressorMixin, ForestRegressorOutOfBag, BaseForest):
         """
         X = self._validate_X_for_predict(X)
         n_outputs = self._trees[0].n_outputs
-        if self.aggregation == "median":
+        if self._tree_aggregation() == "median":
             values = self._ensemble_arrays()["values"]
             medians = [np.median(self._per_tree_values(
                 X, np.ascontiguousarray(values[:, k:k + 1])), axis=1)
