@@ -769,3 +769,42 @@ def test_evaluate_r2_does_not_depend_on_the_targets_scale(tmp_path, capsys):
     # The small target's sum of squares is far below 1; R^2 is a ratio of two.
     assert np.sum((y * 1e-3 - np.mean(y * 1e-3)) ** 2) < 1e-3
     assert r2_lines[0] == r2_lines[1] and r2_lines[0].startswith("R^2: 0.")
+
+
+def test_a_quantile_forest_trains_and_predicts_the_quantiles_asked(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(200, 2))
+    y = X[:, 0] + rng.normal(size=200) * (0.3 + np.abs(X[:, 1]))
+    path = tmp_path / "rows.csv"
+    with open(path, "w", newline="") as file:
+        csv.writer(file).writerows([["a", "b", "y"], *np.c_[X, y].tolist()])
+    status, _, _ = run(capsys, "train", path, "--target", "y", "--model", "quantile-forest",
+                       "--n-estimators", 20, "--random-state", 0, "--param",
+                       "max_samples_leaf=None", "--out", tmp_path / "model.ft")
+    assert status == 0
+    status, _, _ = run(capsys, "predict", tmp_path / "model.ft", path, "--quantiles",
+                       "0.05,0.5,0.95", "--out", tmp_path / "q.csv")
+    assert status == 0
+    rows = rows_of(tmp_path / "q.csv")
+    assert list(rows[0]) == ["prediction", "quantile_0.05", "quantile_0.5", "quantile_0.95"]
+    model = fasttree.load(tmp_path / "model.ft")
+    assert isinstance(model, fasttree.RandomForestQuantileRegressor)
+    np.testing.assert_array_equal(
+        [[float(row[name]) for name in list(rows[0])[1:]] for row in rows],
+        model.predict(X, quantiles=[0.05, 0.5, 0.95]))
+    np.testing.assert_array_equal([float(row["prediction"]) for row in rows], model.predict(X))
+
+
+def test_quantiles_are_refused_for_other_models_and_bad_levels(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    fasttree.RandomForestRegressor(3).fit(X, X[:, 0]).save(tmp_path / "forest.ft")
+    path = write(tmp_path / "rows.csv", "a,b\n1,2\n3,4\n")
+    status, out, err = run(capsys, "predict", tmp_path / "forest.ft", path, "--quantiles", "0.5")
+    assert status == 1 and out == "" and "--quantiles needs a quantile forest" in err
+    with pytest.raises(SystemExit):
+        run(capsys, "predict", tmp_path / "forest.ft", path, "--quantiles", "0.5,2")
+    assert "quantiles are numbers in [0, 1]" in capsys.readouterr().err
+    classes = write(tmp_path / "classes.csv", "a,b,y\n1,2,x\n3,4,z\n5,6,x\n")
+    status, _, err = run(capsys, "train", classes, "--target", "y", "--model",
+                         "quantile-forest", "--out", tmp_path / "q.ft")
+    assert status == 1 and "predicts quantiles of a number" in err

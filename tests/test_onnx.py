@@ -589,3 +589,14 @@ def test_adaboost_of_one_class_gives_it_with_certainty():
     outputs = run_onnx(model, X_CLASS)
     np.testing.assert_array_equal(outputs["probabilities"], model.predict_proba(X_CLASS))
     np.testing.assert_array_equal(outputs["label"], model.predict(X_CLASS))
+
+
+@pytest.mark.parametrize("model_class", ["RandomForestQuantileRegressor",
+                                         "ExtraTreesQuantileRegressor"])
+def test_quantile_forests_are_refused_by_name(model_class):
+    import fasttree
+
+    X, y = regression_data(n_samples=60, n_features=3)
+    model = getattr(fasttree, model_class)(3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"a {model_class} is a quantile forest"):
+        export_onnx(model)

@@ -154,3 +154,15 @@ def test_shap_explains_the_squared_error_of_a_regressor():
     expected = np.array([explainer.expected_value(label) for label in labels])
     np.testing.assert_allclose(values.sum(axis=1) + expected, loss,
                                rtol=1e-6, atol=1e-6 * loss.max())
+
+
+def test_a_quantile_forest_is_explained_for_its_mean():
+    # With every target of a leaf kept, the mean of the leaves' targets is
+    # the mean of the trees' values, which the SHAP values add up to.
+    from fasttree import RandomForestQuantileRegressor
+
+    X, y = regression_data(n_samples=300, n_features=5)
+    model = RandomForestQuantileRegressor(8, max_samples_leaf=None, random_state=0).fit(X, y)
+    mean = model.predict(X, quantiles="mean")
+    np.testing.assert_allclose(explained_sum(model, X), mean, rtol=1e-9,
+                               atol=1e-9 * np.abs(mean).max())

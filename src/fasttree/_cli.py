@@ -18,7 +18,8 @@ import numpy as np
 from ._model_file import ModelFileError, load
 from ._tables import TableError, read_table, write_csv
 
-MODEL_KINDS = ("tree", "forest", "extra-trees", "bagging", "adaboost")
+MODEL_KINDS = ("tree", "forest", "extra-trees", "bagging", "adaboost", "quantile-forest",
+               "quantile-extra-trees")
 # A numeric target of at most this many distinct whole numbers is taken as
 # class labels (task 'auto').
 MAX_AUTO_CLASSES = 50
@@ -35,7 +36,8 @@ def estimator_class(kind, task):
     """The estimator class of a ``--model`` kind for a task."""
     from . import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                    BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
-                   ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                   ExtraTreesClassifier, ExtraTreesQuantileRegressor, ExtraTreesRegressor,
+                   RandomForestClassifier, RandomForestQuantileRegressor,
                    RandomForestRegressor)
     classes = {
         "tree": (DecisionTreeClassifier, DecisionTreeRegressor),
@@ -43,8 +45,14 @@ def estimator_class(kind, task):
         "extra-trees": (ExtraTreesClassifier, ExtraTreesRegressor),
         "bagging": (BaggingClassifier, BaggingRegressor),
         "adaboost": (AdaBoostClassifier, AdaBoostRegressor),
+        "quantile-forest": (None, RandomForestQuantileRegressor),
+        "quantile-extra-trees": (None, ExtraTreesQuantileRegressor),
     }
-    return classes[kind][0 if task == "classification" else 1]
+    cls = classes[kind][0 if task == "classification" else 1]
+    if cls is None:
+        raise CommandError(f"--model {kind} predicts quantiles of a number; the target is "
+                           "classes (use --task regression for a numeric target)")
+    return cls
 
 
 def parameter_value(text):
@@ -83,6 +91,17 @@ def build_estimator(args, task):
     if "verbose" in known and "verbose" not in params:
         params["verbose"] = int(progress)
     return cls(**params)
+
+
+def quantile_list(text):
+    """A ``--quantiles`` value: comma-separated numbers in [0, 1]."""
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"quantiles are numbers in [0, 1]; got {text!r}") from None
+    if not values or not all(0.0 <= value <= 1.0 for value in values):
+        raise argparse.ArgumentTypeError(f"quantiles are numbers in [0, 1]; got {text!r}")
+    return values
 
 
 def max_features_value(text):
@@ -275,6 +294,15 @@ def command_predict(args):
     rows = model_rows(model, read_table(args.data))
     predicted = model.predict(rows)
     names, columns = ["prediction"], [np.asarray(predicted).tolist()]
+    if args.quantiles is not None:
+        if not hasattr(model, "quantile_ranks"):
+            raise CommandError(f"--quantiles needs a quantile forest (--model quantile-forest "
+                               f"or quantile-extra-trees); this is a {type(model).__name__}")
+        if model.n_outputs_ != 1:
+            raise CommandError("--quantiles is for models of one target column")
+        quantiles = model.predict(rows, quantiles=list(args.quantiles)).reshape(len(rows), -1)
+        names += [f"quantile_{q:g}" for q in args.quantiles]
+        columns += [quantiles[:, k] for k in range(quantiles.shape[1])]
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise CommandError(f"--proba needs a classifier; {type(model).__name__} predicts "
@@ -451,6 +479,9 @@ def parser_of():
     predict.add_argument("--out", metavar="PATH", help="CSV to write (default: standard output)")
     predict.add_argument("--proba", action="store_true",
                          help="add each class's probability (classifiers)")
+    predict.add_argument("--quantiles", type=quantile_list, metavar="Q[,Q...]",
+                         help="add these quantiles of the target, each in [0, 1] (quantile "
+                              "forests)")
     evaluate = commands.add_parser("evaluate", help="cross-validate a model",
                                    description="Cross-validated scores: accuracy, balanced "
                                                "accuracy and the confusion matrix of a "

@@ -45,7 +45,8 @@ def export_onnx(model, name=None):
         median aggregation, soft or hard voting, several outputs), or
         AdaBoost (classifier or regressor) of fasttree trees; binary and
         multiway (C4.5) splits. Fractional missing values (a row spread
-        over every child) have no place in the operator and are refused.
+        over every child) have no place in the operator and are refused,
+        and so are quantile forests (no operator holds leaf lists).
     name : str, optional
         The graph's name (default: the estimator's class name).
 
@@ -59,6 +60,13 @@ def export_onnx(model, name=None):
         float32 rounding.
     """
     from .boosting import AdaBoostClassifier, AdaBoostRegressor
+    from .quantile import ForestQuantileRegressor
+
+    if isinstance(model, ForestQuantileRegressor):
+        raise ValueError(f"a {type(model).__name__} is a quantile forest: its quantiles "
+                         "read the training targets each leaf keeps, which no ONNX operator "
+                         "holds; export a RandomForestRegressor (or ExtraTreesRegressor) for "
+                         "the mean")
     if not hasattr(model, "n_features_in_"):
         raise ValueError(f"this {type(model).__name__} is not fitted yet")
     graph = _Graph()

@@ -2,9 +2,10 @@
 """Quantile regression forests (Meinshausen, 2006): for each row, the
 weighted quantiles, mean and quantile ranks of the training targets in the
 row's leaves, every tree weighing 1 in all, shared among its leaf's entries
-in proportion to their weights. A row's quantiles come from one merge of its
-leaves' sorted lists (a heap over the trees), stopped at the largest
-quantile asked: no weight per training row is ever materialised.
+in proportion to their weights. A row's quantiles come from its leaves'
+entries merged by one sort on (rank, tree) (``_utils.sort_items``) and
+walked up to the largest quantile asked: no weight per training row is
+ever materialised.
 
 Positions. The merged entries ``1..m`` (ascending target, ties in tree
 order), of weights ``w_i`` (an entry's weight over its leaf's total) and
@@ -18,10 +19,10 @@ stretched so that the first sits at 0 and the last at 1. With equal weights
 order, in Python."""
 
 from libc.math cimport NAN
-from libc.stdint cimport int64_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
 
-from ._utils cimport intp_t
+from ._utils cimport intp_t, item_position, item_rank, pack_item, sort_items
 
 
 cdef inline LeafLists leaf_lists(const int64_t[::1] starts, const uint32_t[::1] entries,
@@ -71,88 +72,58 @@ cdef inline bint leaf_of(const LeafLists* lists, double leaf_number, int64_t* st
     return stop[0] > start[0]
 
 
-# The merge: a binary heap of trees, ordered by (rank of the tree's next
-# entry, tree).
-cdef struct Merge:
-    intp_t* heap                  # trees with entries left, a heap
-    intp_t size                   # trees in the heap
-    int64_t* position             # per tree, its next entry
-    int64_t* stop                 # per tree, the end of its leaf's entries
+# A row's entries gathered from its leaves, as sort items: the rank in the
+# high half, the tree in the low half (the trees in order, so that equal
+# ranks sort by tree), and the buffers they are sorted with.
+cdef struct Gather:
+    uint64_t* items               # the row's entries, then sorted
+    uint64_t* scratch             # the sort's second buffer
+    intp_t capacity               # items either buffer holds
     double* leaf_weight           # per tree, its leaf's total weight
+    int rank_bits                 # significant bits of the largest rank
 
 
-cdef inline bint merge_before(const LeafLists* lists, const Merge* merge, intp_t a,
-                              intp_t b) noexcept nogil:
-    cdef uint32_t rank_a = lists.entries[merge.position[a]]
-    cdef uint32_t rank_b = lists.entries[merge.position[b]]
-    return rank_a < rank_b or (rank_a == rank_b and a < b)
-
-
-cdef inline void sift_down(const LeafLists* lists, Merge* merge, intp_t slot) noexcept nogil:
-    cdef intp_t child, tree = merge.heap[slot]
-    while True:
-        child = 2 * slot + 1
-        if child >= merge.size:
-            break
-        if child + 1 < merge.size and merge_before(lists, merge, merge.heap[child + 1],
-                                                   merge.heap[child]):
-            child += 1
-        if not merge_before(lists, merge, merge.heap[child], tree):
-            break
-        merge.heap[slot] = merge.heap[child]
-        slot = child
-    merge.heap[slot] = tree
-
-
-cdef inline void advance(const LeafLists* lists, Merge* merge) noexcept nogil:
-    """Drop the heap's first entry: its tree moves to its next entry."""
-    cdef intp_t tree = merge.heap[0]
-    merge.position[tree] += 1
-    if merge.position[tree] == merge.stop[tree]:
-        merge.size -= 1
-        merge.heap[0] = merge.heap[merge.size]
-    if merge.size > 0:
-        sift_down(lists, merge, 0)
-
-
-cdef inline double first_weight(const LeafLists* lists, const Merge* merge) noexcept nogil:
-    """The weight of the heap's first entry."""
-    cdef intp_t tree = merge.heap[0]
-    return entry_weight(lists, merge.position[tree]) / merge.leaf_weight[tree]
-
-
-cdef inline double first_value(const LeafLists* lists, const Merge* merge) noexcept nogil:
-    return lists.targets[lists.entries[merge.position[merge.heap[0]]]]
-
-
-cdef intp_t start_merge(const LeafLists* lists, Merge* merge, const double* row_leaves,
-                        intp_t n_trees, double* last_weight) noexcept nogil:
-    """Fill the heap with the row's leaves; returns the trees that count and
-    sets the weight of the last entry of the merge."""
-    cdef intp_t tree, last_tree = -1, slot
-    cdef int64_t start, stop
-    cdef uint32_t last_rank = 0
-    merge.size = 0
+cdef int gather_row(const LeafLists* lists, Gather* gather, const double* row_leaves,
+                    intp_t n_trees, intp_t* n_counted, uint64_t** sorted_items) noexcept nogil:
+    """Sort the row's entries by (rank, tree); returns their number, or -1
+    when memory ran out. Sets the trees that count."""
+    cdef intp_t tree, n_items = 0, capacity
+    cdef int64_t start, stop, entry
+    cdef uint64_t* grown
+    n_counted[0] = 0
+    for tree in range(n_trees):
+        if leaf_of(lists, row_leaves[tree], &start, &stop):
+            n_items += stop - start
+    if n_items > gather.capacity:
+        capacity = max(n_items, 2 * gather.capacity)
+        grown = <uint64_t*> realloc(gather.items, capacity * sizeof(uint64_t))
+        if grown == NULL:
+            return -1
+        gather.items = grown
+        grown = <uint64_t*> realloc(gather.scratch, capacity * sizeof(uint64_t))
+        if grown == NULL:
+            return -1
+        gather.scratch = grown
+        gather.capacity = capacity
+    n_items = 0
     for tree in range(n_trees):
         if not leaf_of(lists, row_leaves[tree], &start, &stop):
             continue
-        merge.position[tree] = start
-        merge.stop[tree] = stop
-        merge.leaf_weight[tree] = leaf_total(lists, start, stop)
-        merge.heap[merge.size] = tree
-        merge.size += 1
-        # The merge ends on the largest rank, the last tree among equals.
-        if last_tree < 0 or lists.entries[stop - 1] >= last_rank:
-            last_rank = lists.entries[stop - 1]
-            last_tree = tree
-    if last_tree >= 0:
-        last_weight[0] = (entry_weight(lists, merge.stop[last_tree] - 1)
-                          / merge.leaf_weight[last_tree])
-    slot = merge.size // 2
-    while slot > 0:
-        slot -= 1
-        sift_down(lists, merge, slot)
-    return merge.size
+        gather.leaf_weight[tree] = leaf_total(lists, start, stop)
+        n_counted[0] += 1
+        for entry in range(start, stop):
+            gather.items[n_items] = pack_item(lists.entries[entry], <uint32_t> tree)
+            n_items += 1
+    sorted_items[0] = sort_items(gather.items, gather.scratch, n_items, gather.rank_bits)
+    return n_items
+
+
+cdef inline double item_weight(const LeafLists* lists, const Gather* gather,
+                               uint64_t item) noexcept nogil:
+    cdef double weight = 1.0
+    if lists.rank_weights != NULL:
+        weight = lists.rank_weights[item_rank(item)]
+    return weight / gather.leaf_weight[item_position(item)]
 
 
 cdef inline double interpolated(double low, double high, double fraction,
@@ -170,61 +141,64 @@ cdef inline double interpolated(double low, double high, double fraction,
     return low + (high - low) * fraction
 
 
-cdef void row_quantiles(const LeafLists* lists, Merge* merge, const double* row_leaves,
-                        intp_t n_trees, const double* quantiles, intp_t n_quantiles,
-                        int interpolation, double* out) noexcept nogil:
-    cdef double last_weight = 0.0, first, scale, weight, value, position
-    cdef double running, next_weight, next_position, fraction
-    cdef intp_t n_counted, k
-    n_counted = start_merge(lists, merge, row_leaves, n_trees, &last_weight)
-    if n_counted == 0:
+cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row_leaves,
+                       intp_t n_trees, const double* quantiles, intp_t n_quantiles,
+                       int interpolation, double* out) noexcept nogil:
+    cdef double first, scale, value, position, running, next_weight, next_position
+    cdef intp_t n_counted, n_items, k, i = 0
+    cdef uint64_t* items
+    n_items = gather_row(lists, gather, row_leaves, n_trees, &n_counted, &items)
+    if n_items < 0:
+        return -1
+    if n_items == 0:
         for k in range(n_quantiles):
             out[k] = NAN
-        return
-    first = first_weight(lists, merge)
-    value = first_value(lists, merge)
-    scale = <double> n_counted - 0.5 * (first + last_weight)
-    running = first  # the weight up to and with the current entry
+        return 0
+    first = item_weight(lists, gather, items[0])
+    scale = <double> n_counted - 0.5 * (first + item_weight(lists, gather, items[n_items - 1]))
+    value = lists.targets[item_rank(items[0])]
+    running = first  # the weight up to and with entry i
     position = 0.0
-    advance(lists, merge)
     for k in range(n_quantiles):
-        while merge.size > 0:
-            next_weight = first_weight(lists, merge)
+        while i + 1 < n_items:
+            next_weight = item_weight(lists, gather, items[i + 1])
             next_position = (running + 0.5 * next_weight - 0.5 * first) / scale
             if next_position > quantiles[k]:
                 break
-            value = first_value(lists, merge)
+            i += 1
+            value = lists.targets[item_rank(items[i])]
             position = next_position
             running += next_weight
-            advance(lists, merge)
-        if merge.size == 0:
+        if i + 1 == n_items:
             out[k] = value  # at or past the last entry
         else:
-            fraction = (quantiles[k] - position) / (next_position - position)
-            out[k] = interpolated(value, first_value(lists, merge), fraction, interpolation)
+            out[k] = interpolated(value, lists.targets[item_rank(items[i + 1])],
+                                  (quantiles[k] - position) / (next_position - position),
+                                  interpolation)
+    return 0
 
 
-cdef int allocate_merge(Merge* merge, intp_t n_trees) noexcept nogil:
-    merge.heap = <intp_t*> malloc(max(n_trees, 1) * sizeof(intp_t))
-    merge.position = <int64_t*> malloc(max(n_trees, 1) * sizeof(int64_t))
-    merge.stop = <int64_t*> malloc(max(n_trees, 1) * sizeof(int64_t))
-    merge.leaf_weight = <double*> malloc(max(n_trees, 1) * sizeof(double))
-    if (merge.heap == NULL or merge.position == NULL or merge.stop == NULL
-            or merge.leaf_weight == NULL):
-        free_merge(merge)
+cdef int allocate_gather(Gather* gather, intp_t n_trees, intp_t n_targets) noexcept nogil:
+    gather.capacity = max(n_trees, 1)
+    gather.items = <uint64_t*> malloc(gather.capacity * sizeof(uint64_t))
+    gather.scratch = <uint64_t*> malloc(gather.capacity * sizeof(uint64_t))
+    gather.leaf_weight = <double*> malloc(max(n_trees, 1) * sizeof(double))
+    gather.rank_bits = 1
+    while gather.rank_bits < 32 and (<int64_t> 1) << gather.rank_bits < n_targets:
+        gather.rank_bits += 1
+    if gather.items == NULL or gather.scratch == NULL or gather.leaf_weight == NULL:
+        free_gather(gather)
         return -1
     return 0
 
 
-cdef void free_merge(Merge* merge) noexcept nogil:
-    free(merge.heap)
-    free(merge.position)
-    free(merge.stop)
-    free(merge.leaf_weight)
-    merge.heap = NULL
-    merge.position = NULL
-    merge.stop = NULL
-    merge.leaf_weight = NULL
+cdef void free_gather(Gather* gather) noexcept nogil:
+    free(gather.items)
+    free(gather.scratch)
+    free(gather.leaf_weight)
+    gather.items = NULL
+    gather.scratch = NULL
+    gather.leaf_weight = NULL
 
 
 def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] entries not None,
@@ -254,21 +228,24 @@ def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] ent
         0 (a status, as ``map_rows`` expects).
     """
     cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights)
-    cdef Merge merge
+    cdef Gather gather
     cdef intp_t row, n_rows = row_leaves.shape[0], n_trees = row_leaves.shape[1]
     cdef intp_t n_quantiles = quantiles.shape[0]
+    cdef int status = 0
     if out.shape[0] != n_rows or out.shape[1] != n_quantiles:
         raise ValueError(f"out is {out.shape[0]} x {out.shape[1]}, not {n_rows} x {n_quantiles}")
     if n_rows == 0 or n_quantiles == 0:
         return 0
     with nogil:
-        if allocate_merge(&merge, n_trees) < 0:
-            with gil:
-                raise MemoryError()
-        for row in range(n_rows):
-            row_quantiles(&lists, &merge, &row_leaves[row, 0], n_trees, &quantiles[0],
-                          n_quantiles, interpolation, &out[row, 0])
-        free_merge(&merge)
+        status = allocate_gather(&gather, n_trees, targets.shape[0])
+        row = 0
+        while status == 0 and row < n_rows:
+            status = row_quantiles(&lists, &gather, &row_leaves[row, 0], n_trees,
+                                   &quantiles[0], n_quantiles, interpolation, &out[row, 0])
+            row += 1
+        free_gather(&gather)
+    if status < 0:
+        raise MemoryError()
     return 0
 
 
