@@ -281,7 +281,14 @@ max_samples_leaf : int, float or None
     picks, and the model is smallest.
 target_dtype : {'float64', 'float32'}
     How the leaves' training targets are stored: 'float32' halves them
-    where their last digits do not matter.""",
+    where their last digits do not matter.
+honest : bool
+    Honest trees (Athey and Wager, 2018): each tree's drawn rows are cut
+    in two at random; one part grows the splits, the other gives the
+    leaves' values and targets. A leaf none of the other part reaches
+    keeps no targets (its tree does not count for rows that reach it).
+honest_fraction : float
+    The share of each tree's drawn rows that grows its splits.""",
 
     # ---------------------------------------------------------- bagging
     "bagging": """\

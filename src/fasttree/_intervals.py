@@ -198,7 +198,8 @@ class ForestIntervals:
         residuals = getattr(self, "_oob_residuals", None)
         if residuals is None:
             raise ValueError("method='oob' needs the training rows' out-of-bag residuals: fit "
-                             "with bootstrap=True and oob_score=True")
+                             "with bootstrap=True and oob_score=True (a forest saved before "
+                             "fasttree kept them must be fitted again)")
         if self._tree_aggregation() != "mean":
             raise ValueError("method='oob' centres on the mean of the trees; this forest "
                              "aggregates them by their median")

@@ -204,6 +204,17 @@ class Tree:
         return Tree(self.n_features, self.n_values, arrays, trusted=True,
                     output_widths=self.output_widths)
 
+    def with_node_values(self, value):
+        """This tree with other node values, (node_count, n_values): its splits
+        and statistics unchanged (an honest tree's leaves, estimated from
+        other rows). Only for a tree that keeps every node's value."""
+        state = self.plain_state()
+        if "value" not in state:
+            raise ValueError("with_node_values needs a tree that keeps every node's value")
+        state["value"] = np.ascontiguousarray(value, dtype=np.float64)
+        return Tree(self.n_features, self.n_values, state,
+                    output_widths=state.get("output_widths"))
+
     @property
     def has_statistics(self):
         """Whether the node statistics (impurity, sample counts and weights)

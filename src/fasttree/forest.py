@@ -15,6 +15,7 @@ from ._ensemble import (BaseEnsemble, bootstrap_counts, check_flag, check_n_esti
                         resolve_n_draws, tree_random_states)
 from ._forest_layout import (forest_layout, leaf_votes, mean_values, mixed_outputs,
                              walked_outputs)
+from ._honest import honest_values
 from ._intervals import ForestIntervals
 from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
                       check_criterion_target, check_growth_options, check_loss_matrix,
@@ -244,6 +245,11 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
                 # Every row, weighed as given (the "subsample" of balanced_subsample).
                 counts = np.ones(n_samples, dtype=np.int64)
                 weight = np.ones(n_samples) if draw_weight is None else draw_weight
+            halves = self._honest_halves(seeds[index], counts)
+            if halves is not None:
+                # The splits grow on one part of the drawn rows; the other's
+                # weights estimate the leaves below.
+                weight, estimate_weight = (np.where(part > 0, weight, 0.0) for part in halves)
             if limits.get("weight_exponent", 0):
                 weight = np.ldexp(weight, -limits["weight_exponent"])
             if limits["multiway"]:
@@ -253,6 +259,8 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
                 criterion = self._make_criterion(targets, weight)
                 tree = grow_tree(ranked, criterion, weight, limits, feature_seed,
                                  targets.get("widths"), n_threads=tree_threads)
+            if halves is not None:
+                tree = honest_values(tree, X, targets["target"], estimate_weight)
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             # Trees whose inner-node values are not their children's weighted
             # means (see Tree.compacted) are kept whole.
@@ -263,6 +271,12 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
 
         return map_members(grow, indices, n_threads,
                            progress_of(self, "trees built", len(indices)) if progress else None)
+
+    def _honest_halves(self, seed, counts):
+        """For honest trees, the drawn rows of the tree of ``seed`` cut in two (see
+        ``_honest.honest_halves``): the rows that grow its splits and those
+        that estimate its leaves, as draw counts; None for other forests."""
+        return None
 
     @property
     def estimators_samples_(self):
@@ -405,6 +419,9 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             state["_tree_seeds"] = [member_seeds(state["_base_seed"], index)[1]
                                     for index in range(len(state["_trees"]))]
             state["_sample_weight"] = None
+        if "oob_prediction_" in state:
+            # Saved before the forests kept their out-of-bag residuals.
+            state.setdefault("_oob_residuals", None)
         self.__dict__.update(state)
         self._ensemble = None
         self._check_loaded_state()

@@ -10,7 +10,9 @@ import numpy as np
 
 from ._base import r2_score
 from ._docstrings import shared_docs
+from ._ensemble import check_flag, map_members
 from ._growth import criterion_named
+from ._honest import check_honest_fraction, honest_halves
 from ._leaf_lists import (INTERPOLATIONS, RANK_KINDS, LeafListReader, build_leaf_lists,
                           check_leaf_lists, packed_lists, resolve_max_samples_leaf,
                           unpacked_lists)
@@ -19,11 +21,12 @@ from ._threads import resolve_n_jobs
 from ._validation import check_choice, rows_for_walk
 from .forest import ForestRegressor
 from .tree import DecisionTreeRegressor, ExtraTreeRegressor
-from ._ensemble import map_members
 
 __all__ = ["ExtraTreesQuantileRegressor", "RandomForestQuantileRegressor"]
 
 TARGET_DTYPES = {"float64": np.float64, "float32": np.float32}
+# The criteria whose leaf values are means, which honest trees estimate again.
+HONEST_CRITERIA = ("squared_error", "friedman_mse", "poisson")
 
 
 def _checked_quantiles(quantiles):
@@ -65,18 +68,34 @@ class ForestQuantileRegressor(ForestRegressor):
         check_choice(self.target_dtype, "target_dtype", tuple(TARGET_DTYPES))
         resolve_max_samples_leaf(self.max_samples_leaf, 1)
         _checked_quantiles(self.default_quantiles)
+        check_flag(self.honest, "honest")
+        check_honest_fraction(self.honest_fraction)
+        if self.honest and criterion_named(self.criterion) not in HONEST_CRITERIA:
+            raise ValueError(f"honest=True estimates the leaves' values by their mean: use a "
+                             f"criterion of {HONEST_CRITERIA}, not {self.criterion!r}")
+        if self.honest and self.monotonic_cst is not None:
+            raise ValueError("honest=True estimates the leaves from other rows than the "
+                             "splits, which would not keep monotonic_cst: use one or the "
+                             "other")
+
+    def _honest_halves(self, seed, counts):
+        if not self.honest:
+            return None
+        return honest_halves(seed, counts, self.honest_fraction)
 
     def _finish_fit(self, plan):
         super()._finish_fit(plan)
         target = plan["targets"]["target"]
         targets = target.reshape(len(target), -1).astype(np.float64)
         n_samples = plan["n_samples"]
-        if self.bootstrap:
-            counts_of, weights = self._tree_counts, None  # weights are in the draws
-        else:
-            def counts_of(index):
-                return np.ones(n_samples, dtype=np.int64)
-            weights = plan["draw_weight"]
+        def counts_of(index):
+            counts = (self._tree_counts(index) if self.bootstrap
+                      else np.ones(n_samples, dtype=np.int64))
+            halves = self._honest_halves(self._tree_seeds[index], counts)
+            return counts if halves is None else halves[1]
+
+        # With a bootstrap the weights are in the draws.
+        weights = None if self.bootstrap else plan["draw_weight"]
         rows = rows_for_walk(plan["X"])
         self._leaf_lists = build_leaf_lists(
             self._trees, rows, targets, counts_of,
@@ -281,7 +300,8 @@ class RandomForestQuantileRegressor(ForestQuantileRegressor):
     _tree_class = DecisionTreeRegressor
 
     def __init__(self, n_estimators=100, *, default_quantiles=0.5, max_samples_leaf=1,
-                 target_dtype="float64", criterion="squared_error", splitter="best",
+                 target_dtype="float64", honest=False, honest_fraction=0.5,
+                 criterion="squared_error", splitter="best",
                  max_bins=255, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, bootstrap=True, max_samples=None,
@@ -322,7 +342,8 @@ class ExtraTreesQuantileRegressor(ForestQuantileRegressor):
     _tree_class = ExtraTreeRegressor
 
     def __init__(self, n_estimators=100, *, default_quantiles=0.5, max_samples_leaf=1,
-                 target_dtype="float64", criterion="squared_error", splitter="random",
+                 target_dtype="float64", honest=False, honest_fraction=0.5,
+                 criterion="squared_error", splitter="random",
                  max_bins=255, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, bootstrap=False, max_samples=None,
