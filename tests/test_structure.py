@@ -262,3 +262,42 @@ def test_damaged_compressed_arrays_are_refused_by_name(damage, message):
     with pytest.raises(ValueError, match=f"corrupt fasttree model: compressed array 'nodes'.*"
                                          f"({message})"):
         Tree.__new__(Tree).__setstate__(dict(state, compressed=compressed))
+
+
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_squared_error_rule_keeps_leaves_and_derives_inner_values_and_impurities(n_outputs):
+    X, y = regression_data(n_samples=400, n_features=5)
+    if n_outputs == 2:
+        y = np.column_stack([y, np.sin(y)])
+    weight = np.random.default_rng(0).integers(0, 3, size=400).astype(np.float64)
+    whole = DecisionTreeRegressor(min_samples_leaf=2, random_state=0).fit(
+        X, y, sample_weight=weight).tree_
+    compact = whole.compacted("squared_error")
+    leaves = whole.nodes["left_child"] == -1
+    np.testing.assert_array_equal(compact.leaf_values, whole.node_values[leaves])
+    np.testing.assert_array_equal(compact.impurity[leaves], whole.impurity[leaves])
+    scale = np.abs(y).max()
+    assert_rounding_close(compact.node_values, whole.node_values, scale=scale)
+    assert_rounding_close(compact.impurity, whole.impurity, scale=scale ** 2)
+    np.testing.assert_array_equal(compact.predict(X.astype(np.float32)),
+                                  whole.predict(X.astype(np.float32)))
+    again = pickle.loads(pickle.dumps(compact))
+    np.testing.assert_array_equal(again.impurity, compact.impurity)
+    np.testing.assert_array_equal(again.node_values, compact.node_values)
+    # Half the bytes of the tree that keeps every node's value and impurity.
+    assert len(pickle.dumps(compact)) < 0.75 * len(pickle.dumps(whole.compacted(None)))
+
+
+def test_squared_error_rule_refuses_damaged_leaf_impurities():
+    X, y = regression_data(n_samples=100, n_features=3)
+    state = DecisionTreeRegressor(random_state=0).fit(X, y).tree_.compacted(
+        "squared_error").plain_state()
+    for damage, message in ((lambda s: s.pop("leaf_impurity"), "leaf_impurity"),
+                            (lambda s: s.update(leaf_impurity=s["leaf_impurity"][:-1]),
+                             "wrong length"),
+                            (lambda s: s.update(leaf_impurity=-1 - s["leaf_impurity"]),
+                             "negative")):
+        damaged = dict(state)
+        damage(damaged)
+        with pytest.raises((ValueError, KeyError), match=message):
+            Tree(damaged["n_features"], damaged["n_values"], damaged)

@@ -115,6 +115,7 @@ class Tree:
         # Compact trees of forests pickled before these were kept have none.
         self._impurity = self._n_node_samples = self._weighted_n_node_samples = None
         self._leaf_counts = self._leaf_weights = self.impurity_rule = None
+        self._leaf_impurity = None
         if not self.compact:
             self._impurity = checked_statistic(arrays, "impurity", self.node_count, np.float64)
             self._n_node_samples = checked_statistic(arrays, "n_node_samples",
@@ -131,6 +132,9 @@ class Tree:
                 if self.impurity_rule not in IMPURITY_RULES:
                     raise ValueError("corrupt fasttree model: unknown impurity rule "
                                      f"{self.impurity_rule!r}")
+                if self.impurity_rule == "squared_error":
+                    self._leaf_impurity = checked_statistic(arrays, "leaf_impurity",
+                                                            self.n_leaves, np.float64)
             else:
                 self._impurity = checked_statistic(arrays, "impurity", self.node_count,
                                                    np.float64)
@@ -162,12 +166,17 @@ class Tree:
 
         Parameters
         ----------
-        impurity_rule : {'gini', 'entropy', 'misclassification'} or None
+        impurity_rule : {'gini', 'entropy', 'misclassification', 'squared_error'} or None
             How the impurity follows from a node's class fractions (the mean
             over the outputs). None keeps every node's value and impurity:
             for regression (a mean near zero is the sum of children's terms
             that nearly cancel, which rounding would not reproduce) and the
-            cost-sensitive Gini.
+            cost-sensitive Gini. 'squared_error' keeps the leaves' values and
+            impurities alone, an inner node's value being its children's
+            weighted mean and its impurity their weighted impurity plus the
+            spread of their means (the model size of a quantile forest,
+            whose trees' inner values only explain; rounded otherwise than
+            grown).
 
         Notes
         -----
@@ -190,6 +199,9 @@ class Tree:
                 arrays["value"] = self.node_values
         else:
             arrays["impurity_rule"] = impurity_rule
+            if impurity_rule == "squared_error":
+                arrays["leaf_impurity"] = np.ascontiguousarray(
+                    self.impurity[self._nodes["left_child"] == -1])
             if self.n_values == 1:
                 arrays["leaf_value"] = self.leaf_values
             else:
@@ -224,7 +236,9 @@ class Tree:
 
     @property
     def impurity(self):
-        if self._impurity is None and self.impurity_rule is not None:
+        if self._impurity is None and self.impurity_rule == "squared_error":
+            self._impurity = self._spread_impurity()
+        elif self._impurity is None and self.impurity_rule is not None:
             self._impurity = rule_impurity(self.impurity_rule,
                                            self.split_outputs(self.node_values))
         return self._impurity
@@ -243,6 +257,24 @@ class Tree:
             self._weighted_n_node_samples = self._summed_up(
                 self._leaf_weights.astype(np.float64))
         return self._weighted_n_node_samples
+
+    def _spread_impurity(self):
+        """Every node's squared error from its leaves': an inner node's is
+        its children's, weighted, plus the weighted spread of their means
+        about its own (the mean over the outputs)."""
+        impurity = np.zeros(self.node_count)
+        impurity[self._nodes["left_child"] == -1] = self._leaf_impurity
+        value, weight = self.node_values, self.weighted_n_node_samples
+        indptr, children = self.children_lists()
+        for inner in reversed(_inner_levels(indptr, children)):
+            below = children[_child_positions(indptr, inner)]
+            parent = np.repeat(inner, np.diff(indptr)[inner])
+            spread = np.mean((value[below] - value[parent]) ** 2, axis=1)
+            sums = np.zeros(inner.size)
+            np.add.at(sums, np.repeat(np.arange(inner.size), np.diff(indptr)[inner]),
+                      weight[below] * (impurity[below] + spread))
+            impurity[inner] = sums / weight[inner]
+        return impurity
 
     def _summed_up(self, leaf_statistic):
         """Every node's total of a statistic known at the leaves."""
@@ -811,7 +843,7 @@ def rule_impurity(rule, fractions):
     return np.maximum(total / len(fractions), 0.0)
 
 
-IMPURITY_RULES = ("gini", "entropy", "misclassification")
+IMPURITY_RULES = ("gini", "entropy", "misclassification", "squared_error")
 
 
 

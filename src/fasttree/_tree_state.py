@@ -65,6 +65,8 @@ def state_of(tree):
                          tree._leaf_weights, [np.uint8, np.uint16, np.float32]))
         if tree.impurity_rule is not None:
             state["impurity_rule"] = tree.impurity_rule
+            if tree.impurity_rule == "squared_error":
+                state["leaf_impurity"] = tree._leaf_impurity
         else:
             state["impurity"] = tree._impurity
     if tree._fractions is not None:

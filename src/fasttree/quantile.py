@@ -78,6 +78,17 @@ class ForestQuantileRegressor(ForestRegressor):
                              "splits, which would not keep monotonic_cst: use one or the "
                              "other")
 
+    def _impurity_rule(self, targets):
+        """Compact trees keep their leaves' values and squared errors alone
+        (see Tree.compacted): the quantiles read the leaf lists, and the
+        model is half the size. Other criteria's trees, and honest trees
+        (whose leaf values are not their splits' rows' means), keep every
+        node's."""
+        if self.honest or criterion_named(self.criterion) not in ("squared_error",
+                                                                  "friedman_mse"):
+            return None
+        return "squared_error"
+
     def _honest_halves(self, seed, counts):
         if not self.honest:
             return None
