@@ -12,13 +12,18 @@ of credit card clients (``bench/data``), the first month's payment amount
 (``PAY_AMT1``: median 2,100, largest 873,552) from the other 22 columns,
 20,000 rows to train and 10,000 to predict. Both libraries grow 100 trees
 with ``min_samples_leaf=5`` on 2 threads, with their defaults otherwise
-(one training target kept per leaf). Timed in turns, median of
+(one training target kept per leaf). Without quantile-forest installed,
+fasttree's numbers alone are printed (and the peer's are None). Timed in turns, median of
 ``--repeats``: the fit, 3 quantiles (0.05, 0.5, 0.95) of the new rows, and
 one row at a time (a service's call). Sizes: the pickle of each, and
 fasttree's model file. Accuracy: the mean pinball loss over the 3
 quantiles on the new rows, and the coverage of the 5%-95% interval.
-The issue's targets: fit <= 0.35x, quantiles <= 0.5x, sizes <= 0.25x,
-pinball loss within 1%.
+Then fasttree's calibrated 90% intervals of the new rows (a forest fitted
+with ``oob_score=True``): coverage, mean width and seconds of the raw
+quantiles ('quantile'), of CQR calibrated out of bag and of jackknife+
+after bootstrap ('oob'). The issue's targets: fit <= 0.35x, quantiles
+<= 0.5x, sizes <= 0.25x, pinball loss within 1%; 'oob' and 'cqr' coverage
+in [0.88, 0.92], no wider than 'quantile'.
 """
 
 import argparse
@@ -34,22 +39,22 @@ from timing import median_times, timed
 QUANTILES = [0.05, 0.5, 0.95]
 
 
-def synthetic():
+def synthetic(n_train=50_000, n_new=10_000):
     from sklearn.datasets import make_regression
 
-    X, y = make_regression(n_samples=60_000, n_features=20, n_informative=10, noise=20.0,
-                           random_state=0)
-    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
+    X, y = make_regression(n_samples=n_train + n_new, n_features=20, n_informative=10,
+                           noise=20.0, random_state=0)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def credit_payments(seed=0):
+def credit_payments(n_train=20_000, n_new=10_000, seed=0):
     import pandas as pd
 
     table = pd.read_csv(Path(__file__).parent / "data" / "credit_default.csv.gz")
     y = table.pop("PAY_AMT1").to_numpy(dtype=np.float64)
     X = table.drop(columns=["ID"]).to_numpy(dtype=np.float64)
     order = np.random.default_rng(seed).permutation(len(y))
-    train, test = order[:20_000], order[20_000:]
+    train, test = order[:n_train], order[n_train:n_train + n_new]
     return X[train], y[train], X[test], y[test]
 
 
@@ -72,11 +77,23 @@ def model_file_bytes(model):
         return path.stat().st_size
 
 
-def compare(load, n_estimators=100, repeats=3, single_rows=200):
-    """Times, sizes and accuracies of fasttree and quantile-forest on one data set."""
-    from quantile_forest import RandomForestQuantileRegressor as PeerForest
+def peer_class():
+    """quantile-forest's forest, or None when it is not installed."""
+    try:
+        from quantile_forest import RandomForestQuantileRegressor
+    except ImportError:
+        return None
+    return RandomForestQuantileRegressor
 
-    X_train, y_train, X_test, y_test = load()
+
+def compare(data, n_estimators=100, repeats=3, single_rows=200, sizes=None):
+    """Times, sizes and accuracies of fasttree and quantile-forest on one data
+    set (each of the peer's None when quantile-forest is not installed)."""
+    PeerForest = peer_class()
+    if PeerForest is None:
+        # fasttree alone, timed against itself so that every key is there.
+        PeerForest = fasttree.RandomForestQuantileRegressor
+    X_train, y_train, X_test, y_test = data(*(sizes or ()))
     params = dict(n_estimators=n_estimators, min_samples_leaf=5, n_jobs=2, random_state=0)
     fitted = {}
 
@@ -109,7 +126,7 @@ def compare(load, n_estimators=100, repeats=3, single_rows=200):
     def coverage(predicted):
         return float(np.mean((y_test >= predicted[:, 0]) & (y_test <= predicted[:, 2])))
 
-    return {
+    result = {
         "fit_ours": fit_ours, "fit_peer": fit_peer, "fit_ratio": fit_ours / fit_peer,
         "predict_ours": predict_ours, "predict_peer": predict_peer,
         "predict_ratio": predict_ours / predict_peer,
@@ -122,6 +139,29 @@ def compare(load, n_estimators=100, repeats=3, single_rows=200):
         "pinball_ratio": loss_ours / loss_peer,
         "coverage_ours": coverage(predicted_ours), "coverage_peer": coverage(predicted_peer),
     }
+    if peer_class() is None:
+        result = {key: None if key.endswith(("_peer", "_ratio")) else value
+                  for key, value in result.items()}
+    return result
+
+
+def intervals(data, n_estimators=100, sizes=None, alpha=0.1):
+    """Coverage and mean width of fasttree's 90% intervals on the new rows:
+    the raw quantiles, CQR calibrated out of bag, and jackknife+ after
+    bootstrap ('oob'), from one forest fitted with ``oob_score=True``."""
+    X_train, y_train, X_test, y_test = data(*(sizes or ()))
+    forest = fasttree.RandomForestQuantileRegressor(
+        n_estimators, min_samples_leaf=5, oob_score=True, n_jobs=2,
+        random_state=0).fit(X_train, y_train)
+    forest.calibrate(X_train, y_train, oob=True)
+    out = {}
+    for method in ("quantile", "cqr", "oob"):
+        seconds, bounds = timed(lambda: forest.predict_interval(X_test, alpha, method))
+        inside = (y_test >= bounds[:, 0]) & (y_test <= bounds[:, 1])
+        out[method] = {"coverage": float(np.mean(inside)),
+                       "width": float(np.mean(bounds[:, 1] - bounds[:, 0])),
+                       "seconds": seconds}
+    return out
 
 
 def main(argv=None):
@@ -129,10 +169,32 @@ def main(argv=None):
     parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=sorted(DATA))
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--n-train", type=int, default=None,
+                        help="training rows (default: 50,000 synthetic, 20,000 credit)")
+    parser.add_argument("--n-new", type=int, default=10_000, help="rows to predict")
+    parser.add_argument("--single-rows", type=int, default=200,
+                        help="rows predicted one at a time")
+    parser.add_argument("--no-intervals", action="store_true",
+                        help="skip the calibrated intervals")
     args = parser.parse_args(argv)
     results = {}
     for name in args.data:
-        result = results[name] = compare(DATA[name], args.n_estimators, args.repeats)
+        sizes = None if args.n_train is None else (args.n_train, args.n_new)
+        result = results[name] = compare(DATA[name], args.n_estimators, args.repeats,
+                                         args.single_rows, sizes)
+        if not args.no_intervals:
+            result["intervals"] = intervals(DATA[name], args.n_estimators, sizes)
+            print(f"{name} 90% intervals: " + "; ".join(
+                f"{method} coverage {values['coverage']:.3f}, width {values['width']:.4g} "
+                f"({values['seconds']:.2f} s)"
+                for method, values in result["intervals"].items()), flush=True)
+        if result["fit_peer"] is None:
+            print(f"{name}: quantile-forest is not installed (pip install "
+                  f"'fasttree[bench]'); fasttree fit {result['fit_ours']:.2f} s, 3 quantiles "
+                  f"{result['predict_ours']:.3f} s, pickle {result['pickle_ours'] / 1e6:.1f} "
+                  f"MB, pinball {result['pinball_ours']:.4g}, coverage "
+                  f"{result['coverage_ours']:.3f}", flush=True)
+            continue
         print(f"{name}: fit {result['fit_ours']:.2f} s / {result['fit_peer']:.2f} s = "
               f"{result['fit_ratio']:.3f}; 3 quantiles {result['predict_ours']:.3f} s / "
               f"{result['predict_peer']:.3f} s = {result['predict_ratio']:.3f} (first call "

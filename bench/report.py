@@ -35,6 +35,7 @@ import compare_dask
 import compare_forest
 import compare_model_size
 import compare_predict
+import compare_quantile
 import compare_memory
 import compare_real_tables
 import compare_serving
@@ -434,9 +435,49 @@ def model_size(quick):
                             "model file MB", "model file / sklearn's pickle"], rows))
 
 
+def quantile_forests(quick):
+    argv = ["--n-train", "2000", "--n-new", "500", "--n-estimators", "5", "--repeats", "1",
+            "--single-rows", "5"] if quick else ["--repeats", "5"]
+    rows, interval_rows = [], []
+    for name, result in compare_quantile.main(argv).items():
+        for method, values in result["intervals"].items():
+            interval_rows.append([name, method, f"{values['coverage']:.3f}",
+                                  f"{values['width']:.4g}", f"{values['seconds']:.2f}"])
+        if result["fit_peer"] is None:
+            rows.append([name, "quantile-forest is not installed"] + [""] * 6)
+            continue
+        rows.append([name, f"{result['fit_ours']:.2f} / {result['fit_peer']:.2f} = "
+                           f"{result['fit_ratio']:.3f}",
+                     f"{result['predict_ours']:.3f} / {result['predict_peer']:.3f} = "
+                     f"{result['predict_ratio']:.3f}",
+                     f"{result['row_ms_ours']:.2f} / {result['row_ms_peer']:.2f}",
+                     f"{result['pickle_ours'] / 1e6:.1f} / {result['pickle_peer'] / 1e6:.1f} "
+                     f"= {result['pickle_ratio']:.3f}",
+                     f"{result['model_file_ours'] / 1e6:.1f} = "
+                     f"{result['model_file_ratio']:.3f}",
+                     f"{result['pinball_ratio']:.4f}",
+                     f"{result['coverage_ours']:.3f} / {result['coverage_peer']:.3f}"])
+    return ("Quantile regression forests", "python bench/compare_quantile.py",
+            "`RandomForestQuantileRegressor` against quantile-forest's (100 trees, "
+            "`min_samples_leaf=5`, 2 threads, one target kept per leaf as both default to) "
+            "on `make_regression` 50,000 x 20 (10,000 new rows) and on the credit default "
+            "table's heavy-tailed payment amounts (20,000 rows, 10,000 new). Times median of "
+            "5, in turns: the fit, 3 quantiles (0.05, 0.5, 0.95) of the new rows, one row at "
+            "a time. Sizes: each pickle, and fasttree's model file against quantile-forest's "
+            "pickle. The mean pinball loss over the 3 quantiles (fasttree / quantile-forest) "
+            "and the share of new rows inside the 5%-95% interval. Below, fasttree's 90% "
+            "intervals of the new rows from a forest fitted with `oob_score=True`: the raw "
+            "quantiles, CQR calibrated out of bag, and jackknife+ after bootstrap ('oob'); "
+            "their coverage, mean width and seconds.",
+            markdown_table(["data", "fit s (ratio)", "3 quantiles s (ratio)",
+                            "one row ms", "pickle MB (ratio)", "model file MB (ratio)",
+                            "pinball ratio", "coverage"], rows) + "\n\n" + markdown_table(
+                ["data", "interval", "coverage", "mean width", "seconds"], interval_rows))
+
+
 SECTIONS = [single_trees, prediction, serving, forests, histogram_splitter,
             threads_in_one_tree, large_data, dask_forests, ties, categorical, textbook_forests,
-            many_classes, capabilities, boosting, model_size]
+            many_classes, capabilities, boosting, model_size, quantile_forests]
 
 
 def report(quick):

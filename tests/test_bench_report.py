@@ -22,7 +22,8 @@ def test_quick_report_writes_every_table_and_the_machine(tmp_path):
                   "Forests on a Dask cluster",
                   "Tied values", "Categorical data with missing values",
                   "Small forests on the categorical tables", "Many categories and many classes",
-                  "scikit-learn's other capabilities", "AdaBoost", "Saved forests"):
+                  "scikit-learn's other capabilities", "AdaBoost", "Saved forests",
+                  "Quantile regression forests"):
         assert f"## {title}\n" in page
     assert "logical cores" in page and "scikit-learn 1.9" in page
     assert "A `--quick` run" in page

@@ -105,13 +105,16 @@ class ForestIntervals:
             return np.where(leaves, 0.0, per_tree).sum(axis=1) / counted
 
     def _oob_tree_mask(self, n_rows, indices):
-        """(n_rows, n_trees): True where the tree drew the row."""
+        """(n_rows, n_trees): True where the tree drew the row, the rows
+        being training rows (``indices``: which, -1 for none; None: all, in
+        order)."""
         if not self.bootstrap:
             raise ValueError("Out-of-bag estimation only available if bootstrap=True.")
         if indices is None:
             if n_rows != self._n_samples:
                 raise ValueError(f"out of bag, X must be the {self._n_samples} training rows, "
-                                 f"in order; it has {n_rows} rows (pass indices)")
+                                 f"in order; X has {n_rows} rows (pass indices to say which "
+                                 "training row each is, -1 for none)")
             indices = np.arange(n_rows)
         indices = np.asarray(indices)
         if (indices.shape != (n_rows,) or indices.dtype.kind not in "iu"

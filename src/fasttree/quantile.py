@@ -99,6 +99,7 @@ class ForestQuantileRegressor(ForestRegressor):
         target = plan["targets"]["target"]
         targets = target.reshape(len(target), -1).astype(np.float64)
         n_samples = plan["n_samples"]
+
         def counts_of(index):
             counts = (self._tree_counts(index) if self.bootstrap
                       else np.ones(n_samples, dtype=np.int64))
@@ -127,25 +128,7 @@ class ForestQuantileRegressor(ForestRegressor):
         across the forest; -1 where the tree drew the row (``oob_score``)."""
         leaves = self._per_tree_values(X, self._reader().leaf_numbers)
         if oob_score:
-            if not self.bootstrap:
-                raise ValueError("Out-of-bag estimation only available if bootstrap=True.")
-            if indices is None:
-                if leaves.shape[0] != self._n_samples:
-                    raise ValueError(
-                        f"oob_score=True predicts the {self._n_samples} training rows, in "
-                        f"order; X has {leaves.shape[0]} rows (pass indices to say which "
-                        "training row each is, -1 for none)")
-                indices = np.arange(self._n_samples)
-            indices = np.asarray(indices)
-            if (indices.shape != (leaves.shape[0],) or indices.dtype.kind not in "iu"
-                    or (indices >= self._n_samples).any() or (indices < -1).any()):
-                raise ValueError(f"indices must hold, per row of X ({leaves.shape[0]}), its "
-                                 f"training row in [0, {self._n_samples}) or -1")
-            trained = indices >= 0
-            for tree in range(len(self._trees)):
-                drawn = np.zeros(leaves.shape[0], dtype=bool)
-                drawn[trained] = self._tree_counts(tree)[indices[trained]] > 0
-                leaves[drawn, tree] = -1.0
+            leaves[self._oob_tree_mask(leaves.shape[0], indices)] = -1.0
             if (leaves < 0).all(axis=1).any():
                 warnings.warn("Some inputs do not have OOB scores. This probably means too "
                               "few trees were used to compute any reliable OOB estimates.",
