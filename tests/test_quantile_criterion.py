@@ -196,6 +196,17 @@ def test_forests_of_quantile_trees_at_one_half_are_the_absolute_error_forests():
         np.testing.assert_array_equal(quantile.predict(X), absolute.predict(X))
 
 
+def test_threads_grow_the_same_quantile_tree_as_one():
+    # A thread's sweeps use a clone of the criterion, which must keep the level.
+    X, y = heteroscedastic_data(3000, 8)
+    X = np.hstack([X, np.random.default_rng(8).normal(size=(3000, 7))])
+    params = dict(criterion="quantile", quantile=0.8, max_depth=8, random_state=0)
+    one = DecisionTreeRegressor(n_jobs=1, **params).fit(X, y)
+    four = DecisionTreeRegressor(n_jobs=4, **params).fit(X, y)
+    for name in ("feature", "threshold", "value", "impurity"):
+        np.testing.assert_array_equal(getattr(four.tree_, name), getattr(one.tree_, name))
+
+
 def test_leaves_with_missing_values_predict_their_rows_weighted_quantile():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(300, 4))

@@ -675,8 +675,7 @@ class ForestRegressor(RegressorMixin, ForestIntervals, ForestRegressorOutOfBag, 
     _tree_class = DecisionTreeRegressor
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", quantile=0.5,
-                 splitter="best",
-                 max_bins=255, max_depth=None,
+                 splitter="best", max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,

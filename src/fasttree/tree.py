@@ -527,7 +527,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return lambda rows, nodes: sample_weight[rows] * (mean[nodes] - target[rows]) ** 2
 
     def predict(self, X):
-        """Mean training target of each sample's leaf.
+        """Value of each sample's leaf: its training targets' weighted mean, or
+        their weighted median ('absolute_error') or quantile ('quantile').
 
         Parameters
         ----------
