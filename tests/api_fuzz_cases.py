@@ -59,6 +59,7 @@ PARAMETERS = {
     "warm_start": ([False, True], []),
     "voting": (["soft", "hard"], ["bogus"]),
     "aggregation": (["mean", "median"], ["bogus"]),
+    "quantile": ([0.5, 0.1, 0.9], [0.0, 1.0, -0.1, "@nan", "0.5"]),
     "n_jobs": ([None, 1, 2, -1], [0, 1.5, "two"]),
     "verbose": ([0, 1], [-1]),
     "estimator": ([None, "@stump", "@tree3", "@extra_tree", "@sk_tree"],

@@ -81,7 +81,7 @@ def test_the_regressor_names_its_own_criteria_when_refusing_one():
                       InvalidParameterError)
     assert message == must_be(
         "criterion", "a str among ['absolute_error', 'friedman_mse', 'poisson', "
-        "'squared_error']", "gini")
+        "'quantile', 'squared_error']", "gini")
 
 
 @pytest.mark.parametrize("max_features, message", [

@@ -50,13 +50,15 @@ FOREST_ELSEWHERE = ["tests/test_ensemble.py", "tests/test_multi_output.py",
                     "tests/test_monotonic_constraints.py", "tests/test_absolute_error.py",
                     "tests/test_structure.py", "tests/test_progress.py",
                     "tests/test_docstrings.py", "tests/test_multiway.py",
-                    "tests/test_sparse_input.py", "tests/test_forest_legacy_pickles.py"]
+                    "tests/test_sparse_input.py", "tests/test_forest_legacy_pickles.py",
+                    "tests/test_quantile_criterion.py"]
 
 # Each module holding behaviour, and the tests that mirror it.
 MODULES = {
     # The forests' behaviour is tested beyond the files named for them: members
     # edited after fit (test_ensemble), several outputs, extra trees, parameter
-    # validation, monotonic constraints, the absolute error, compact trees.
+    # validation, monotonic constraints, the absolute error and quantile
+    # criteria, compact trees.
     "forest": ["tests/test_forest.py", "tests/test_forest_oob.py", "tests/test_forest_growth.py",
                *FOREST_ELSEWHERE],
     "_out_of_bag": ["tests/test_forest_oob.py", "tests/test_forest_growth.py",
@@ -66,9 +68,11 @@ MODULES = {
     "_growth": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_options.py",
                 "tests/test_forest.py", "tests/test_forest_growth.py",
                 "tests/test_hist_splitter.py", "tests/test_binning.py",
-                "tests/test_sparse_input.py", "tests/test_validation.py"],
+                "tests/test_sparse_input.py", "tests/test_validation.py",
+                "tests/test_quantile_criterion.py"],
     "tree": ["tests/test_tree.py", "tests/test_tree_fitting.py", "tests/test_tree_prediction.py",
-             "tests/test_tree_pruning.py", "tests/test_tree_options.py"],
+             "tests/test_tree_pruning.py", "tests/test_tree_options.py",
+             "tests/test_quantile_criterion.py"],
     "_cli": ["tests/test_cli.py", "tests/test_cli_options.py"],
     "_model_file": ["tests/test_model_file.py", "tests/test_model_file_checks.py"],
     "_state_checks": ["tests/test_model_file.py", "tests/test_model_file_checks.py"],

@@ -1,5 +1,7 @@
 # cython: language_level=3
-"""Absolute error from the weighted median, of one or several outputs."""
+"""The pinball loss from the weighted alpha-quantile, of one or several
+outputs (criterion='quantile'), and the absolute error from the weighted
+median, twice it at alpha = 0.5 (criterion='absolute_error')."""
 
 import numpy as np
 
@@ -22,36 +24,75 @@ cdef inline double round_to_whole(double value) noexcept nogil:
     return (value + ROUNDING_SHIFT) - ROUNDING_SHIFT
 
 
-# AbsoluteError works on halves of the targets: differences and sums of two
+# PinballLoss works on halves of the targets: differences and sums of two
 # halves never overflow (targets of +-1e308), and halving is exact.
 cdef double HALF = 0.5
 
 
-cdef inline double absolute_deviation(double median, double weight_at_or_below,
-                                      double sum_at_or_below, double weight,
-                                      double weighted_sum) noexcept nogil:
-    # sum w |y - median| when the targets at or below the median weigh
-    # weight_at_or_below and sum to sum_at_or_below (the targets, median
-    # and sums all taken relative to one reference).
-    return (median * (2.0 * weight_at_or_below - weight) - 2.0 * sum_at_or_below
-            + weighted_sum)
+cdef inline double twice_pinball_loss(double quantile, double upper_slope,
+                                      double weight_at_or_below, double sum_at_or_below,
+                                      double weight, double weighted_sum) noexcept nogil:
+    # 2 sum w rho(y - quantile), rho the pinball loss of level alpha =
+    # upper_slope / 2, when the targets at or below the quantile weigh
+    # weight_at_or_below and sum to sum_at_or_below (the targets, quantile
+    # and sums all taken relative to one reference): alpha (S - q W) + q B
+    # - S_B, doubled. At alpha = 0.5 it is sum w |y - quantile|.
+    return (quantile * (2.0 * weight_at_or_below - upper_slope * weight)
+            - 2.0 * sum_at_or_below + upper_slope * weighted_sum)
 
 
-cdef class AbsoluteError(Criterion):
-    """Mean absolute deviation from the weighted median (see _criterion.pxd).
+cdef inline double pinball_term(double deviation, double upper_slope,
+                                double lower_slope) noexcept nogil:
+    # Twice rho(deviation): |deviation| at alpha = 0.5.
+    if deviation >= 0.0:
+        return upper_slope * deviation
+    return -lower_slope * deviation
+
+
+def AbsoluteError(target, sample_weight):
+    """The absolute error from the weighted median: twice the pinball loss
+    of level 0.5 (``PinballLoss(target, sample_weight, 0.5, 2.0)``).
 
     Parameters
     ----------
     target : ndarray of float64, shape (n_samples, n_outputs)
     sample_weight : ndarray of float64, shape (n_samples,)
+
+    Returns
+    -------
+    PinballLoss
+    """
+    return PinballLoss(target, sample_weight, 0.5, 2.0)
+
+
+cdef class PinballLoss(Criterion):
+    """Mean pinball loss from the weighted alpha-quantile (see
+    _criterion_absolute_error.pxd).
+
+    Parameters
+    ----------
+    target : ndarray of float64, shape (n_samples, n_outputs)
+    sample_weight : ndarray of float64, shape (n_samples,)
+    alpha : float, default=0.5
+        The quantile level, in (0, 1).
+    impurity_scale : float, default=1.0
+        A power of two the node impurity is multiplied by (2.0 with
+        ``alpha=0.5`` gives the mean absolute deviation from the median).
     """
 
     def __cinit__(self, const double[:, ::1] target not None,
-                  const double[::1] sample_weight not None):
+                  const double[::1] sample_weight not None, double alpha=0.5,
+                  double impurity_scale=1.0):
         cdef intp_t n_samples = target.shape[0], k
         self.n_outputs = target.shape[1]
         if sample_weight.shape[0] != n_samples or n_samples == 0 or self.n_outputs == 0:
-            raise ValueError("AbsoluteError: inconsistent shapes")
+            raise ValueError("PinballLoss: inconsistent shapes")
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"PinballLoss: alpha must lie in (0, 1); got {alpha!r}")
+        self.alpha = alpha
+        self.upper_slope = 2.0 * alpha
+        self.lower_slope = 2.0 - 2.0 * alpha
+        self.impurity_scale = impurity_scale
         targets = np.asarray(target)
         ranks = np.empty((n_samples, self.n_outputs), dtype=np.uint32)
         bits = np.empty(self.n_outputs, dtype=np.intc)
@@ -89,12 +130,12 @@ cdef class AbsoluteError(Criterion):
         self.node_reference = <double*> calloc(self.n_outputs, sizeof(double))
         self.node_sum = <double*> calloc(self.n_outputs, sizeof(double))
         self.left_sum = <double*> calloc(self.n_outputs, sizeof(double))
-        self.node_median = <double*> calloc(self.n_outputs, sizeof(double))
-        self.node_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
-        self.left_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
-        self.right_cursor = <MedianCursor*> calloc(self.n_outputs, sizeof(MedianCursor))
+        self.node_quantile = <double*> calloc(self.n_outputs, sizeof(double))
+        self.node_cursor = <QuantileCursor*> calloc(self.n_outputs, sizeof(QuantileCursor))
+        self.left_cursor = <QuantileCursor*> calloc(self.n_outputs, sizeof(QuantileCursor))
+        self.right_cursor = <QuantileCursor*> calloc(self.n_outputs, sizeof(QuantileCursor))
         if not (self.n_distinct and self.node_reference and self.node_sum and self.left_sum
-                and self.node_median
+                and self.node_quantile
                 and self.node_cursor and self.left_cursor and self.right_cursor):
             raise MemoryError()
 
@@ -113,14 +154,14 @@ cdef class AbsoluteError(Criterion):
         free(self.node_reference)
         free(self.node_sum)
         free(self.left_sum)
-        free(self.node_median)
+        free(self.node_quantile)
         free(self.node_cursor)
         free(self.left_cursor)
         free(self.right_cursor)
 
     @property
     def regression(self):
-        """Always True: the outputs are regressions (their values are medians)."""
+        """Always True: the outputs are regressions (their values are quantiles)."""
         return True
 
     cdef void init_positions(self, const uint32_t* samples, intp_t n_samples) noexcept nogil:
@@ -142,18 +183,18 @@ cdef class AbsoluteError(Criterion):
 
     cdef void restore_node(self, intp_t start, intp_t end, const double* state) noexcept nogil:
         # Sorts the node's ranks of every output once: its distinct targets,
-        # their weights and sums, the exact median and loss, the Fenwick tree.
+        # their weights and sums, the exact quantile and loss.
         cdef intp_t i, k, t, j, m, n_outputs = self.n_outputs
         cdef intp_t block = self.block_size
         cdef intp_t n_node = end - start
         cdef uint64_t* sorted_items
         cdef uint32_t rank, previous
-        cdef double weight, total, cumulative, median, reference, loss = 0.0, scale = 0.0
+        cdef double weight, total, cumulative, quantile, reference, loss = 0.0, scale = 0.0
         cdef int exponent
         cdef double* values
         cdef double* raw
         cdef double* point
-        cdef MedianCursor* cursor
+        cdef QuantileCursor* cursor
         self.n_node = n_node
         self.node_weight = self.position_weight + start
         self.node_target = self.position_target + start * n_outputs
@@ -191,31 +232,33 @@ cdef class AbsoluteError(Criterion):
                 point[3 * (m - 1) + 1] += weight * self.local_centred[i * n_outputs + k]
                 point[3 * (m - 1) + 2] += 1.0
                 total += weight
-            # The median as scikit-learn's weighted percentile (average=True);
-            # the node's cursor is where the right child's starts.
+            # The quantile as scikit-learn's weighted percentile (average=True),
+            # its median at alpha = 0.5; the node's cursor is where the right
+            # child's starts.
             cumulative = 0.0
             cursor = &self.node_cursor[k]
             cursor.index = m - 1
             cursor.below_weight = 0.0
             cursor.below_sum = 0.0
-            median = values[m - 1]
-            self.node_median[k] = raw[m - 1]
+            quantile = values[m - 1]
+            self.node_quantile[k] = raw[m - 1]
             for j in range(m):
-                if cumulative + point[3 * j] >= 0.5 * total:
+                if cumulative + point[3 * j] >= self.alpha * total:
                     cursor.index = j
-                    median = values[j]
-                    self.node_median[k] = raw[j]
-                    if cumulative + point[3 * j] == 0.5 * total and j + 1 < m:
-                        median = 0.5 * (values[j] + values[j + 1])
-                        self.node_median[k] = 0.5 * raw[j] + 0.5 * raw[j + 1]
+                    quantile = values[j]
+                    self.node_quantile[k] = raw[j]
+                    if cumulative + point[3 * j] == self.alpha * total and j + 1 < m:
+                        quantile = 0.5 * (values[j] + values[j + 1])
+                        self.node_quantile[k] = 0.5 * raw[j] + 0.5 * raw[j + 1]
                     break
                 cumulative += point[3 * j]
                 cursor.below_weight = cumulative
                 cursor.below_sum += point[3 * j + 1]
             for j in range(m):
                 self.node_sum[k] += point[3 * j + 1]
-                loss += point[3 * j] * fabs(values[j] - median)
-                scale += point[3 * j] * (fabs(values[j]) + fabs(median))
+                loss += point[3 * j] * pinball_term(values[j] - quantile, self.upper_slope,
+                                                    self.lower_slope)
+                scale += point[3 * j] * (fabs(values[j]) + fabs(quantile))
             self.n_distinct[k] = m
         self.node_loss = loss
         # The proxy's prefix sums round by far less than 2**-40 of the node's
@@ -261,14 +304,14 @@ cdef class AbsoluteError(Criterion):
             if j < self.right_cursor[k].index:
                 self.right_cursor[k].below_weight -= weight
                 self.right_cursor[k].below_sum -= weighted
-            self.walk_cursor(k, &self.left_cursor[k], False, 0.5 * self.weighted_n_left)
+            self.walk_cursor(k, &self.left_cursor[k], False, self.alpha * self.weighted_n_left)
             self.walk_cursor(k, &self.right_cursor[k], True,
-                             0.5 * (self.weighted_n_node - self.weighted_n_left))
+                             self.alpha * (self.weighted_n_node - self.weighted_n_left))
 
-    cdef void walk_cursor(self, intp_t k, MedianCursor* cursor, bint right,
-                          double half) noexcept nogil:
-        # Back while the weight below reaches half, then on while the weight
-        # through the cursor's entry stays short of it; absent targets weigh
+    cdef void walk_cursor(self, intp_t k, QuantileCursor* cursor, bint right,
+                          double target_weight) noexcept nogil:
+        # Back while the weight below reaches the target weight, then on
+        # while the weight through the cursor's entry stays short of it; absent targets weigh
         # 0. The right child's points are the node's minus the left's: one
         # loop for each child, so that no step tests which.
         cdef intp_t block = self.block_size, m = self.n_distinct[k]
@@ -278,25 +321,25 @@ cdef class AbsoluteError(Criterion):
         cdef double below_weight = cursor.below_weight, below_sum = cursor.below_sum
         cdef double weight
         if right:
-            while j > 0 and below_weight >= half:
+            while j > 0 and below_weight >= target_weight:
                 j -= 1
                 below_weight -= node_point[3 * j] - left_point[3 * j]
                 below_sum -= node_point[3 * j + 1] - left_point[3 * j + 1]
             while j < m - 1:
                 weight = node_point[3 * j] - left_point[3 * j]
-                if below_weight + weight >= half:
+                if below_weight + weight >= target_weight:
                     break
                 below_weight += weight
                 below_sum += node_point[3 * j + 1] - left_point[3 * j + 1]
                 j += 1
         else:
-            while j > 0 and below_weight >= half:
+            while j > 0 and below_weight >= target_weight:
                 j -= 1
                 below_weight -= left_point[3 * j]
                 below_sum -= left_point[3 * j + 1]
             while j < m - 1:
                 weight = left_point[3 * j]
-                if below_weight + weight >= half:
+                if below_weight + weight >= target_weight:
                     break
                 below_weight += weight
                 below_sum += left_point[3 * j + 1]
@@ -311,7 +354,7 @@ cdef class AbsoluteError(Criterion):
         for i in range(begin, end):
             self.move_position_left(item_position(sorted_items[i]))
 
-    cdef double side_loss(self, intp_t k, const MedianCursor* cursor, bint right,
+    cdef double side_loss(self, intp_t k, const QuantileCursor* cursor, bint right,
                           double weight, double weighted_sum) noexcept nogil:
         cdef intp_t block = self.block_size, m = self.n_distinct[k], j = cursor.index
         cdef const double* left_point = self.left_point + 3 * k * block
@@ -321,38 +364,39 @@ cdef class AbsoluteError(Criterion):
         if right:
             weight_at = node_point[3 * j] - weight_at
             sum_at = node_point[3 * j + 1] - sum_at
-        return absolute_deviation(self.side_median(k, cursor, right, weight),
-                                  cursor.below_weight + weight_at,
+        return twice_pinball_loss(self.side_quantile(k, cursor, right, weight),
+                                  self.upper_slope, cursor.below_weight + weight_at,
                                   cursor.below_sum + sum_at, weight, weighted_sum)
 
-    cdef double side_median(self, intp_t k, const MedianCursor* cursor, bint right,
-                            double weight) noexcept nogil:
+    cdef double side_quantile(self, intp_t k, const QuantileCursor* cursor, bint right,
+                              double weight) noexcept nogil:
         cdef intp_t block = self.block_size, m = self.n_distinct[k], j = cursor.index
         cdef const double* left_point = self.left_point + 3 * k * block
         cdef const double* node_point = self.node_point + 3 * k * block
         cdef const double* values = self.distinct_value + k * block
         cdef double weight_at = left_point[3 * j]
-        cdef double median = values[j]
+        cdef double quantile = values[j]
         if right:
             weight_at = node_point[3 * j] - weight_at
-        if cursor.below_weight + weight_at == 0.5 * weight:
-            # Exactly half at or below: the mean with the next target present.
+        if cursor.below_weight + weight_at == self.alpha * weight:
+            # Exactly alpha of the weight at or below: the mean with the next
+            # target present.
             j += 1
             while j < m and (node_point[3 * j + 2] - left_point[3 * j + 2] if right
                              else left_point[3 * j + 2]) == 0.0:
                 j += 1
             if j < m:
-                median = 0.5 * (median + values[j])
-        return median
+                quantile = 0.5 * (quantile + values[j])
+        return quantile
 
     cdef double monotone_value(self) noexcept nogil:
-        return self.node_median[0]
+        return self.node_quantile[0]
 
     cdef void children_values(self, double* left, double* right) noexcept nogil:
-        left[0] = (self.side_median(0, &self.left_cursor[0], False, self.weighted_n_left)
+        left[0] = (self.side_quantile(0, &self.left_cursor[0], False, self.weighted_n_left)
                    + self.node_reference[0]) / HALF
-        right[0] = (self.side_median(0, &self.right_cursor[0], True,
-                                     self.weighted_n_node - self.weighted_n_left)
+        right[0] = (self.side_quantile(0, &self.right_cursor[0], True,
+                                       self.weighted_n_node - self.weighted_n_left)
                     + self.node_reference[0]) / HALF
 
     cdef double proxy_improvement(self) noexcept nogil:
@@ -367,16 +411,17 @@ cdef class AbsoluteError(Criterion):
         return -round_to_whole(loss * self.steps_per_loss)
 
     cdef double node_impurity(self) noexcept nogil:
-        return self.node_loss / (self.weighted_n_node * self.n_outputs) / HALF
+        # node_loss, doubled losses of half targets, is the loss of the targets.
+        return self.node_loss / (self.weighted_n_node * self.n_outputs) * self.impurity_scale
 
     cdef void node_value(self, double* out) noexcept nogil:
-        memcpy(out, self.node_median, self.n_outputs * sizeof(double))
+        memcpy(out, self.node_quantile, self.n_outputs * sizeof(double))
 
     cdef intp_t node_value_entries(self, int32_t* index, double* data) noexcept nogil:
         cdef intp_t k, n_entries = 0
         for k in range(self.n_outputs):
-            if self.node_median[k] != 0.0:
+            if self.node_quantile[k] != 0.0:
                 index[n_entries] = <int32_t> k
-                data[n_entries] = self.node_median[k]
+                data[n_entries] = self.node_quantile[k]
                 n_entries += 1
         return n_entries

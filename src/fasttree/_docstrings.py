@@ -31,6 +31,19 @@ X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
     (see ``categorical_features``) strings or other labels; NaN (or None,
     or pandas' NA) is a missing value, infinity is refused."""
 
+# The regression criteria, as every estimator that takes them describes them
+# (after the line that lists their names).
+REGRESSION_CRITERIA_TEXT = """\
+    'squared_error': splits minimise the children's weighted variance and
+    leaves predict the weighted mean. 'absolute_error': the children's
+    weighted absolute deviations from their weighted medians, and leaves
+    predict the weighted median (robust to outliers; numeric features
+    only). 'poisson': the half Poisson deviance, for counts and rates
+    (y >= 0 with a positive sum; no split leaves a child without a positive
+    target, so every leaf predicts more than 0). 'friedman_mse' grows the
+    same trees as 'squared_error', which it becomes with a FutureWarning,
+    as in scikit-learn 1.9."""
+
 SHARED = {
     # ---------------------------------------------------------- fit's X
     "fit_X": X_INPUTS + """
@@ -54,15 +67,25 @@ criterion : {'gini', 'entropy', 'log_loss', 'gain_ratio', 'misclassification'}
     their names.""",
     "regression_criterion": """\
 criterion : {'squared_error', 'absolute_error', 'poisson', 'friedman_mse'}
-    'squared_error': splits minimise the children's weighted variance and
-    leaves predict the weighted mean. 'absolute_error': the children's
-    weighted absolute deviations from their weighted medians, and leaves
-    predict the weighted median (robust to outliers; numeric features
-    only). 'poisson': the half Poisson deviance, for counts and rates
-    (y >= 0 with a positive sum; no split leaves a child without a positive
-    target, so every leaf predicts more than 0). 'friedman_mse' grows the
-    same trees as 'squared_error', which it becomes with a FutureWarning,
-    as in scikit-learn 1.9.""",
+""" + REGRESSION_CRITERIA_TEXT,
+    "regression_criterion_with_quantile": """\
+criterion : {'squared_error', 'absolute_error', 'quantile', 'poisson', 'friedman_mse'}
+""" + REGRESSION_CRITERIA_TEXT + """
+    'quantile': the children's weighted mean pinball losses at the level
+    ``quantile`` around their weighted quantiles of that level, and leaves
+    predict the weighted quantile (numeric features only; for quantile
+    regression); ``quantile=0.5`` grows the trees of 'absolute_error', with
+    half its impurities.""",
+    "quantile_level": """\
+quantile : float
+    The level alpha of ``criterion='quantile'``, in (0, 1); the other
+    criteria ignore it. A node's pinball loss is ``sum w * rho(y - q) /
+    sum w``, where ``rho(r) = alpha * r`` for ``r >= 0`` and ``(alpha - 1) *
+    r`` below, around its weighted alpha-quantile q: sorting the node's
+    targets, the first at which the cumulative weight reaches alpha times
+    the total, or the mean of it and the next when it reaches that exactly
+    (scikit-learn's weighted percentile with ``average=True``, its median
+    at 0.5).""",
     "splitter": """\
 splitter : {'best', 'hist', 'random'}
     'best' searches every threshold of each feature drawn at a node;
@@ -434,7 +457,7 @@ CLASSIFICATION_TREE_KEYS = (
     "tree_loss_matrix", "categorical_features", "categorical_split", "missing",
     "monotonic_cst", "interaction_cst", "tree_n_jobs")
 REGRESSION_TREE_KEYS = (
-    "regression_criterion", "splitter", "max_bins", "tree_limits", "max_features",
+    "regression_criterion_with_quantile", "quantile_level", "splitter", "max_bins", "tree_limits", "max_features",
     "tree_random_state", "growth_limits", "tree_ccp_alpha", "categorical_features",
     "monotonic_cst", "interaction_cst", "tree_n_jobs")
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._binning import binned_features
 from ._c45 import grow_multiway_tree
-from ._criterion_absolute_error import AbsoluteError
+from ._criterion_absolute_error import AbsoluteError, PinballLoss
 from ._criterion_classification import CostSensitiveGini, Entropy, Gini, Misclassification
 from ._criterion_multi_output import MultiOutput, OutputImpurity
 from ._criterion_regression import Poisson, SquaredError
@@ -21,8 +21,8 @@ from ._features import feature_columns, feature_rows, random_split_features, ran
 from ._frames import as_frame
 from ._splitter import SplitMethod, Splitter
 from ._structure import Tree
-from ._targets import (check_regression_target, encode_outputs, impurity_exponent,
-                       target_scale_exponent)
+from ._targets import (QUANTILE_CRITERIA, check_regression_target, encode_outputs,
+                       impurity_exponent, target_scale_exponent)
 from ._tree import build_tree
 from ._threads import resolve_n_jobs
 from ._validation import (check_array_2d, check_int_or_fraction, check_sample_weight,
@@ -38,6 +38,12 @@ ENTROPY_NAMES = ("entropy", "log_loss")
 # the sum of squared errors itself.
 REGRESSION_CRITERIA = {"squared_error": SquaredError, "friedman_mse": SquaredError,
                        "poisson": Poisson, "absolute_error": AbsoluteError}
+# 'quantile' (the pinball loss) reads its level from the estimator's
+# ``quantile`` parameter: the estimators that take it accept these (the
+# quantile forests take none yet, and keep REGRESSION_CRITERIA).
+REGRESSION_CRITERIA_WITH_QUANTILE = {**REGRESSION_CRITERIA, "quantile": PinballLoss}
+# The level of criterion='quantile' when none is given: the median.
+DEFAULT_QUANTILE = 0.5
 # What a multi-output tree measures in each output, by criterion name.
 OUTPUT_IMPURITY = {"gini": OutputImpurity.IMPURITY_GINI,
                    "entropy": OutputImpurity.IMPURITY_ENTROPY,
@@ -48,26 +54,31 @@ OUTPUT_IMPURITY = {"gini": OutputImpurity.IMPURITY_GINI,
                    "poisson": OutputImpurity.IMPURITY_POISSON}
 
 
-def regression_criterion(criterion, target, sample_weight):
+def regression_criterion(criterion, target, sample_weight, quantile=DEFAULT_QUANTILE):
     """The criterion of a regression tree, and its outputs' widths (None for
     one output).
 
     Parameters
     ----------
     criterion : str
-        A key of ``REGRESSION_CRITERIA``.
+        A key of ``REGRESSION_CRITERIA_WITH_QUANTILE``.
     target : ndarray of float64, shape (n_samples,) or (n_samples, n_outputs)
         The targets, as they are.
     sample_weight : ndarray of float64
+    quantile : float, default=0.5
+        The level of criterion='quantile' (checked by
+        :func:`check_quantile_level`); the other criteria ignore it.
 
     Returns
     -------
     Criterion, ndarray of int64 or None
     """
     widths = None if target.ndim == 1 else np.ones(target.shape[1], dtype=np.int64)
-    if criterion == "absolute_error":  # one or several outputs alike
-        return AbsoluteError(np.ascontiguousarray(target.reshape(target.shape[0], -1)),
-                             sample_weight), widths
+    if criterion in QUANTILE_CRITERIA:  # one or several outputs alike
+        per_output = np.ascontiguousarray(target.reshape(target.shape[0], -1))
+        if criterion == "absolute_error":
+            return AbsoluteError(per_output, sample_weight), widths
+        return PinballLoss(per_output, sample_weight, float(quantile)), widths
     if target.ndim == 2:
         return multi_output_criterion(criterion, sample_weight, target=target)
     return REGRESSION_CRITERIA[criterion](target, sample_weight), widths
@@ -213,11 +224,20 @@ def _interaction_group(group, n_features):
 
 def check_criterion_features(criterion, categories):
     """Raise when the criterion cannot split the categorical features
-    (``categories``: per feature its number of categories, or None)."""
-    if criterion == "absolute_error" and categories is not None and np.any(categories):
-        raise ValueError("criterion='absolute_error' splits numeric features only; encode "
+    (``categories``: per feature its number of categories, or None): the
+    weighted quantiles' criteria have no ordering of categories."""
+    if criterion in QUANTILE_CRITERIA and categories is not None and np.any(categories):
+        raise ValueError(f"criterion={criterion!r} splits numeric features only; encode "
                          "the categorical features as numbers (say, ordinal codes) or use "
                          "another criterion")
+
+
+def check_quantile_level(quantile):
+    """Raise unless ``quantile`` (the level of criterion='quantile') is a real
+    number strictly between 0 and 1; bools are refused."""
+    if (isinstance(quantile, (bool, np.bool_)) or not isinstance(quantile, numbers.Real)
+            or not 0.0 < float(quantile) < 1.0):
+        raise invalid_parameter("quantile", "a float in the range (0.0, 1.0)", quantile)
 
 
 def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes=None,

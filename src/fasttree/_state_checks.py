@@ -38,7 +38,7 @@ def _check_model(model, foreign_members=False):
 # Parameters added since models were first saved with the estimators that
 # take them; a model (model file or pickle) saved before gets their defaults,
 # with which the saved trees behave as they did.
-PARAMETERS_ADDED = frozenset({"interaction_cst", "max_bins", "n_jobs", "splitter"})
+PARAMETERS_ADDED = frozenset({"interaction_cst", "max_bins", "n_jobs", "quantile", "splitter"})
 
 
 def _check_estimator(estimator, foreign_members):

@@ -257,11 +257,17 @@ def target_scale_exponent(target, criterion, extent_exponent):
     return max(0, min(-extent_exponent, headroom))
 
 
+# The criteria whose nodes predict a weighted quantile of their targets (the
+# median, for 'absolute_error') and whose impurities, losses around it, are
+# linear in the targets.
+QUANTILE_CRITERIA = ("absolute_error", "quantile")
+
+
 def impurity_exponent(criterion, scale_exponent):
     """How many powers of two targets scaled by ``2**scale_exponent`` scale
     the criterion's impurities by: squared errors twice as many as the
-    absolute error."""
-    return scale_exponent if criterion == "absolute_error" else 2 * scale_exponent
+    absolute error and the pinball loss."""
+    return scale_exponent if criterion in QUANTILE_CRITERIA else 2 * scale_exponent
 
 
 def weight_exponent(weight_total, extent_exponent):

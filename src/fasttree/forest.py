@@ -17,8 +17,10 @@ from ._forest_layout import (forest_layout, leaf_votes, mean_values, mixed_outpu
                              walked_outputs)
 from ._honest import honest_values
 from ._intervals import ForestIntervals
-from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
+from ._growth import (CLASSIFICATION_CRITERIA, DEFAULT_QUANTILE, REGRESSION_CRITERIA,
+                      REGRESSION_CRITERIA_WITH_QUANTILE, check_criterion,
                       check_criterion_target, check_growth_options, check_loss_matrix,
+                      check_quantile_level,
                       checked_fit_input, class_targets, classification_criterion,
                       criterion_named, features_for_growth, grow_c45_tree, grow_tree,
                       regression_criterion, regression_targets, resolve_tree_limits,
@@ -26,7 +28,8 @@ from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criter
 from ._out_of_bag import (ForestClassifierOutOfBag, ForestOutOfBag, ForestRegressorOutOfBag,
                           OutOfBagGrowth, check_out_of_bag_classes, out_of_bag_values)
 from ._progress import progress_of
-from ._targets import (class_index_per_output, class_weight_per_sample, labels_of_outputs,
+from ._targets import (QUANTILE_CRITERIA, class_index_per_output, class_weight_per_sample,
+                       labels_of_outputs,
                        predicted_classes, same_classes, target_extent_exponent,
                        weight_exponent)
 from ._threads import resolve_n_jobs, start_threads
@@ -264,7 +267,7 @@ class BaseForest(ForestOutOfBag, BaseEnsemble):
             oob_part = out_of_bag_values(tree, X, counts) if track_oob else None
             # Trees whose inner-node values are not their children's weighted
             # means (see Tree.compacted) are kept whole.
-            whole = (self.criterion == "absolute_error" or tree.fractional
+            whole = (self.criterion in QUANTILE_CRITERIA or tree.fractional
                      or limits["monotonic_cst"] is not None)
             return (tree if whole else tree.compacted(self._impurity_rule(targets)),
                     tree.compute_feature_importances(), oob_part)
@@ -684,11 +687,12 @@ class ForestRegressor(RegressorMixin, ForestIntervals, ForestRegressorOutOfBag, 
     """What random forests and extra trees of regression trees share (see
     :class:`ForestClassifier`)."""
 
+    # The subclasses that take ``quantile`` accept criterion='quantile' too.
     _criteria = REGRESSION_CRITERIA
     _tree_class = DecisionTreeRegressor
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="best",
-                 max_bins=255, max_depth=None,
+    def __init__(self, n_estimators=100, *, criterion="squared_error", quantile=0.5,
+                 splitter="best", max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, bootstrap=True, max_samples=None, oob_score=False, n_jobs=None,
@@ -698,6 +702,11 @@ class ForestRegressor(RegressorMixin, ForestIntervals, ForestRegressorOutOfBag, 
                  interaction_cst=None):
         criterion = criterion_named(criterion)
         self._set_parameters(locals())
+
+    def _check_forest_parameters(self):
+        super()._check_forest_parameters()
+        if "quantile" in self._parameter_names():
+            check_quantile_level(self.quantile)
 
     def _encode_targets(self, y, n_samples):
         check_choice(self._tree_aggregation(), "aggregation", ("mean", "median"))
@@ -720,7 +729,10 @@ class ForestRegressor(RegressorMixin, ForestIntervals, ForestRegressorOutOfBag, 
         return self.aggregation
 
     def _make_criterion(self, targets, weight):
-        return regression_criterion(self.criterion, targets["criterion_target"], weight)[0]
+        # Only the forests that take ``quantile`` accept criterion='quantile'.
+        level = self.quantile if self.criterion == "quantile" else DEFAULT_QUANTILE
+        return regression_criterion(self.criterion, targets["criterion_target"], weight,
+                                    level)[0]
 
     def _set_target_attributes(self, targets):
         pass
@@ -788,7 +800,8 @@ class RandomForestRegressor(ForestRegressor):
     Parameters
     ----------
     {forest_size}
-    {regression_criterion}
+    {regression_criterion_with_quantile}
+    {quantile_level}
     {forest_splitter}
     {max_bins}
         The bins are made once per fit, from all the rows, and shared by
@@ -806,6 +819,8 @@ class RandomForestRegressor(ForestRegressor):
     ----------
     {fitted_forest_regressor}
     """
+
+    _criteria = REGRESSION_CRITERIA_WITH_QUANTILE
 
 
 @model_file_class
@@ -865,7 +880,8 @@ class ExtraTreesRegressor(ForestRegressor):
     Parameters
     ----------
     {forest_size}
-    {regression_criterion}
+    {regression_criterion_with_quantile}
+    {quantile_level}
     {extra_trees_splitter}
     {max_bins}
     {tree_limits}
@@ -879,9 +895,10 @@ class ExtraTreesRegressor(ForestRegressor):
     {fitted_forest_regressor}
     """
 
+    _criteria = REGRESSION_CRITERIA_WITH_QUANTILE
     _tree_class = ExtraTreeRegressor
 
-    def __init__(self, n_estimators=100, *, criterion="squared_error",
+    def __init__(self, n_estimators=100, *, criterion="squared_error", quantile=0.5,
                  splitter="random", max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,

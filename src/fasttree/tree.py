@@ -14,8 +14,9 @@ from ._error_pruning import pessimistic_collapse, reduced_error_collapse
 from ._binning import binned_features
 from ._features import rank_features
 from ._interrupt import current_interrupt, interrupt_scope
-from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_criterion,
-                      check_criterion_target, check_growth_options, check_loss_matrix,
+from ._growth import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA_WITH_QUANTILE,
+                      check_criterion, check_criterion_target, check_growth_options,
+                      check_loss_matrix, check_quantile_level,
                       checked_fit_input, class_targets, classification_criterion,
                       criterion_named, features_for_growth, grow_c45_tree, grow_tree,
                       regression_criterion, regression_targets, resolve_tree_limits,
@@ -452,9 +453,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     {fitted_inputs}
     """
 
-    _criteria = REGRESSION_CRITERIA
+    _criteria = REGRESSION_CRITERIA_WITH_QUANTILE
 
-    def __init__(self, *, criterion="squared_error", splitter="best",
+    def __init__(self, *, criterion="squared_error", quantile=0.5, splitter="best",
                  max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None,
@@ -484,6 +485,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def _encode_targets(self, y, n_samples):
         # The criterion before y: which targets are valid depends on it.
         check_criterion(self.criterion, self._criteria)
+        check_quantile_level(self.quantile)
         if self.criterion == "poisson":
             # scikit-learn judges a Poisson target before its length; any
             # other fault is left to check_regression_target to name.
@@ -512,7 +514,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                                                     extent + limits["target_exponent"])
         if limits["weight_exponent"]:
             sample_weight = np.ldexp(sample_weight, -limits["weight_exponent"])
-        criterion, widths = regression_criterion(self.criterion, scaled_target, sample_weight)
+        criterion, widths = regression_criterion(self.criterion, scaled_target, sample_weight,
+                                                 self.quantile)
         tree = self._grow(X, criterion, sample_weight, limits, ranked=ranked,
                           output_widths=widths)
         self._set_fitted(tree, feature_names, limits, encoding)
@@ -524,7 +527,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         return lambda rows, nodes: sample_weight[rows] * (mean[nodes] - target[rows]) ** 2
 
     def predict(self, X):
-        """Mean training target of each sample's leaf.
+        """Value of each sample's leaf: its training targets' weighted mean, or
+        their weighted median ('absolute_error') or quantile ('quantile').
 
         Parameters
         ----------
@@ -593,7 +597,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     # splitter='hist' draws a boundary between bins (see _growth.resolve_tree_limits).
     _hist_draws_thresholds = True
 
-    def __init__(self, *, criterion="squared_error", splitter="random",
+    def __init__(self, *, criterion="squared_error", quantile=0.5, splitter="random",
                  max_bins=255, max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, random_state=None, max_leaf_nodes=None,

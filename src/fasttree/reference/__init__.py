@@ -1,7 +1,7 @@
 """Pure-Python reference implementations used as test oracles.
 
-Slow and written to be obviously correct: impurity criteria
-(:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
+Slow and written to be obviously correct: impurity criteria, with the
+pinball loss of quantile regression (:mod:`.criteria`), brute-force best-split search (:mod:`.split`), a whole
 tree builder with scikit-learn's stopping rules (:mod:`.tree`), a forest of
 such trees with bootstrap counts, votes, OOB and importances (:mod:`.forest`),
 textbook ID3 for categorical data (:mod:`.id3`), CART's categorical subset
@@ -24,6 +24,7 @@ from .c45 import C45Tree, build_c45_tree, c45_split_scores
 from .criteria import (
     CRITERIA,
     CostSensitiveGini,
+    PinballLoss,
     conditional_entropy,
     entropy,
     entropy_of_probabilities,
@@ -31,8 +32,10 @@ from .criteria import (
     impurity,
     information_gain,
     misclassification,
+    pinball_loss,
     poisson,
     squared_error,
+    weighted_quantile,
 )
 from .forest import ReferenceForest, bootstrap_counts, build_forest
 from .id3 import id3_tree
@@ -52,6 +55,7 @@ __all__ = [
     "MixedSplit",
     "MixedTree",
     "Node",
+    "PinballLoss",
     "ReferenceBoost",
     "ReferenceBoostR2",
     "ReferenceForest",
@@ -81,9 +85,11 @@ __all__ = [
     "midpoint",
     "misclassification",
     "pessimistic_prune",
+    "pinball_loss",
     "poisson",
     "reduced_error_prune",
     "samme",
     "squared_error",
     "weighted_median",
+    "weighted_quantile",
 ]

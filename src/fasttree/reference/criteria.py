@@ -20,9 +20,12 @@ __all__ = [
     "information_gain",
     "misclassification",
     "output_mean_impurity",
+    "PinballLoss",
+    "pinball_loss",
     "squared_error",
     "poisson",
     "weighted_median",
+    "weighted_quantile",
 ]
 
 # Probabilities given by hand are often rounded; this tolerance accepts that
@@ -290,12 +293,14 @@ class CostSensitiveGini:
         return f"CostSensitiveGini({self.loss_matrix.tolist()!r})"
 
 
-def weighted_median(y, sample_weight=None):
-    """The weighted median of the targets `y`, as scikit-learn defines it:
-    sort them; the median is the first target at which the cumulative
-    weight reaches half the total, or the mean of it and the next sorted
-    target (equal to it when equal targets follow) when the cumulative
-    weight there equals half exactly. Zero weights take no part; NaN for a
+def weighted_quantile(y, sample_weight=None, alpha=0.5):
+    """The weighted alpha-quantile of the targets `y`, as scikit-learn's
+    weighted percentile (``average=True``) defines it: sort them; the
+    quantile is the first target at which the cumulative weight reaches
+    ``alpha`` times the total, or the mean of it and the next sorted target
+    (equal to it when equal targets follow) when the cumulative weight there
+    equals that exactly. It minimises the weighted pinball loss of level
+    `alpha` (see :func:`pinball_loss`). Zero weights take no part; NaN for a
     weightless set."""
     targets = np.asarray(y, dtype=np.float64).reshape(-1)
     weights = _as_weights(sample_weight, targets.shape[0])
@@ -305,15 +310,72 @@ def weighted_median(y, sample_weight=None):
         return float("nan")
     order = np.argsort(targets, kind="stable")
     targets, weights = targets[order], weights[order]
-    half = weights.sum() / 2.0
+    reached = alpha * weights.sum()
     cumulative = 0.0
     for index, (target, weight) in enumerate(zip(targets, weights)):
         cumulative += weight
-        if cumulative >= half:
-            if cumulative == half and index + 1 < targets.size:
+        if cumulative >= reached:
+            if cumulative == reached and index + 1 < targets.size:
                 return float((target + targets[index + 1]) / 2.0)
             return float(target)
     return float(targets[-1])
+
+
+def weighted_median(y, sample_weight=None):
+    """The weighted median of the targets `y`: :func:`weighted_quantile` at
+    0.5, the first target at which the cumulative weight reaches half the
+    total, or the mean of it and the next when it reaches half exactly."""
+    return weighted_quantile(y, sample_weight, 0.5)
+
+
+def pinball_loss(y, sample_weight=None, alpha=0.5):
+    """Weighted mean pinball loss of level `alpha` of the targets `y` around
+    their weighted alpha-quantile q (see :func:`weighted_quantile`).
+
+    Returns
+    -------
+    float
+        ``sum(w * rho(y - q)) / sum(w)`` with ``rho(r) = alpha * r`` for
+        ``r >= 0`` and ``(alpha - 1) * r`` otherwise; 0.0 for a weightless
+        set. At ``alpha=0.5`` half of :func:`absolute_error`.
+    """
+    targets = np.asarray(y, dtype=np.float64).reshape(-1)
+    weights = _as_weights(sample_weight, targets.shape[0])
+    total_weight = weights.sum()
+    if total_weight <= 0:
+        return 0.0
+    residuals = targets - weighted_quantile(targets, weights, alpha)
+    losses = np.where(residuals >= 0, alpha * residuals, (alpha - 1.0) * residuals)
+    return float(np.dot(weights, losses) / total_weight)
+
+
+class PinballLoss:
+    """The pinball-loss criterion of one level (``criterion='quantile'``):
+    :func:`pinball_loss`, whose nodes predict :func:`weighted_quantile`.
+    Instances are regression criteria: :func:`impurity`, the brute-force
+    split search and the reference tree builder accept them where they
+    accept a criterion's name.
+
+    Parameters
+    ----------
+    alpha : float
+        The quantile level, in (0, 1).
+    """
+
+    def __init__(self, alpha):
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"the quantile level must lie in (0, 1); got {alpha!r}")
+        self.alpha = float(alpha)
+
+    def __call__(self, y, sample_weight=None):
+        return pinball_loss(y, sample_weight, self.alpha)
+
+    def value(self, y, sample_weight=None):
+        """The value a node of targets `y` predicts: their weighted quantile."""
+        return weighted_quantile(y, sample_weight, self.alpha)
+
+    def __repr__(self):
+        return f"PinballLoss({self.alpha!r})"
 
 
 def absolute_error(y, sample_weight=None):
@@ -350,10 +412,11 @@ def impurity(criterion, y, sample_weight=None):
 
     Parameters
     ----------
-    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
-        Name of the impurity function, or a cost-sensitive Gini.
+    criterion : str, CostSensitiveGini or PinballLoss
+        Name of the impurity function (a key of ``CRITERIA``), a
+        cost-sensitive Gini, or a pinball loss.
     y : array-like of shape (n_samples,)
-        Class labels, or float targets for 'squared_error'.
+        Class labels, or float targets for the regression criteria.
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights; None means all ones.
 
@@ -362,7 +425,7 @@ def impurity(criterion, y, sample_weight=None):
     float
         The impurity.
     """
-    if isinstance(criterion, CostSensitiveGini):
+    if isinstance(criterion, (CostSensitiveGini, PinballLoss)):
         return criterion(y, sample_weight)
     try:
         function = CRITERIA[criterion]

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .criteria import _as_weights, impurity, output_mean_impurity
+from .criteria import PinballLoss, _as_weights, impurity, output_mean_impurity
 
-__all__ = ["Split", "best_split", "improves_on", "midpoint"]
+__all__ = ["Split", "best_split", "improves_on", "is_regression", "midpoint"]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "misclassification")
 REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
@@ -59,6 +59,14 @@ class Split:
     impurity_right: float
     n_left: int
     n_right: int
+
+
+def is_regression(criterion):
+    """Whether `criterion` (a name or a criterion object) scores real
+    targets: a name of ``REGRESSION_CRITERIA`` or a :class:`PinballLoss`."""
+    if isinstance(criterion, PinballLoss):
+        return True
+    return isinstance(criterion, str) and criterion in REGRESSION_CRITERIA
 
 
 def midpoint(a, b):
@@ -134,8 +142,9 @@ def best_split(
         columns' impurities.
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights; None means all ones.
-    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
-        Impurity function name, or a cost-sensitive Gini.
+    criterion : str, CostSensitiveGini or PinballLoss
+        Impurity function name, a cost-sensitive Gini, or a pinball loss
+        (quantile regression).
     min_samples_leaf : int, default=1
         Minimum number of rows in each child.
     min_weight_leaf : float, default=0.0
@@ -158,7 +167,7 @@ def best_split(
     """
     X = _check_X(X)
     n_samples, n_features = X.shape
-    y = np.asarray(y, dtype=np.float64 if criterion in REGRESSION_CRITERIA else None)
+    y = np.asarray(y, dtype=np.float64 if is_regression(criterion) else None)
     if y.ndim != 2:
         y = y.reshape(-1)
     node_impurity_of = output_mean_impurity if y.ndim == 2 else impurity

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .criteria import (CostSensitiveGini, _as_weights, impurity, output_mean_impurity,
-                       weighted_median)
+from .criteria import (CostSensitiveGini, PinballLoss, _as_weights, impurity,
+                       output_mean_impurity, weighted_median)
 from .split import (
     CLASSIFICATION_CRITERIA,
     REGRESSION_CRITERIA,
     _check_X,
     best_split,
+    is_regression,
 )
 
 __all__ = ["TREE_LEAF", "TREE_UNDEFINED", "Node", "ReferenceTree", "build_tree",
@@ -89,7 +90,7 @@ class ReferenceTree:
         Number of columns of the training X.
     n_classes : int or None
         Number of classes, or None for regression.
-    criterion : str
+    criterion : str, CostSensitiveGini or PinballLoss
         Criterion the tree was built with.
     """
 
@@ -310,6 +311,8 @@ class _Builder:
                 return 0.0
             if self.criterion == "absolute_error":
                 return weighted_median(self.y[rows], self.weights[rows])
+            if isinstance(self.criterion, PinballLoss):
+                return self.criterion.value(self.y[rows], self.weights[rows])
             return float(np.dot(self.weights[rows], self.y[rows]) / node_weight)
         class_weights = np.bincount(
             self.y[rows], weights=self.weights[rows], minlength=self.n_classes
@@ -501,8 +504,9 @@ def build_tree(
         (node values are then the outputs' values side by side).
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights with a positive sum; None means all ones.
-    criterion : {'gini', 'entropy', 'misclassification', 'squared_error'} or CostSensitiveGini
-        Impurity function name.
+    criterion : str, CostSensitiveGini or PinballLoss
+        Impurity function name, or a criterion object (a pinball loss's
+        nodes predict their weighted quantile of its level).
     n_classes : int or list of int, optional
         Number of classes (classification; one per output for several);
         default ``max(y) + 1`` of each output.
@@ -530,7 +534,7 @@ def build_tree(
     -------
     ReferenceTree
     """
-    if not isinstance(criterion, CostSensitiveGini) and (
+    if not isinstance(criterion, (CostSensitiveGini, PinballLoss)) and (
             criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA):
         raise ValueError(
             f"unknown criterion {criterion!r}; expected one of "
@@ -543,7 +547,7 @@ def build_tree(
     if n_samples == 0:
         raise ValueError("X has no rows")
     several = np.ndim(y) == 2
-    if criterion in REGRESSION_CRITERIA:
+    if is_regression(criterion):
         y = np.asarray(y, dtype=np.float64)
         y = y if several else y.reshape(-1)
         n_classes = None
