@@ -71,7 +71,8 @@ PARAMETERS = {
 }
 CRITERIA = {"classifier": (["gini", "entropy", "log_loss", "misclassification", "gain_ratio"],
                            ["squared_error", "bogus", None]),
-            "regressor": (["squared_error", "friedman_mse", "absolute_error", "poisson"],
+            "regressor": (["squared_error", "friedman_mse", "absolute_error", "quantile",
+                           "poisson"],
                           ["gini", "bogus", None])}
 
 # Special values sprinkled over X: each goes into a few cells (or a whole column or row).

@@ -139,6 +139,20 @@ def test_max_samples_leaf_keeps_a_random_part_of_each_leafs_draws(limit):
             leaf += 1
 
 
+def test_rows_of_zero_weight_stay_out_of_the_lists_and_the_model_reloads(tmp_path):
+    # (Found by the API fuzz: the weights of such rows made the model file
+    # refuse to load.)
+    X, y = heteroscedastic(9, seed=13)
+    weights = np.array([0, 1, 2, 3, 1, 2, 0, 1, 3], dtype=np.float64)
+    forest = ExtraTreesQuantileRegressor(4, max_samples_leaf=None, random_state=0).fit(
+        X, y, sample_weight=weights)
+    kept = forest._leaf_lists["rank_weights"][0][forest._leaf_lists["entries"][0]]
+    assert (kept > 0).all()
+    forest.save(tmp_path / "model.ftm")
+    np.testing.assert_array_equal(fasttree.load(tmp_path / "model.ftm").predict(X, [0.2, 0.7]),
+                                  forest.predict(X, [0.2, 0.7]))
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_same_quantiles_for_any_n_jobs_refit_pickle_and_model_file(n_jobs, tmp_path):
     X, y = heteroscedastic(600, seed=5)
@@ -287,6 +301,7 @@ def test_out_of_bag_needs_a_bootstrap_and_warns_for_rows_every_tree_drew():
     (lambda lists: lists.update(entries=lists["entries"][:, ::-1].copy()), "ascending rank"),
     (lambda lists: lists.pop("sizes"), "arrays"),
     (lambda lists: lists.update(rank_weights=-np.ones_like(lists["targets"])), "weights"),
+    (lambda lists: lists.update(rank_weights=np.zeros_like(lists["targets"])), "no weight"),
 ])
 def test_damaged_leaf_lists_are_refused_on_load(damage, message, tmp_path):
     X, y = heteroscedastic(300, seed=11)
@@ -297,6 +312,23 @@ def test_damaged_leaf_lists_are_refused_on_load(damage, message, tmp_path):
     forest.save(tmp_path / "damaged.ftm")
     with pytest.raises(ModelFileError, match=message):
         fasttree.load(tmp_path / "damaged.ftm")
+
+
+@pytest.mark.parametrize("estimator", [RandomForestQuantileRegressor,
+                                       ExtraTreesQuantileRegressor])
+def test_quantile_trees_grow_a_quantile_forest(estimator):
+    # criterion='quantile' reaches the trees: their leaves predict the level's
+    # quantile, while the forest still reads its leaf lists.
+    X, y = heteroscedastic(400, seed=14)
+    forest = estimator(5, criterion="quantile", quantile=0.8, max_samples_leaf=None,
+                       random_state=0).fit(X, y)
+    assert all(member.quantile == 0.8 for member in forest.estimators_)
+    leaves = row_leaves_of(forest, X.astype(np.float32))
+    trees = oracle_of(forest, X.astype(np.float32), y)
+    np.testing.assert_array_equal(forest.predict(X, quantiles=[0.8]),
+                                  quantile_forest_predict(trees, leaves, [0.8])[:, 0])
+    with pytest.raises(ValueError, match="quantile"):
+        estimator(3, criterion="quantile", quantile=1.5).fit(X, y)
 
 
 def test_score_is_r2_of_the_quantile_asked():

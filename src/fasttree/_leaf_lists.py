@@ -177,8 +177,12 @@ def check_leaf_lists(lists, trees, name):
     if weights is not None and not (
             isinstance(weights, np.ndarray) and weights.dtype == np.float64
             and weights.shape == targets.shape and np.isfinite(weights).all()
-            and (weights > 0).all()):
-        refuse("the rank weights are not positive float64 numbers, one per target")
+            and (weights >= 0).all()):
+        refuse("the rank weights are not float64 numbers >= 0, one per target")
+    if weights is not None and entries.size and not (
+            np.take_along_axis(weights, entries.astype(np.intp), axis=1) > 0).all():
+        # Rows of no weight are left out of the lists: a leaf's total is positive.
+        refuse("an entry has no weight")
     starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
     for output in range(n_outputs):
         ascending = np.diff(entries[output].astype(np.int64)) >= 0

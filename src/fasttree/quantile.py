@@ -11,7 +11,7 @@ import numpy as np
 from ._base import r2_score
 from ._docstrings import shared_docs
 from ._ensemble import check_flag, map_members
-from ._growth import criterion_named
+from ._growth import REGRESSION_CRITERIA_WITH_QUANTILE, criterion_named
 from ._honest import check_honest_fraction, honest_halves
 from ._leaf_lists import (INTERPOLATIONS, RANK_KINDS, LeafListReader, build_leaf_lists,
                           check_leaf_lists, packed_lists, resolve_max_samples_leaf,
@@ -57,6 +57,7 @@ class ForestQuantileRegressor(ForestRegressor):
     grow, and the predictions read from them."""
 
     _interval_methods = ("oob", "split", "quantile", "cqr")
+    _criteria = REGRESSION_CRITERIA_WITH_QUANTILE
 
     def _tree_aggregation(self):
         # Quantile forests take no aggregation: their trees' values (the
@@ -277,7 +278,8 @@ class RandomForestQuantileRegressor(ForestQuantileRegressor):
     ----------
     {forest_size}
     {quantile_parameters}
-    {regression_criterion}
+    {regression_criterion_with_quantile}
+    {quantile_level}
     {forest_splitter}
     {max_bins}
     {tree_limits}
@@ -295,7 +297,7 @@ class RandomForestQuantileRegressor(ForestQuantileRegressor):
 
     def __init__(self, n_estimators=100, *, default_quantiles=0.5, max_samples_leaf=1,
                  target_dtype="float64", honest=False, honest_fraction=0.5,
-                 criterion="squared_error", splitter="best",
+                 criterion="squared_error", quantile=0.5, splitter="best",
                  max_bins=255, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, bootstrap=True, max_samples=None,
@@ -319,7 +321,8 @@ class ExtraTreesQuantileRegressor(ForestQuantileRegressor):
     ----------
     {forest_size}
     {quantile_parameters}
-    {regression_criterion}
+    {regression_criterion_with_quantile}
+    {quantile_level}
     {extra_trees_splitter}
     {max_bins}
     {tree_limits}
@@ -337,7 +340,7 @@ class ExtraTreesQuantileRegressor(ForestQuantileRegressor):
 
     def __init__(self, n_estimators=100, *, default_quantiles=0.5, max_samples_leaf=1,
                  target_dtype="float64", honest=False, honest_fraction=0.5,
-                 criterion="squared_error", splitter="random",
+                 criterion="squared_error", quantile=0.5, splitter="random",
                  max_bins=255, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, bootstrap=False, max_samples=None,
