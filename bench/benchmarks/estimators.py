@@ -15,7 +15,8 @@ CLASSIFIERS = ["DecisionTreeClassifier", "ExtraTreeClassifier", "RandomForestCla
                "ExtraTreesClassifier", "BaggingClassifier", "AdaBoostClassifier",
                "RuleListClassifier"]
 REGRESSORS = ["DecisionTreeRegressor", "ExtraTreeRegressor", "RandomForestRegressor",
-              "ExtraTreesRegressor", "BaggingRegressor", "AdaBoostRegressor"]
+              "ExtraTreesRegressor", "BaggingRegressor", "AdaBoostRegressor",
+              "RandomForestQuantileRegressor", "ExtraTreesQuantileRegressor"]
 ENSEMBLES = ("RandomForest", "ExtraTrees", "Bagging", "AdaBoost")
 
 
