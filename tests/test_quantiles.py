@@ -74,42 +74,58 @@ def numbered(row_leaves, n_leaves):
 @settings(max_examples=300, deadline=None)
 @given(forests(), st.lists(st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.5, 0.5, 0.73, 0.9, 1.0]),
                            min_size=1, max_size=4),
-       st.sampled_from(INTERPOLATIONS))
-def test_quantiles_equal_the_oracle_exactly(forest, quantiles, interpolation):
+       st.sampled_from(INTERPOLATIONS), st.booleans())
+def test_quantiles_equal_the_oracle_exactly(forest, quantiles, interpolation, tree_weighted):
     y, leaves, counts, weights, n_leaves, row_leaves = forest
     arrays = kernel_lists(leaves, counts, y, weights, n_leaves)
     ascending = np.sort(quantiles)
     out = np.empty((len(row_leaves), len(quantiles)))
-    forest_quantiles(*arrays, np.ascontiguousarray(ascending),
+    forest_quantiles(*arrays, tree_weighted, np.ascontiguousarray(ascending),
                      INTERPOLATIONS.index(interpolation), numbered(row_leaves, n_leaves), out)
     expected = quantile_forest_predict(leaf_entries(leaves, counts, y, weights), row_leaves,
-                                       ascending, interpolation)
+                                       ascending, interpolation, tree_weighted)
     np.testing.assert_array_equal(out, expected)
 
 
 @settings(max_examples=200, deadline=None)
-@given(forests())
-def test_means_equal_the_oracle_exactly(forest):
+@given(forests(), st.booleans())
+def test_means_equal_the_oracle_exactly(forest, tree_weighted):
     y, leaves, counts, weights, n_leaves, row_leaves = forest
     out = np.empty((len(row_leaves), 1))
-    forest_means(*kernel_lists(leaves, counts, y, weights, n_leaves),
+    forest_means(*kernel_lists(leaves, counts, y, weights, n_leaves), tree_weighted,
                  numbered(row_leaves, n_leaves), out)
     np.testing.assert_array_equal(
-        out[:, 0], quantile_forest_means(leaf_entries(leaves, counts, y, weights), row_leaves))
+        out[:, 0], quantile_forest_means(leaf_entries(leaves, counts, y, weights), row_leaves,
+                                         tree_weighted))
 
 
 @settings(max_examples=200, deadline=None)
-@given(forests(), st.sampled_from(RANK_KINDS), st.data())
-def test_quantile_ranks_equal_the_oracle_exactly(forest, kind, data):
+@given(forests(), st.sampled_from(RANK_KINDS), st.booleans(), st.data())
+def test_quantile_ranks_equal_the_oracle_exactly(forest, kind, tree_weighted, data):
     y, leaves, counts, weights, n_leaves, row_leaves = forest
     values = np.array(data.draw(st.lists(st.sampled_from([-3.0, 0.0, 0.1, 1.0, 5.0, 1e7]),
                                          min_size=len(row_leaves), max_size=len(row_leaves))))
     out = values.reshape(-1, 1).copy()
-    forest_quantile_ranks(*kernel_lists(leaves, counts, y, weights, n_leaves),
+    forest_quantile_ranks(*kernel_lists(leaves, counts, y, weights, n_leaves), tree_weighted,
                           RANK_KINDS.index(kind), numbered(row_leaves, n_leaves), out)
     np.testing.assert_array_equal(
         out[:, 0], quantile_forest_ranks(leaf_entries(leaves, counts, y, weights), row_leaves,
-                                         values, kind))
+                                         values, kind, tree_weighted))
+
+
+def test_entries_weighed_alike_give_numpys_quantiles_of_the_pooled_targets():
+    # tree_weighted=False pools every leaf's targets, each weighing 1:
+    # numpy's quantiles of the pooled list, whatever the leaves' sizes.
+    rng = np.random.default_rng(1)
+    y = np.sort(rng.normal(size=12))
+    starts = np.array([0, 2, 7, 12], dtype=np.int64)
+    entries = np.concatenate([np.sort(part) for part in np.split(rng.permutation(12), [2, 7])])
+    row_leaves = np.array([[0.0, 1.0, 2.0]])
+    quantiles = np.array([0.0, 0.1, 0.5, 0.77, 1.0])
+    out = np.empty((1, 5))
+    forest_quantiles(starts, entries.astype(np.uint32), y, np.empty(0), False, quantiles, 0,
+                     row_leaves, out)
+    np.testing.assert_allclose(out[0], np.quantile(y, quantiles), rtol=1e-12, atol=1e-12)
 
 
 def test_equal_weights_give_numpys_quantiles():
@@ -124,7 +140,7 @@ def test_equal_weights_give_numpys_quantiles():
     quantiles = np.array([0.0, 0.1, 0.33, 0.5, 0.8, 0.95, 1.0])
     for interpolation in ("linear", "lower", "higher", "midpoint"):
         out = np.empty((1, len(quantiles)))
-        forest_quantiles(starts, entries, y, np.empty(0), quantiles,
+        forest_quantiles(starts, entries, y, np.empty(0), True, quantiles,
                          INTERPOLATIONS.index(interpolation), row_leaves, out)
         np.testing.assert_allclose(out[0], np.quantile(y, quantiles, method=interpolation),
                                    rtol=1e-12, atol=1e-12)
@@ -136,7 +152,8 @@ def test_a_row_no_tree_counts_for_is_nan():
     y = np.array([1.0, 2.0])
     row_leaves = np.array([[-1.0, -1.0], [0.0, -1.0]])
     out = np.empty((2, 2))
-    forest_quantiles(starts, entries, y, np.empty(0), np.array([0.1, 0.9]), 0, row_leaves, out)
+    forest_quantiles(starts, entries, y, np.empty(0), True, np.array([0.1, 0.9]), 0,
+                     row_leaves, out)
     assert np.isnan(out[0]).all()
     np.testing.assert_array_equal(out[1], [1.0, 1.0])
 
@@ -146,7 +163,7 @@ def test_the_kernels_refuse_lists_that_disagree():
     out = np.empty((1, 1))
     with pytest.raises(ValueError, match="leaf lists disagree"):
         forest_means(np.array([0, 3], dtype=np.int64), np.array([0, 1], dtype=np.uint32), y,
-                     np.empty(0), np.zeros((1, 1)), out)
+                     np.empty(0), True, np.zeros((1, 1)), out)
     with pytest.raises(ValueError, match="rank weights"):
         forest_means(np.array([0, 2], dtype=np.int64), np.array([0, 1], dtype=np.uint32), y,
-                     np.ones(3), np.zeros((1, 1)), out)
+                     np.ones(3), True, np.zeros((1, 1)), out)

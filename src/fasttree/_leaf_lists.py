@@ -212,7 +212,7 @@ class LeafListReader:
                 np.ascontiguousarray(lists["targets"][output], dtype=np.float64),
                 np.empty(0) if weights is None else np.ascontiguousarray(weights[output])))
 
-    def quantiles(self, row_leaves, quantiles, interpolation, n_threads):
+    def quantiles(self, row_leaves, quantiles, interpolation, tree_weighted, n_threads):
         """(n_rows, n_outputs, n_quantiles): each row's quantiles, in the order asked."""
         quantiles = np.asarray(quantiles, dtype=np.float64)
         order = np.argsort(quantiles, kind="stable")
@@ -221,29 +221,29 @@ class LeafListReader:
         out = np.empty((row_leaves.shape[0], self.n_outputs, len(quantiles)))
         for output, arrays in enumerate(self.outputs):
             part = np.empty((row_leaves.shape[0], len(quantiles)))
-            map_rows(forest_quantiles, row_leaves, part, *arrays, ascending, code,
-                     n_threads=n_threads, n_trees=row_leaves.shape[1])
+            map_rows(forest_quantiles, row_leaves, part, *arrays, tree_weighted, ascending,
+                     code, n_threads=n_threads, n_trees=row_leaves.shape[1])
             out[:, output, order] = part
         return out
 
-    def means(self, row_leaves, n_threads):
+    def means(self, row_leaves, tree_weighted, n_threads):
         """(n_rows, n_outputs): each row's weighted mean of its leaves' targets."""
         out = np.empty((row_leaves.shape[0], self.n_outputs))
         for output, arrays in enumerate(self.outputs):
             part = np.empty((row_leaves.shape[0], 1))
-            map_rows(forest_means, row_leaves, part, *arrays, n_threads=n_threads,
-                     n_trees=row_leaves.shape[1])
+            map_rows(forest_means, row_leaves, part, *arrays, tree_weighted,
+                     n_threads=n_threads, n_trees=row_leaves.shape[1])
             out[:, output] = part[:, 0]
         return out
 
-    def ranks(self, row_leaves, y, kind, n_threads):
+    def ranks(self, row_leaves, y, kind, tree_weighted, n_threads):
         """(n_rows, n_outputs): each row's quantile rank of its ``y``."""
         out = np.empty((row_leaves.shape[0], self.n_outputs))
         code = RANK_KINDS.index(kind)
         for output, arrays in enumerate(self.outputs):
             # A copy: the kernel writes the ranks over the values.
             part = np.array(y[:, output:output + 1], dtype=np.float64, order="C")
-            map_rows(forest_quantile_ranks, row_leaves, part, *arrays, code,
+            map_rows(forest_quantile_ranks, row_leaves, part, *arrays, tree_weighted, code,
                      n_threads=n_threads, n_trees=row_leaves.shape[1])
             out[:, output] = part[:, 0]
         return out

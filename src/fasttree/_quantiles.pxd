@@ -16,6 +16,8 @@ cdef struct LeafLists:
     const double* targets         # the training targets of one output, ascending
     const double* rank_weights    # each rank's weight, or NULL: every entry weighs 1
     intp_t n_leaves               # leaves of all trees
+    bint tree_weighted            # each tree weighs 1, shared among its leaf's entries
+                                  # (Meinshausen); else each entry weighs its rank's weight
 
 
 # How a quantile between two entries' positions is read (see forest_quantiles).

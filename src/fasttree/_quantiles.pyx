@@ -8,11 +8,12 @@ walked up to the largest quantile asked: no weight per training row is
 ever materialised.
 
 Positions. The merged entries ``1..m`` (ascending target, ties in tree
-order), of weights ``w_i`` (an entry's weight over its leaf's total) and
-running sums ``S_i``, sit at positions
-``P_i = (S_{i-1} + w_i / 2 - w_1 / 2) / (T - (w_1 + w_m) / 2)``, ``T`` the
-number of trees that count: the middle of each entry's share of the weight,
-stretched so that the first sits at 0 and the last at 1. With equal weights
+order), of weights ``w_i`` (an entry's weight over its leaf's total, or
+its own weight: ``LeafLists.tree_weighted``) and running sums ``S_i``, sit
+at positions ``P_i = (S_{i-1} + w_i / 2 - w_1 / 2) / (T - (w_1 + w_m) / 2)``,
+``T`` the total weight (the number of trees that count, when each weighs
+1): the middle of each entry's share of the weight, stretched so that the
+first sits at 0 and the last at 1. With equal weights
 ``P_i = (i - 1) / (m - 1)``, numpy's default ``linear`` quantile. A quantile
 ``q`` between ``P_i`` and ``P_{i+1}`` is read as ``Interpolation`` says.
 ``fasttree.reference.quantile_forest`` computes the same numbers in the same
@@ -26,7 +27,8 @@ from ._utils cimport intp_t, item_position, item_rank, pack_item, sort_items
 
 
 cdef inline LeafLists leaf_lists(const int64_t[::1] starts, const uint32_t[::1] entries,
-                                 const double[::1] targets, const double[::1] rank_weights):
+                                 const double[::1] targets, const double[::1] rank_weights,
+                                 bint tree_weighted):
     cdef LeafLists lists
     if starts.shape[0] < 1 or starts[starts.shape[0] - 1] != entries.shape[0]:
         raise ValueError(f"leaf lists disagree: the last of {starts.shape[0]} starts is not "
@@ -38,6 +40,7 @@ cdef inline LeafLists leaf_lists(const int64_t[::1] starts, const uint32_t[::1] 
     lists.targets = &targets[0] if targets.shape[0] else NULL
     lists.rank_weights = &rank_weights[0] if rank_weights.shape[0] else NULL
     lists.n_leaves = starts.shape[0] - 1
+    lists.tree_weighted = tree_weighted
     return lists
 
 
@@ -56,6 +59,12 @@ cdef inline double leaf_total(const LeafLists* lists, int64_t start, int64_t sto
     for entry in range(start, stop):
         total += lists.rank_weights[lists.entries[entry]]
     return total
+
+
+cdef inline double leaf_share(const LeafLists* lists, double total) noexcept nogil:
+    """What a leaf's entry weights are divided by: its total weight when each
+    tree weighs 1, else 1 (its entries weigh their own weights)."""
+    return total if lists.tree_weighted else 1.0
 
 
 cdef inline bint leaf_of(const LeafLists* lists, double leaf_number, int64_t* start,
@@ -79,18 +88,20 @@ cdef struct Gather:
     uint64_t* items               # the row's entries, then sorted
     uint64_t* scratch             # the sort's second buffer
     intp_t capacity               # items either buffer holds
-    double* leaf_weight           # per tree, its leaf's total weight
+    double* leaf_weight           # per tree, what its leaf's entry weights are divided by
     int rank_bits                 # significant bits of the largest rank
 
 
 cdef int gather_row(const LeafLists* lists, Gather* gather, const double* row_leaves,
-                    intp_t n_trees, intp_t* n_counted, uint64_t** sorted_items) noexcept nogil:
+                    intp_t n_trees, double* total_weight, uint64_t** sorted_items) noexcept nogil:
     """Sort the row's entries by (rank, tree); returns their number, or -1
-    when memory ran out. Sets the trees that count."""
+    when memory ran out. Sets the total weight of the entries, summed tree
+    by tree (exactly the trees that count, when each tree weighs 1)."""
     cdef intp_t tree, n_items = 0, capacity
     cdef int64_t start, stop, entry
     cdef uint64_t* grown
-    n_counted[0] = 0
+    cdef double leaf_weight
+    total_weight[0] = 0.0
     for tree in range(n_trees):
         if leaf_of(lists, row_leaves[tree], &start, &stop):
             n_items += stop - start
@@ -109,8 +120,9 @@ cdef int gather_row(const LeafLists* lists, Gather* gather, const double* row_le
     for tree in range(n_trees):
         if not leaf_of(lists, row_leaves[tree], &start, &stop):
             continue
-        gather.leaf_weight[tree] = leaf_total(lists, start, stop)
-        n_counted[0] += 1
+        leaf_weight = leaf_total(lists, start, stop)
+        gather.leaf_weight[tree] = leaf_share(lists, leaf_weight)
+        total_weight[0] += leaf_weight / gather.leaf_weight[tree]
         for entry in range(start, stop):
             gather.items[n_items] = pack_item(lists.entries[entry], <uint32_t> tree)
             n_items += 1
@@ -145,9 +157,10 @@ cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row
                        intp_t n_trees, const double* quantiles, intp_t n_quantiles,
                        int interpolation, double* out) noexcept nogil:
     cdef double first, scale, value, position, running, next_weight, next_position
-    cdef intp_t n_counted, n_items, k, i = 0
+    cdef double total_weight
+    cdef intp_t n_items, k, i = 0
     cdef uint64_t* items
-    n_items = gather_row(lists, gather, row_leaves, n_trees, &n_counted, &items)
+    n_items = gather_row(lists, gather, row_leaves, n_trees, &total_weight, &items)
     if n_items < 0:
         return -1
     if n_items == 0:
@@ -155,7 +168,7 @@ cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row
             out[k] = NAN
         return 0
     first = item_weight(lists, gather, items[0])
-    scale = <double> n_counted - 0.5 * (first + item_weight(lists, gather, items[n_items - 1]))
+    scale = total_weight - 0.5 * (first + item_weight(lists, gather, items[n_items - 1]))
     value = lists.targets[item_rank(items[0])]
     running = first  # the weight up to and with entry i
     position = 0.0
@@ -203,7 +216,7 @@ cdef void free_gather(Gather* gather) noexcept nogil:
 
 def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] entries not None,
                      const double[::1] targets not None, const double[::1] rank_weights not None,
-                     const double[::1] quantiles not None, int interpolation,
+                     bint tree_weighted, const double[::1] quantiles not None, int interpolation,
                      const double[:, ::1] row_leaves not None, double[:, ::1] out not None):
     """Each row's weighted quantiles of the targets in its leaves.
 
@@ -227,7 +240,7 @@ def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] ent
     int
         0 (a status, as ``map_rows`` expects).
     """
-    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights)
+    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights, tree_weighted)
     cdef Gather gather
     cdef intp_t row, n_rows = row_leaves.shape[0], n_trees = row_leaves.shape[1]
     cdef intp_t n_quantiles = quantiles.shape[0]
@@ -251,55 +264,60 @@ def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] ent
 
 def forest_means(const int64_t[::1] starts not None, const uint32_t[::1] entries not None,
                  const double[::1] targets not None, const double[::1] rank_weights not None,
-                 const double[:, ::1] row_leaves not None, double[:, ::1] out not None):
+                 bint tree_weighted, const double[:, ::1] row_leaves not None,
+                 double[:, ::1] out not None):
     """Each row's weighted mean of the targets in its leaves, into ``out[:, 0]``:
-    per tree the leaf's weighted sum over its total weight, summed in tree
-    order over the trees that count, divided by their number (NaN: none).
-    Arguments as :func:`forest_quantiles`."""
-    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights)
+    per tree the leaf's weighted sum over its share (see ``leaf_share``),
+    summed in tree order over the trees that count, divided by their total
+    weight likewise summed (NaN: no tree counts). Arguments as
+    :func:`forest_quantiles`."""
+    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights, tree_weighted)
     cdef intp_t row, tree, n_rows = row_leaves.shape[0], n_trees = row_leaves.shape[1]
-    cdef intp_t n_counted
     cdef int64_t start, stop, entry
-    cdef double total, leaf_sum
+    cdef double total, total_weight, leaf_sum, leaf_weight, share
     if out.shape[0] != n_rows or out.shape[1] != 1:
         raise ValueError(f"out is {out.shape[0]} x {out.shape[1]}, not {n_rows} x 1")
     with nogil:
         for row in range(n_rows):
             total = 0.0
-            n_counted = 0
+            total_weight = 0.0
             for tree in range(n_trees):
                 if not leaf_of(&lists, row_leaves[row, tree], &start, &stop):
                     continue
                 leaf_sum = 0.0
                 for entry in range(start, stop):
                     leaf_sum += entry_weight(&lists, entry) * lists.targets[lists.entries[entry]]
-                total += leaf_sum / leaf_total(&lists, start, stop)
-                n_counted += 1
-            out[row, 0] = total / n_counted if n_counted else NAN
+                leaf_weight = leaf_total(&lists, start, stop)
+                share = leaf_share(&lists, leaf_weight)
+                total += leaf_sum / share
+                total_weight += leaf_weight / share
+            out[row, 0] = total / total_weight if total_weight > 0 else NAN
     return 0
 
 
 def forest_quantile_ranks(const int64_t[::1] starts not None,
                           const uint32_t[::1] entries not None,
                           const double[::1] targets not None,
-                          const double[::1] rank_weights not None, int kind,
+                          const double[::1] rank_weights not None, bint tree_weighted,
+                          int kind,
                           const double[:, ::1] row_leaves not None, double[:, ::1] out not None):
     """Each row's quantile rank of a value among the targets in its leaves.
 
     ``out[:, 0]`` holds the values on entry and their ranks on return: the
     weight of the entries below (``RANK_STRICT``) or at most (``RANK_WEAK``)
-    the value, per tree over its leaf's total, summed in tree order over
-    the trees that count and divided by their number; their mean
+    the value, per tree over its share (see ``leaf_share``), summed in tree
+    order over the trees that count and divided by their total weight
+    likewise summed; their mean
     (``RANK_MEAN``); or that mean plus half the mean weight of the entries
     equal to the value (``RANK``: scipy's ``percentileofscore`` with equal
     weights). NaN for a row no tree counts for. Other arguments as
     :func:`forest_quantiles`.
     """
-    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights)
+    cdef LeafLists lists = leaf_lists(starts, entries, targets, rank_weights, tree_weighted)
     cdef intp_t row, tree, n_rows = row_leaves.shape[0], n_trees = row_leaves.shape[1]
-    cdef intp_t n_counted
     cdef int64_t start, stop, entry, n_equal
     cdef double value, target, weak, strict, leaf_weak, leaf_strict, weight, leaf_weight
+    cdef double share, total_weight
     if out.shape[0] != n_rows or out.shape[1] != 1:
         raise ValueError(f"out is {out.shape[0]} x {out.shape[1]}, not {n_rows} x 1")
     with nogil:
@@ -308,7 +326,7 @@ def forest_quantile_ranks(const int64_t[::1] starts not None,
             weak = 0.0
             strict = 0.0
             n_equal = 0
-            n_counted = 0
+            total_weight = 0.0
             for tree in range(n_trees):
                 if not leaf_of(&lists, row_leaves[row, tree], &start, &stop):
                     continue
@@ -325,14 +343,15 @@ def forest_quantile_ranks(const int64_t[::1] starts not None,
                     else:
                         n_equal += 1
                 leaf_weight = leaf_total(&lists, start, stop)
-                weak += leaf_weak / leaf_weight
-                strict += leaf_strict / leaf_weight
-                n_counted += 1
-            if n_counted == 0 or value != value:
+                share = leaf_share(&lists, leaf_weight)
+                weak += leaf_weak / share
+                strict += leaf_strict / share
+                total_weight += leaf_weight / share
+            if total_weight <= 0 or value != value:
                 out[row, 0] = NAN
                 continue
-            weak /= n_counted
-            strict /= n_counted
+            weak /= total_weight
+            strict /= total_weight
             if kind == RANK_WEAK:
                 out[row, 0] = weak
             elif kind == RANK_STRICT:

@@ -145,8 +145,8 @@ class ForestQuantileRegressor(ForestRegressor):
             values = values[:, 0]
         return values
 
-    def predict(self, X, quantiles=None, interpolation="linear", oob_score=False,
-                indices=None):
+    def predict(self, X, quantiles=None, interpolation="linear", weighted_leaves=True,
+                oob_score=False, indices=None):
         """Quantiles (or the mean) of the target's distribution at each row.
 
         Parameters
@@ -160,6 +160,12 @@ class ForestQuantileRegressor(ForestRegressor):
             line between them, the lower or higher, their mean, or the
             nearer (the lower on a tie). With equal weights the positions
             are numpy's (``np.quantile``'s ``method``).
+        weighted_leaves : bool, default=True
+            Each tree weighs 1, shared among its leaf's targets, so that a
+            target of a small leaf weighs more (Meinshausen's forest);
+            False weighs every target alike (by its sample weight), whatever
+            its leaf's size (quantile-forest's default). The same when each
+            leaf keeps one target.
         oob_score : bool, default=False
             X holds training rows: each row's quantiles from the trees that
             did not draw it (needs ``bootstrap=True``); NaN, with a warning,
@@ -180,14 +186,16 @@ class ForestQuantileRegressor(ForestRegressor):
         asked, _ = _checked_quantiles(self.default_quantiles if quantiles is None
                                       else quantiles)
         check_choice(interpolation, "interpolation", INTERPOLATIONS)
+        check_flag(weighted_leaves, "weighted_leaves")
         leaves = self._row_leaves(X, oob_score, indices)
         n_threads = resolve_n_jobs(self.n_jobs)
         if asked is None:
-            return self._shaped(self._reader().means(leaves, n_threads))
+            return self._shaped(self._reader().means(leaves, weighted_leaves, n_threads))
         return self._shaped(self._reader().quantiles(leaves, asked, interpolation,
-                                                     n_threads))
+                                                     weighted_leaves, n_threads))
 
-    def quantile_ranks(self, X, y, kind="rank", oob_score=False, indices=None):
+    def quantile_ranks(self, X, y, kind="rank", weighted_leaves=True, oob_score=False,
+                       indices=None):
         """Where each ``y`` falls in the target's distribution at its row.
 
         Parameters
@@ -199,7 +207,7 @@ class ForestQuantileRegressor(ForestRegressor):
             function); 'strict': of those below y; 'mean': the mean of the
             two; 'rank': that mean plus half the mean weight of the targets
             equal to y (with equal weights, scipy's ``percentileofscore``).
-        oob_score, indices
+        weighted_leaves, oob_score, indices
             As :meth:`predict`'s.
 
         Returns
@@ -208,6 +216,7 @@ class ForestQuantileRegressor(ForestRegressor):
         """
         X = self._validate_X_for_predict(X)
         check_choice(kind, "kind", RANK_KINDS)
+        check_flag(weighted_leaves, "weighted_leaves")
         n_outputs = self._reader().n_outputs
         y = np.asarray(y, dtype=np.float64)
         if y.shape not in ((X.shape[0],), (X.shape[0], n_outputs)) or (
@@ -217,7 +226,7 @@ class ForestQuantileRegressor(ForestRegressor):
                              f"the outputs; got {y.shape}")
         leaves = self._row_leaves(X, oob_score, indices)
         return self._shaped(self._reader().ranks(leaves, y.reshape(len(y), -1), kind,
-                                                 resolve_n_jobs(self.n_jobs)))
+                                                 weighted_leaves, resolve_n_jobs(self.n_jobs)))
 
     def score(self, X, y, quantiles=0.5, sample_weight=None):
         """R^2 of ``predict(X, quantiles)`` (one quantile, or 'mean')."""

@@ -11,17 +11,20 @@ Rules a compiled quantile forest must reproduce exactly:
   each repeated ``counts[t][i]`` times, rows of zero weight left out, in
   ascending rank (the row's position in a stable sort of y);
 * an entry weighs its row's weight (1 without weights) over the total of
-  its leaf's entries, summed in that order; a tree counts when its leaf has
-  entries;
+  its leaf's entries, summed in that order (``tree_weighted``, each tree
+  weighing 1: Meinshausen's forest), or its row's weight alone; a tree
+  counts when its leaf has entries;
 * a row's entries from all the trees that count are merged by (rank, tree)
   and summed in that order;
 * entry ``i`` of the merge sits at
   ``(S_{i-1} + 0.5 * w_i - 0.5 * w_1) / (T - 0.5 * (w_1 + w_m))``, with
-  ``S`` the running sum of the weights, ``T`` the trees that count and
+  ``S`` the running sum of the weights, ``T`` the total weight (the sum
+  over the trees that count, in tree order, of each leaf's total over its
+  divisor: the number of those trees when each weighs 1) and
   ``m`` the last entry; quantile ``q`` is read between the last entry at
   or before ``q`` and the next one;
 * means and quantile ranks sum each tree's leaf in list order, over the
-  leaf's total, then over the trees in tree order, and divide by ``T``.
+  leaf's divisor, then over the trees in tree order, and divide by ``T``.
 """
 
 import math
@@ -69,32 +72,38 @@ def leaf_entries(leaves, counts, y, sample_weight=None):
     return trees
 
 
-def _row_items(trees, row_leaves):
-    """A row's merged entries, (rank, tree, weight, value), and the trees that count."""
+def _divisor(total, tree_weighted):
+    """What a leaf's entry weights are divided by."""
+    return total if tree_weighted else 1.0
+
+
+def _row_items(trees, row_leaves, tree_weighted=True):
+    """A row's merged entries, (rank, tree, weight, value), and their total weight."""
     items = []
-    n_counted = 0
+    total_weight = 0.0
     for tree, (lists, leaf) in enumerate(zip(trees, row_leaves)):
         entries = lists.get(int(leaf), []) if leaf >= 0 else []
         if not entries:
             continue
-        n_counted += 1
         total = 0.0
         for _, _, weight in entries:
             total += weight
-        items.extend((rank, tree, weight / total, value) for rank, value, weight in entries)
+        divisor = _divisor(total, tree_weighted)
+        total_weight += total / divisor
+        items.extend((rank, tree, weight / divisor, value) for rank, value, weight in entries)
     items.sort(key=lambda item: (item[0], item[1]))
-    return items, n_counted
+    return items, total_weight
 
 
-def weighted_quantiles(values, weights, quantiles, n_counted, interpolation="linear"):
+def weighted_quantiles(values, weights, quantiles, total_weight, interpolation="linear"):
     """Quantiles of ``values`` (ascending) of ``weights`` at the positions the
-    module's rules give, ``n_counted`` the total the weights are shares of."""
+    module's rules give, ``total_weight`` the total the weights are shares of."""
     if interpolation not in INTERPOLATIONS:
         raise ValueError(f"unknown interpolation {interpolation!r}")
     if not values:
         return [math.nan] * len(quantiles)
     first, last = weights[0], weights[-1]
-    scale = float(n_counted) - 0.5 * (first + last)
+    scale = float(total_weight) - 0.5 * (first + last)
     positions = []
     running = 0.0
     for index, weight in enumerate(weights):
@@ -121,7 +130,8 @@ def weighted_quantiles(values, weights, quantiles, n_counted, interpolation="lin
     return out
 
 
-def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear"):
+def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear",
+                            tree_weighted=True):
     """Quantiles of every row.
 
     Parameters
@@ -133,6 +143,8 @@ def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear"
     quantiles : list of float
         In [0, 1], in any order.
     interpolation : {"linear", "lower", "higher", "midpoint", "nearest"}
+    tree_weighted : bool
+        Each tree weighs 1 (Meinshausen), or each entry its row's weight.
 
     Returns
     -------
@@ -141,15 +153,17 @@ def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear"
     """
     out = []
     for leaves in np.asarray(row_leaves):
-        items, n_counted = _row_items(trees, leaves)
+        items, total_weight = _row_items(trees, leaves, tree_weighted)
         out.append(weighted_quantiles([item[3] for item in items],
                                       [item[2] for item in items], list(quantiles),
-                                      n_counted, interpolation))
+                                      total_weight, interpolation))
     return np.array(out, dtype=np.float64).reshape(len(out), len(quantiles))
 
 
-def _per_tree_sums(trees, leaves, per_leaf):
-    total, n_counted = 0.0, 0
+def _per_tree_sums(trees, leaves, per_leaf, tree_weighted):
+    """The sum over the trees that count of ``per_leaf(entries)`` over the
+    leaf's divisor, and the total weight."""
+    total, total_weight = 0.0, 0.0
     for lists, leaf in zip(trees, leaves):
         entries = lists.get(int(leaf), []) if leaf >= 0 else []
         if not entries:
@@ -157,12 +171,13 @@ def _per_tree_sums(trees, leaves, per_leaf):
         leaf_weight = 0.0
         for _, _, weight in entries:
             leaf_weight += weight
-        total += per_leaf(entries) / leaf_weight
-        n_counted += 1
-    return total, n_counted
+        divisor = _divisor(leaf_weight, tree_weighted)
+        total += per_leaf(entries) / divisor
+        total_weight += leaf_weight / divisor
+    return total, total_weight
 
 
-def quantile_forest_means(trees, row_leaves):
+def quantile_forest_means(trees, row_leaves, tree_weighted=True):
     """Every row's weighted mean of the targets in its leaves (NaN: no tree counts)."""
     out = []
     for leaves in np.asarray(row_leaves):
@@ -171,12 +186,12 @@ def quantile_forest_means(trees, row_leaves):
             for _, value, weight in entries:
                 total += weight * value
             return total
-        total, n_counted = _per_tree_sums(trees, leaves, leaf_sum)
-        out.append(total / n_counted if n_counted else math.nan)
+        total, total_weight = _per_tree_sums(trees, leaves, leaf_sum, tree_weighted)
+        out.append(total / total_weight if total_weight > 0 else math.nan)
     return np.array(out, dtype=np.float64)
 
 
-def quantile_forest_ranks(trees, row_leaves, y, kind="rank"):
+def quantile_forest_ranks(trees, row_leaves, y, kind="rank", tree_weighted=True):
     """Every row's quantile rank of ``y[row]`` among the targets in its leaves."""
     if kind not in RANK_KINDS:
         raise ValueError(f"unknown kind {kind!r}")
@@ -193,13 +208,13 @@ def quantile_forest_ranks(trees, row_leaves, y, kind="rank"):
                         total += weight
                 return total
             return leaf_sum
-        weak, n_counted = _per_tree_sums(trees, leaves, below(strict=False))
-        strict, _ = _per_tree_sums(trees, leaves, below(strict=True))
-        if n_counted == 0 or math.isnan(value):
+        weak, total_weight = _per_tree_sums(trees, leaves, below(strict=False), tree_weighted)
+        strict, _ = _per_tree_sums(trees, leaves, below(strict=True), tree_weighted)
+        if total_weight <= 0 or math.isnan(value):
             out.append(math.nan)
             continue
-        weak /= n_counted
-        strict /= n_counted
+        weak /= total_weight
+        strict /= total_weight
         mean = 0.5 * (weak + strict)
         out.append({"weak": weak, "strict": strict, "mean": mean,
                     "rank": mean + (0.5 * (weak - strict) / n_equal if n_equal else 0.0)}[kind])
