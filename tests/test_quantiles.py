@@ -74,16 +74,17 @@ def numbered(row_leaves, n_leaves):
 @settings(max_examples=300, deadline=None)
 @given(forests(), st.lists(st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.5, 0.5, 0.73, 0.9, 1.0]),
                            min_size=1, max_size=4),
-       st.sampled_from(INTERPOLATIONS), st.booleans())
-def test_quantiles_equal_the_oracle_exactly(forest, quantiles, interpolation, tree_weighted):
+       st.sampled_from(INTERPOLATIONS), st.booleans(), st.booleans())
+def test_quantiles_equal_the_oracle_exactly(forest, quantiles, interpolation, tree_weighted,
+                                            pooled):
     y, leaves, counts, weights, n_leaves, row_leaves = forest
     arrays = kernel_lists(leaves, counts, y, weights, n_leaves)
     ascending = np.sort(quantiles)
     out = np.empty((len(row_leaves), len(quantiles)))
-    forest_quantiles(*arrays, tree_weighted, np.ascontiguousarray(ascending),
+    forest_quantiles(*arrays, tree_weighted, pooled, np.ascontiguousarray(ascending),
                      INTERPOLATIONS.index(interpolation), numbered(row_leaves, n_leaves), out)
     expected = quantile_forest_predict(leaf_entries(leaves, counts, y, weights), row_leaves,
-                                       ascending, interpolation, tree_weighted)
+                                       ascending, interpolation, tree_weighted, pooled)
     np.testing.assert_array_equal(out, expected)
 
 
@@ -123,8 +124,8 @@ def test_entries_weighed_alike_give_numpys_quantiles_of_the_pooled_targets():
     row_leaves = np.array([[0.0, 1.0, 2.0]])
     quantiles = np.array([0.0, 0.1, 0.5, 0.77, 1.0])
     out = np.empty((1, 5))
-    forest_quantiles(starts, entries.astype(np.uint32), y, np.empty(0), False, quantiles, 0,
-                     row_leaves, out)
+    forest_quantiles(starts, entries.astype(np.uint32), y, np.empty(0), False, True,
+                     quantiles, 0, row_leaves, out)
     np.testing.assert_allclose(out[0], np.quantile(y, quantiles), rtol=1e-12, atol=1e-12)
 
 
@@ -140,7 +141,7 @@ def test_equal_weights_give_numpys_quantiles():
     quantiles = np.array([0.0, 0.1, 0.33, 0.5, 0.8, 0.95, 1.0])
     for interpolation in ("linear", "lower", "higher", "midpoint"):
         out = np.empty((1, len(quantiles)))
-        forest_quantiles(starts, entries, y, np.empty(0), True, quantiles,
+        forest_quantiles(starts, entries, y, np.empty(0), True, True, quantiles,
                          INTERPOLATIONS.index(interpolation), row_leaves, out)
         np.testing.assert_allclose(out[0], np.quantile(y, quantiles, method=interpolation),
                                    rtol=1e-12, atol=1e-12)
@@ -152,7 +153,7 @@ def test_a_row_no_tree_counts_for_is_nan():
     y = np.array([1.0, 2.0])
     row_leaves = np.array([[-1.0, -1.0], [0.0, -1.0]])
     out = np.empty((2, 2))
-    forest_quantiles(starts, entries, y, np.empty(0), True, np.array([0.1, 0.9]), 0,
+    forest_quantiles(starts, entries, y, np.empty(0), True, True, np.array([0.1, 0.9]), 0,
                      row_leaves, out)
     assert np.isnan(out[0]).all()
     np.testing.assert_array_equal(out[1], [1.0, 1.0])

@@ -212,7 +212,8 @@ class LeafListReader:
                 np.ascontiguousarray(lists["targets"][output], dtype=np.float64),
                 np.empty(0) if weights is None else np.ascontiguousarray(weights[output])))
 
-    def quantiles(self, row_leaves, quantiles, interpolation, tree_weighted, n_threads):
+    def quantiles(self, row_leaves, quantiles, interpolation, tree_weighted, pooled,
+                  n_threads):
         """(n_rows, n_outputs, n_quantiles): each row's quantiles, in the order asked."""
         quantiles = np.asarray(quantiles, dtype=np.float64)
         order = np.argsort(quantiles, kind="stable")
@@ -221,8 +222,8 @@ class LeafListReader:
         out = np.empty((row_leaves.shape[0], self.n_outputs, len(quantiles)))
         for output, arrays in enumerate(self.outputs):
             part = np.empty((row_leaves.shape[0], len(quantiles)))
-            map_rows(forest_quantiles, row_leaves, part, *arrays, tree_weighted, ascending,
-                     code, n_threads=n_threads, n_trees=row_leaves.shape[1])
+            map_rows(forest_quantiles, row_leaves, part, *arrays, tree_weighted, pooled,
+                     ascending, code, n_threads=n_threads, n_trees=row_leaves.shape[1])
             out[:, output, order] = part
         return out
 

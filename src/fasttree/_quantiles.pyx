@@ -89,7 +89,27 @@ cdef struct Gather:
     uint64_t* scratch             # the sort's second buffer
     intp_t capacity               # items either buffer holds
     double* leaf_weight           # per tree, what its leaf's entry weights are divided by
+    double* tree_quantiles        # one tree's quantiles (row_tree_quantiles)
     int rank_bits                 # significant bits of the largest rank
+
+
+cdef int reserve(Gather* gather, intp_t n_items) noexcept nogil:
+    """Room for ``n_items`` items in both buffers; -1 when memory ran out."""
+    cdef intp_t capacity
+    cdef uint64_t* grown
+    if n_items <= gather.capacity:
+        return 0
+    capacity = max(n_items, 2 * gather.capacity)
+    grown = <uint64_t*> realloc(gather.items, capacity * sizeof(uint64_t))
+    if grown == NULL:
+        return -1
+    gather.items = grown
+    grown = <uint64_t*> realloc(gather.scratch, capacity * sizeof(uint64_t))
+    if grown == NULL:
+        return -1
+    gather.scratch = grown
+    gather.capacity = capacity
+    return 0
 
 
 cdef int gather_row(const LeafLists* lists, Gather* gather, const double* row_leaves,
@@ -97,25 +117,15 @@ cdef int gather_row(const LeafLists* lists, Gather* gather, const double* row_le
     """Sort the row's entries by (rank, tree); returns their number, or -1
     when memory ran out. Sets the total weight of the entries, summed tree
     by tree (exactly the trees that count, when each tree weighs 1)."""
-    cdef intp_t tree, n_items = 0, capacity
+    cdef intp_t tree, n_items = 0
     cdef int64_t start, stop, entry
-    cdef uint64_t* grown
     cdef double leaf_weight
     total_weight[0] = 0.0
     for tree in range(n_trees):
         if leaf_of(lists, row_leaves[tree], &start, &stop):
             n_items += stop - start
-    if n_items > gather.capacity:
-        capacity = max(n_items, 2 * gather.capacity)
-        grown = <uint64_t*> realloc(gather.items, capacity * sizeof(uint64_t))
-        if grown == NULL:
-            return -1
-        gather.items = grown
-        grown = <uint64_t*> realloc(gather.scratch, capacity * sizeof(uint64_t))
-        if grown == NULL:
-            return -1
-        gather.scratch = grown
-        gather.capacity = capacity
+    if reserve(gather, n_items) < 0:
+        return -1
     n_items = 0
     for tree in range(n_trees):
         if not leaf_of(lists, row_leaves[tree], &start, &stop):
@@ -153,20 +163,12 @@ cdef inline double interpolated(double low, double high, double fraction,
     return low + (high - low) * fraction
 
 
-cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row_leaves,
-                       intp_t n_trees, const double* quantiles, intp_t n_quantiles,
-                       int interpolation, double* out) noexcept nogil:
+cdef void walk_quantiles(const LeafLists* lists, const Gather* gather, const uint64_t* items,
+                         intp_t n_items, double total_weight, const double* quantiles,
+                         intp_t n_quantiles, int interpolation, double* out) noexcept nogil:
+    """The quantiles of ``n_items`` >= 1 sorted entries of ``total_weight``."""
     cdef double first, scale, value, position, running, next_weight, next_position
-    cdef double total_weight
-    cdef intp_t n_items, k, i = 0
-    cdef uint64_t* items
-    n_items = gather_row(lists, gather, row_leaves, n_trees, &total_weight, &items)
-    if n_items < 0:
-        return -1
-    if n_items == 0:
-        for k in range(n_quantiles):
-            out[k] = NAN
-        return 0
+    cdef intp_t k, i = 0
     first = item_weight(lists, gather, items[0])
     scale = total_weight - 0.5 * (first + item_weight(lists, gather, items[n_items - 1]))
     value = lists.targets[item_rank(items[0])]
@@ -188,18 +190,70 @@ cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row
             out[k] = interpolated(value, lists.targets[item_rank(items[i + 1])],
                                   (quantiles[k] - position) / (next_position - position),
                                   interpolation)
+
+
+cdef int row_quantiles(const LeafLists* lists, Gather* gather, const double* row_leaves,
+                       intp_t n_trees, const double* quantiles, intp_t n_quantiles,
+                       int interpolation, double* out) noexcept nogil:
+    """The quantiles of the row's leaves' entries pooled."""
+    cdef double total_weight
+    cdef intp_t n_items, k
+    cdef uint64_t* items
+    n_items = gather_row(lists, gather, row_leaves, n_trees, &total_weight, &items)
+    if n_items < 0:
+        return -1
+    if n_items == 0:
+        for k in range(n_quantiles):
+            out[k] = NAN
+        return 0
+    walk_quantiles(lists, gather, items, n_items, total_weight, quantiles, n_quantiles,
+                   interpolation, out)
     return 0
 
 
-cdef int allocate_gather(Gather* gather, intp_t n_trees, intp_t n_targets) noexcept nogil:
+cdef int row_tree_quantiles(const LeafLists* lists, Gather* gather, const double* row_leaves,
+                            intp_t n_trees, const double* quantiles, intp_t n_quantiles,
+                            int interpolation, double* out) noexcept nogil:
+    """The mean over the trees that count of each tree's quantiles of its
+    leaf's entries (already in rank order), summed in tree order."""
+    cdef intp_t tree, k, n_items, n_counted = 0
+    cdef int64_t start, stop, entry
+    cdef double leaf_weight
+    for k in range(n_quantiles):
+        out[k] = 0.0
+    for tree in range(n_trees):
+        if not leaf_of(lists, row_leaves[tree], &start, &stop):
+            continue
+        n_items = stop - start
+        if reserve(gather, n_items) < 0:
+            return -1
+        for entry in range(start, stop):
+            gather.items[entry - start] = pack_item(lists.entries[entry], <uint32_t> tree)
+        leaf_weight = leaf_total(lists, start, stop)
+        gather.leaf_weight[tree] = leaf_share(lists, leaf_weight)
+        walk_quantiles(lists, gather, gather.items, n_items,
+                       leaf_weight / gather.leaf_weight[tree], quantiles, n_quantiles,
+                       interpolation, gather.tree_quantiles)
+        for k in range(n_quantiles):
+            out[k] += gather.tree_quantiles[k]
+        n_counted += 1
+    for k in range(n_quantiles):
+        out[k] = out[k] / n_counted if n_counted else NAN
+    return 0
+
+
+cdef int allocate_gather(Gather* gather, intp_t n_trees, intp_t n_targets,
+                         intp_t n_quantiles) noexcept nogil:
     gather.capacity = max(n_trees, 1)
     gather.items = <uint64_t*> malloc(gather.capacity * sizeof(uint64_t))
     gather.scratch = <uint64_t*> malloc(gather.capacity * sizeof(uint64_t))
     gather.leaf_weight = <double*> malloc(max(n_trees, 1) * sizeof(double))
+    gather.tree_quantiles = <double*> malloc(max(n_quantiles, 1) * sizeof(double))
     gather.rank_bits = 1
     while gather.rank_bits < 32 and (<int64_t> 1) << gather.rank_bits < n_targets:
         gather.rank_bits += 1
-    if gather.items == NULL or gather.scratch == NULL or gather.leaf_weight == NULL:
+    if (gather.items == NULL or gather.scratch == NULL or gather.leaf_weight == NULL
+            or gather.tree_quantiles == NULL):
         free_gather(gather)
         return -1
     return 0
@@ -209,6 +263,8 @@ cdef void free_gather(Gather* gather) noexcept nogil:
     free(gather.items)
     free(gather.scratch)
     free(gather.leaf_weight)
+    free(gather.tree_quantiles)
+    gather.tree_quantiles = NULL
     gather.items = NULL
     gather.scratch = NULL
     gather.leaf_weight = NULL
@@ -216,8 +272,9 @@ cdef void free_gather(Gather* gather) noexcept nogil:
 
 def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] entries not None,
                      const double[::1] targets not None, const double[::1] rank_weights not None,
-                     bint tree_weighted, const double[::1] quantiles not None, int interpolation,
-                     const double[:, ::1] row_leaves not None, double[:, ::1] out not None):
+                     bint tree_weighted, bint pooled, const double[::1] quantiles not None,
+                     int interpolation, const double[:, ::1] row_leaves not None,
+                     double[:, ::1] out not None):
     """Each row's weighted quantiles of the targets in its leaves.
 
     Parameters
@@ -225,6 +282,12 @@ def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] ent
     starts, entries, targets, rank_weights : ndarray
         The leaf lists of one output (see ``LeafLists``); ``rank_weights``
         empty when every entry weighs 1.
+    tree_weighted : bool
+        See ``LeafLists.tree_weighted``.
+    pooled : bool
+        The quantiles of the row's leaves' entries pooled (quantile-forest's
+        ``aggregate_leaves_first``), else the mean over the trees of each
+        tree's quantiles of its leaf.
     quantiles : ndarray of float64
         In ``[0, 1]``, ascending.
     interpolation : int
@@ -250,11 +313,16 @@ def forest_quantiles(const int64_t[::1] starts not None, const uint32_t[::1] ent
     if n_rows == 0 or n_quantiles == 0:
         return 0
     with nogil:
-        status = allocate_gather(&gather, n_trees, targets.shape[0])
+        status = allocate_gather(&gather, n_trees, targets.shape[0], n_quantiles)
         row = 0
         while status == 0 and row < n_rows:
-            status = row_quantiles(&lists, &gather, &row_leaves[row, 0], n_trees,
-                                   &quantiles[0], n_quantiles, interpolation, &out[row, 0])
+            if pooled:
+                status = row_quantiles(&lists, &gather, &row_leaves[row, 0], n_trees,
+                                       &quantiles[0], n_quantiles, interpolation, &out[row, 0])
+            else:
+                status = row_tree_quantiles(&lists, &gather, &row_leaves[row, 0], n_trees,
+                                            &quantiles[0], n_quantiles, interpolation,
+                                            &out[row, 0])
             row += 1
         free_gather(&gather)
     if status < 0:

@@ -146,7 +146,7 @@ class ForestQuantileRegressor(ForestRegressor):
         return values
 
     def predict(self, X, quantiles=None, interpolation="linear", weighted_leaves=True,
-                oob_score=False, indices=None):
+                aggregate_leaves_first=True, oob_score=False, indices=None):
         """Quantiles (or the mean) of the target's distribution at each row.
 
         Parameters
@@ -166,6 +166,11 @@ class ForestQuantileRegressor(ForestRegressor):
             False weighs every target alike (by its sample weight), whatever
             its leaf's size (quantile-forest's default). The same when each
             leaf keeps one target.
+        aggregate_leaves_first : bool, default=True
+            The quantiles of the targets of all the row's leaves together;
+            False averages each tree's quantiles of its own leaf's targets
+            (as quantile-forest's option of that name). The mean is the
+            same either way.
         oob_score : bool, default=False
             X holds training rows: each row's quantiles from the trees that
             did not draw it (needs ``bootstrap=True``); NaN, with a warning,
@@ -187,12 +192,16 @@ class ForestQuantileRegressor(ForestRegressor):
                                       else quantiles)
         check_choice(interpolation, "interpolation", INTERPOLATIONS)
         check_flag(weighted_leaves, "weighted_leaves")
+        check_flag(aggregate_leaves_first, "aggregate_leaves_first")
         leaves = self._row_leaves(X, oob_score, indices)
         n_threads = resolve_n_jobs(self.n_jobs)
         if asked is None:
-            return self._shaped(self._reader().means(leaves, weighted_leaves, n_threads))
+            # The mean of each tree's mean is the forest's mean with each tree weighing 1.
+            return self._shaped(self._reader().means(
+                leaves, weighted_leaves or not aggregate_leaves_first, n_threads))
         return self._shaped(self._reader().quantiles(leaves, asked, interpolation,
-                                                     weighted_leaves, n_threads))
+                                                     weighted_leaves, aggregate_leaves_first,
+                                                     n_threads))
 
     def quantile_ranks(self, X, y, kind="rank", weighted_leaves=True, oob_score=False,
                        indices=None):

@@ -131,7 +131,7 @@ def weighted_quantiles(values, weights, quantiles, total_weight, interpolation="
 
 
 def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear",
-                            tree_weighted=True):
+                            tree_weighted=True, pooled=True):
     """Quantiles of every row.
 
     Parameters
@@ -145,6 +145,10 @@ def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear"
     interpolation : {"linear", "lower", "higher", "midpoint", "nearest"}
     tree_weighted : bool
         Each tree weighs 1 (Meinshausen), or each entry its row's weight.
+    pooled : bool
+        The quantiles of all the row's entries, or else the mean over the
+        trees that count (summed in tree order) of each tree's quantiles of
+        its own leaf's entries.
 
     Returns
     -------
@@ -153,10 +157,25 @@ def quantile_forest_predict(trees, row_leaves, quantiles, interpolation="linear"
     """
     out = []
     for leaves in np.asarray(row_leaves):
-        items, total_weight = _row_items(trees, leaves, tree_weighted)
-        out.append(weighted_quantiles([item[3] for item in items],
-                                      [item[2] for item in items], list(quantiles),
-                                      total_weight, interpolation))
+        if pooled:
+            items, total_weight = _row_items(trees, leaves, tree_weighted)
+            out.append(weighted_quantiles([item[3] for item in items],
+                                          [item[2] for item in items], list(quantiles),
+                                          total_weight, interpolation))
+            continue
+        sums, n_counted = [0.0] * len(quantiles), 0
+        for tree, leaf in enumerate(leaves):
+            alone = [-1] * len(leaves)
+            alone[tree] = leaf
+            items, total_weight = _row_items(trees, alone, tree_weighted)
+            if not items:
+                continue
+            tree_quantiles = weighted_quantiles([item[3] for item in items],
+                                                [item[2] for item in items],
+                                                list(quantiles), total_weight, interpolation)
+            sums = [total + value for total, value in zip(sums, tree_quantiles)]
+            n_counted += 1
+        out.append([total / n_counted if n_counted else math.nan for total in sums])
     return np.array(out, dtype=np.float64).reshape(len(out), len(quantiles))
 
 
