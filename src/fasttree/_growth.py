@@ -25,9 +25,9 @@ from ._targets import (QUANTILE_CRITERIA, check_regression_target, encode_output
                        impurity_exponent, target_scale_exponent)
 from ._tree import build_tree
 from ._threads import resolve_n_jobs
-from ._validation import (check_array_2d, check_int_or_fraction, check_sample_weight,
-                          feature_names_of, invalid_parameter, is_int_at_least, is_sparse,
-                          sparse_for_fit, warn_user)
+from ._validation import (check_array_2d, check_int_or_fraction, check_open_fraction,
+                          check_sample_weight, feature_names_of, invalid_parameter,
+                          is_int_at_least, is_sparse, sparse_for_fit, warn_user)
 
 # 'log_loss' is scikit-learn's name for the entropy criterion.
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy,
@@ -235,9 +235,7 @@ def check_criterion_features(criterion, categories):
 def check_quantile_level(quantile):
     """Raise unless ``quantile`` (the level of criterion='quantile') is a real
     number strictly between 0 and 1; bools are refused."""
-    if (isinstance(quantile, (bool, np.bool_)) or not isinstance(quantile, numbers.Real)
-            or not 0.0 < float(quantile) < 1.0):
-        raise invalid_parameter("quantile", "a float in the range (0.0, 1.0)", quantile)
+    check_open_fraction(quantile, "quantile")
 
 
 def multi_output_criterion(criterion, sample_weight, class_index=None, n_classes=None,

@@ -9,15 +9,6 @@ import numpy as np
 HONEST_STREAM = 0x40E57
 
 
-def check_honest_fraction(fraction):
-    """The share of a tree's drawn rows that choose its splits, in (0, 1)."""
-    if isinstance(fraction, (bool, np.bool_)) or not isinstance(
-            fraction, (int, float, np.integer, np.floating)) or not 0 < fraction < 1:
-        raise ValueError("The 'honest_fraction' parameter must be a float in (0.0, 1.0), "
-                         f"got {fraction!r}")
-    return float(fraction)
-
-
 def honest_halves(seed, counts, fraction):
     """A tree's drawn rows (``counts`` > 0) cut at random: the rows that grow
     its splits and those that estimate its leaves, as draw counts of each
@@ -53,9 +44,8 @@ def honest_values(tree, rows, target, weight):
     """
     used = np.flatnonzero(weight > 0)
     leaves = tree.apply(rows[used])
-    is_leaf = tree.nodes["left_child"] == -1
-    leaf_number = np.cumsum(is_leaf) - 1
-    n_leaves = int(is_leaf.sum())
+    leaf_number = tree.leaf_numbers()
+    n_leaves = tree.n_leaves
     target = target.reshape(len(target), -1)[used]
     leaf_weight = np.bincount(leaf_number[leaves], weights=weight[used], minlength=n_leaves)
     node_weight = tree._summed_up(leaf_weight)

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_choice
+from ._validation import check_choice, check_open_fraction
 
 # Rows of the n_rows x n_training matrix of leave-one-out means that
 # jackknife+ holds at once: about 32 MB.
@@ -26,13 +26,6 @@ def conformal_rank(alpha, n_scores):
     """The rank (1-based) of the score a 1 - alpha interval reaches:
     ceil((1 - alpha)(n + 1)); above n_scores, the interval is unbounded."""
     return math.ceil((1.0 - alpha) * (n_scores + 1) - 1e-12)
-
-
-def check_alpha(alpha):
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(
-            alpha, (int, float, np.integer, np.floating)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a float in (0, 1), got {alpha!r}")
-    return float(alpha)
 
 
 class ForestIntervals:
@@ -98,11 +91,15 @@ class ForestIntervals:
     def _oob_means(self, X, indices):
         """Out-of-bag means of training rows (see ``calibrate``'s ``oob``)."""
         leaves = self._oob_tree_mask(X.shape[0], indices)
-        values = self._ensemble_arrays()["values"]
-        per_tree = self._per_tree_values(X, np.ascontiguousarray(values[:, :1]))
+        per_tree = self._tree_means(X)
         counted = (~leaves).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(leaves, 0.0, per_tree).sum(axis=1) / counted
+
+    def _tree_means(self, X):
+        """(n_rows, n_trees): each tree's value (one output) for each row."""
+        values = self._ensemble_arrays()["values"]
+        return self._per_tree_values(X, np.ascontiguousarray(values[:, :1]))
 
     def _oob_tree_mask(self, n_rows, indices):
         """(n_rows, n_trees): True where the tree drew the row, the rows
@@ -152,7 +149,7 @@ class ForestIntervals:
             the level: fewer than 1 / alpha - 1).
         """
         self._single_output_for_intervals()
-        alpha = check_alpha(alpha)
+        alpha = check_open_fraction(alpha, "alpha")
         check_choice(method, "method", self._interval_methods)
         X = self._validate_X_for_predict(X)
         if method == "oob":
@@ -206,8 +203,7 @@ class ForestIntervals:
         if self._tree_aggregation() != "mean":
             raise ValueError("method='oob' centres on the mean of the trees; this forest "
                              "aggregates them by their median")
-        left_out = np.stack([self._tree_counts(tree) == 0 for tree in range(len(self._trees))],
-                            axis=1)
+        left_out = ~self._oob_tree_mask(self._n_samples, None)
         n_left_out = left_out.sum(axis=1)
         usable = (n_left_out > 0) & ~np.isnan(residuals)
         left_out = left_out[usable].astype(np.float64)
@@ -216,8 +212,7 @@ class ForestIntervals:
         n_scores = len(residuals)
         high_rank = conformal_rank(alpha, n_scores)
         low_rank = n_scores + 1 - high_rank  # floor(alpha (n + 1))
-        values = self._ensemble_arrays()["values"]
-        per_tree = self._per_tree_values(X, np.ascontiguousarray(values[:, :1]))
+        per_tree = self._tree_means(X)
         out = np.empty((X.shape[0], 2))
         out[:, 0] = -math.inf if low_rank < 1 else 0.0
         out[:, 1] = math.inf if high_rank > n_scores else 0.0

@@ -45,12 +45,6 @@ def resolve_max_samples_leaf(max_samples_leaf, n_samples):
                      f"{max_samples_leaf!r}")
 
 
-def _leaf_number_of_nodes(tree):
-    """Per node of ``tree``, its number among the tree's leaves (node order)."""
-    is_leaf = tree.nodes["left_child"] == -1
-    return np.cumsum(is_leaf) - 1
-
-
 def build_leaf_lists(trees, rows, targets, counts_of, weights, max_samples_leaf, seeds,
                      target_dtype, map_trees):
     """Every tree's leaf lists, as a quantile forest stores them.
@@ -91,7 +85,7 @@ def build_leaf_lists(trees, rows, targets, counts_of, weights, max_samples_leaf,
 
     def lists_of(index):
         tree = trees[index]
-        leaf_of_row = _leaf_number_of_nodes(tree)[tree.apply(rows)]
+        leaf_of_row = tree.leaf_numbers()[tree.apply(rows)]
         counts = np.asarray(counts_of(index), dtype=np.int64)
         if usable is not None:
             counts = np.where(usable, counts, 0)

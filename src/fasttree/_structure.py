@@ -258,6 +258,12 @@ class Tree:
                 self._leaf_weights.astype(np.float64))
         return self._weighted_n_node_samples
 
+    def leaf_numbers(self):
+        """Per node, its number among the tree's leaves in node order (the
+        order of ``leaf_values``); an inner node's is that of the last leaf
+        before it."""
+        return np.cumsum(self._nodes["left_child"] == -1) - 1
+
     def _spread_impurity(self):
         """Every node's squared error from its leaves': an inner node's is
         its children's, weighted, plus the weighted spread of their means

@@ -93,6 +93,15 @@ def invalid_parameter(name, expected, value):
     return error_class(f"The {name!r} parameter must be {expected}. Got {value!r} instead.")
 
 
+def check_open_fraction(value, name):
+    """``value`` as a float, after checking that it is a real number strictly
+    between 0 and 1 (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
+            0.0 < float(value) < 1.0):
+        raise invalid_parameter(name, "a float in the range (0.0, 1.0)", value)
+    return float(value)
+
+
 def check_choice(value, name, choices):
     """Raise unless ``value`` is one of the strings ``choices``."""
     if not isinstance(value, str) or value not in choices:

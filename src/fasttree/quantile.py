@@ -12,13 +12,13 @@ from ._base import r2_score
 from ._docstrings import shared_docs
 from ._ensemble import check_flag, map_members
 from ._growth import REGRESSION_CRITERIA_WITH_QUANTILE, criterion_named
-from ._honest import check_honest_fraction, honest_halves
+from ._honest import honest_halves
 from ._leaf_lists import (INTERPOLATIONS, RANK_KINDS, LeafListReader, build_leaf_lists,
                           check_leaf_lists, packed_lists, resolve_max_samples_leaf,
                           unpacked_lists)
 from ._model_file import ModelFileError, model_file_class
 from ._threads import resolve_n_jobs
-from ._validation import check_choice, rows_for_walk
+from ._validation import check_choice, check_open_fraction, rows_for_walk
 from .forest import ForestRegressor
 from .tree import DecisionTreeRegressor, ExtraTreeRegressor
 
@@ -70,7 +70,7 @@ class ForestQuantileRegressor(ForestRegressor):
         resolve_max_samples_leaf(self.max_samples_leaf, 1)
         _checked_quantiles(self.default_quantiles)
         check_flag(self.honest, "honest")
-        check_honest_fraction(self.honest_fraction)
+        check_open_fraction(self.honest_fraction, "honest_fraction")
         if self.honest and criterion_named(self.criterion) not in HONEST_CRITERIA:
             raise ValueError(f"honest=True estimates the leaves' values by their mean: use a "
                              f"criterion of {HONEST_CRITERIA}, not {self.criterion!r}")
