@@ -11,7 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from fasttree import (AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier,
                       BaggingRegressor, DecisionTreeClassifier, DecisionTreeRegressor,
                       ExtraTreeClassifier, ExtraTreeRegressor, ExtraTreesClassifier,
-                      ExtraTreesQuantileRegressor, ExtraTreesRegressor,
+                      ExtraTreesQuantileRegressor, ExtraTreesRegressor, LinearExpert,
+                      LogisticExpert, MixtureOfExpertsClassifier, MixtureOfExpertsRegressor,
                       RandomForestClassifier, RandomForestQuantileRegressor,
                       RandomForestRegressor, RuleListClassifier)
 
@@ -23,7 +24,9 @@ ESTIMATORS = [DecisionTreeClassifier(), DecisionTreeRegressor(), ExtraTreeClassi
               BaggingClassifier(n_estimators=5), BaggingRegressor(n_estimators=5),
               AdaBoostClassifier(n_estimators=5), AdaBoostRegressor(n_estimators=5),
               RuleListClassifier(), RandomForestQuantileRegressor(n_estimators=5),
-              ExtraTreesQuantileRegressor(n_estimators=5)]
+              ExtraTreesQuantileRegressor(n_estimators=5), LogisticExpert(), LinearExpert(),
+              MixtureOfExpertsClassifier(), MixtureOfExpertsRegressor(),
+              MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=2), levels=2)]
 
 # A weight of 2 and a repeated row are the same data to a tree, but not to a
 # random draw of rows: the draws depend on the number of rows, so the two fits
@@ -37,6 +40,10 @@ EXPECTED_FAILURES = {
     **{name: dict.fromkeys(WEIGHT_EQUIVALENCE, RANDOM_ROW_DRAWS.format(name=name))
        for name in ("RandomForestClassifier", "RandomForestRegressor", "BaggingClassifier",
                     "BaggingRegressor", "AdaBoostRegressor")},
+    # A mixture's initial split draws k-means++ centres among the rows.
+    **{name: dict.fromkeys(WEIGHT_EQUIVALENCE, RANDOM_ROW_DRAWS.format(name=name)
+                           + " (the k-means++ centres EM starts from are drawn among the rows)")
+       for name in ("MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor")},
     # The rule list holds out a random third of the rows to prune its rules.
     "RuleListClassifier": dict.fromkeys(
         WEIGHT_EQUIVALENCE, RANDOM_ROW_DRAWS.format(name="RuleListClassifier")

@@ -15,10 +15,11 @@ def test_public_names_are_the_estimators_the_tree_readers_and_model_files():
     assert set(fasttree.__all__) == {
         "AdaBoostClassifier", "AdaBoostRegressor", "BaggingClassifier", "BaggingRegressor",
         "DecisionTreeClassifier",
-        "DataConversionWarning", "DecisionTreeRegressor", "ExtraTreeClassifier",
+        "ConvergenceWarning", "DataConversionWarning", "DecisionTreeRegressor", "ExtraTreeClassifier",
         "ExtraTreeRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
             "ExtraTreesQuantileRegressor", "RandomForestQuantileRegressor", "InvalidParameterError",
-        "ModelFileError", "NotFittedError",
+        "LinearExpert", "LogisticExpert", "MixtureOfExpertsClassifier",
+        "MixtureOfExpertsRegressor", "ModelFileError", "NotFittedError",
         "RandomForestClassifier", "RandomForestRegressor", "RuleListClassifier",
         "__version__", "export_graphviz", "export_onnx", "export_shap", "export_text", "load",
         "merge_forests",

@@ -11,7 +11,8 @@ import os
 # below); a value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ._validation import DataConversionWarning, InvalidParameterError, NotFittedError
+from ._validation import (ConvergenceWarning, DataConversionWarning, InvalidParameterError,
+                          NotFittedError)
 from ._model_file import ModelFileError, load
 from ._merge import merge_forests
 from ._onnx import export_onnx, onnx_rows
@@ -20,8 +21,10 @@ from ._shap import export_shap
 from ._version import __version__
 from .bagging import BaggingClassifier, BaggingRegressor
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
+from .experts import LinearExpert, LogisticExpert
 from .forest import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                      RandomForestRegressor)
+from .mixture import MixtureOfExpertsClassifier, MixtureOfExpertsRegressor
 from .quantile import ExtraTreesQuantileRegressor, RandomForestQuantileRegressor
 from .rule_list import RuleListClassifier
 from .rules import export_graphviz, export_text, plot_tree, tree_rules
@@ -33,6 +36,7 @@ __all__ = [
     "AdaBoostRegressor",
     "BaggingClassifier",
     "BaggingRegressor",
+    "ConvergenceWarning",
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
@@ -42,6 +46,10 @@ __all__ = [
     "ExtraTreesQuantileRegressor",
     "ExtraTreesRegressor",
     "InvalidParameterError",
+    "LinearExpert",
+    "LogisticExpert",
+    "MixtureOfExpertsClassifier",
+    "MixtureOfExpertsRegressor",
     "ModelFileError",
     "NotFittedError",
     "RandomForestClassifier",

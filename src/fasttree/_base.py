@@ -107,6 +107,15 @@ class BaseEstimator:
             self.is_categorical_ = encoding.mask
             self.categories_ = encoding.levels
 
+    def _set_input_attributes(self, n_features, feature_names, encoding):
+        """``n_features_in_``, ``feature_names_in_`` and the categories of this fit."""
+        self.n_features_in_ = n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._set_encoding(encoding)
+
     def _has_encoding(self, encoding):
         """Whether a fit's category encoding (or None) is the published one."""
         mask = getattr(self, "is_categorical_", None)

@@ -53,6 +53,16 @@ SHARED = {
     fasttree members, while members from other libraries get float64 (a
     sparse X stays sparse) and decide on NaN themselves.""",
 
+    "mixture_fit_X": X_INPUTS + """
+    Categories become their codes for the experts (fasttree's trees split
+    them as categories) and one-hot columns for the gates; NaN reaches the
+    experts as it is and the gates as the training mean. A sparse X is made
+    dense, since the gates read every value.""",
+    "linear_fit_X": X_INPUTS + """
+    A categorical column becomes one input per category (a missing or
+    unseen category: none of them) and a missing number the column's
+    training mean. A sparse X is made dense.""",
+
     # ---------------------------------------------------------- trees
     "classification_criterion": """\
 criterion : {'gini', 'entropy', 'log_loss', 'gain_ratio', 'misclassification'}
@@ -376,6 +386,57 @@ estimator_weights_ : ndarray of float64
 feature_importances_ : ndarray of shape (n_features,)
     The members' importances averaged with their weights, normalised to
     sum to 1.""",
+
+    # ---------------------------------------------------------- mixtures
+    "mixture_parameters": """\
+n_experts : int
+    Experts under each gate: ``n_experts`` with ``levels=1``,
+    ``n_experts ** 2`` with ``levels=2``.
+levels : {1, 2}
+    1: one softmax gate over the experts; 2: a top gate over
+    ``n_experts`` groups, and a gate per group over its experts.
+max_iter : int
+    Most EM iterations (a ``ConvergenceWarning`` when EM reaches it
+    without converging).
+tol : float
+    EM stops when an iteration raises the weighted mean log-likelihood of
+    the training rows by less than this.
+alpha : float
+    Ridge penalty of the gates' coefficients (on their standardised
+    inputs; not the intercepts).
+n_init : int
+    EM runs from this many initial splits (the k-means draws go on from
+    one to the next) and keeps the run of the highest final
+    log-likelihood (the first on ties), as scikit-learn's GaussianMixture
+    does; EM finds a local maximum from each.
+random_state : None, int, numpy Generator or RandomState
+    Seeds the initial splits (k-means) and, separately, each expert's own
+    ``random_state``, which stays the same over the EM iterations.
+categorical_features : 'from_dtype', None or array-like
+    Which features are categorical (as fasttree's trees take it; see
+    their ``categorical_features``): the gates read them one-hot, and
+    experts that take ``categorical_features`` are told which they are.
+n_jobs : int or None
+    Threads refitting the experts in each M-step (fasttree's trees fit
+    without the GIL); the same mixture whatever its value.
+verbose : int
+    1 or more: a line on standard error after each EM iteration, with the
+    log-likelihood, its change and the time so far.""",
+    "fitted_mixture": """\
+gate_coef_ : list of ndarray of shape (n_branches, n_gate_inputs)
+    Each gate's coefficients on the gates' inputs (numeric features
+    standardised, categorical ones one-hot): gate 0 is the top gate, then
+    (``levels=2``) each group's in order. The last branch's are 0, the
+    reference of the softmax.
+gate_intercept_ : list of ndarray of shape (n_branches,)
+    Each gate's intercepts, in the same order.
+log_likelihood_ : ndarray of float64
+    The training rows' weighted mean log-likelihood after each EM
+    iteration (of the run kept); it never decreases.
+n_iter_ : int
+    EM iterations of the run kept.
+converged_ : bool
+    Whether that run stopped by ``tol`` rather than ``max_iter``.""",
 
     # ---------------------------------------------------------- attributes
     "fitted_inputs": """\

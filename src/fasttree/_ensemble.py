@@ -385,12 +385,3 @@ class BaseEnsemble(BaseEstimator):
             raise ValueError(f"warm_start=True adds members to the {type(self).__name__} "
                              f"fitted on a y of {fitted_y}, but this y has {given_y}: fit on "
                              "a y like the first, or set warm_start=False to fit anew")
-
-    def _set_input_attributes(self, n_features, feature_names, encoding):
-        """``n_features_in_``, ``feature_names_in_`` and the categories of this fit."""
-        self.n_features_in_ = n_features
-        if feature_names is not None:
-            self.feature_names_in_ = feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self._set_encoding(encoding)

@@ -54,7 +54,8 @@ def _check_estimator(estimator, foreign_members):
         missing.remove(parameter)
     if missing:
         raise ModelFileError(f"the {name} lacks its parameters {missing}")
-    fitted = [attribute for attribute in ("tree_", "_trees", "estimators_", "rules_")
+    fitted = [attribute for attribute in ("tree_", "_trees", "estimators_", "rules_", "experts_",
+                                          "coef_")
               if attribute in estimator.__dict__]
     if not fitted:
         # An unfitted estimator holds its parameters only (and empty caches).
@@ -101,6 +102,11 @@ def _check_estimator(estimator, foreign_members):
         if not isinstance(classes, np.ndarray) or classes.ndim != 1:
             raise ModelFileError(f"the {name}'s classes_ are malformed")
         _check_rules(estimator, n_features, classes.shape[0])
+    own_checks = getattr(estimator, "_check_fitted_parts", None)
+    if own_checks is not None:
+        # What only this kind of estimator holds (a mixture's gates and
+        # experts, a linear model's coefficients).
+        own_checks(foreign_members)
 
 
 def _check_leaf_values(estimator, tree, classifier):

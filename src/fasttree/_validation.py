@@ -27,6 +27,12 @@ class DataConversionWarning(UserWarning):
     where its exceptions are imported."""
 
 
+class ConvergenceWarning(UserWarning):
+    """Warns that an iterative fit stopped at its most iterations before it
+    converged; also scikit-learn's ``ConvergenceWarning`` where its
+    exceptions are imported."""
+
+
 _BRIDGES = {}
 
 
@@ -112,6 +118,12 @@ def data_conversion_warning():
     """The class of the warning for converted input (see
     :class:`DataConversionWarning`)."""
     return _bridged(DataConversionWarning, "DataConversionWarning")
+
+
+def convergence_warning():
+    """The class of the warning that a fit did not converge (see
+    :class:`ConvergenceWarning`)."""
+    return _bridged(ConvergenceWarning, "ConvergenceWarning")
 
 
 def feature_names_of(X):

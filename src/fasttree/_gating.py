@@ -1,0 +1,162 @@
+"""The gates of a mixture of experts: what they read of a row, their
+softmax weights, their M-step, and the seeded split of the input space EM
+starts from.
+
+A gate reads the numeric features standardised (training means and
+standard deviations, missing values at the mean, that is 0) and each
+categorical feature one-hot (a missing or unseen category: all zeros).
+"""
+
+import warnings
+
+import numpy as np
+
+from ._softmax import bound_steps, log_softmax, weighted_log_likelihood, with_intercept
+
+# Bound (minorise-maximise) steps per gate and EM iteration: each raises the
+# gate's penalised objective, and EM iterates anyway, so a few suffice.
+GATE_STEPS = 5
+# Most rounds of Lloyd's k-means in the initial split.
+KMEANS_ROUNDS = 100
+
+
+class GateInputs:
+    """The gates' view of the rows: how each column is standardised or one-hot.
+
+    Parameters
+    ----------
+    mean, scale : ndarray
+        Each numeric column's training mean and standard deviation, in
+        column order.
+    categorical : ndarray of bool of shape (n_features,) or None
+        Which columns are categorical (None: none).
+    n_levels : sequence of int
+        Levels of each categorical column, in column order.
+    """
+
+    def __init__(self, mean, scale, categorical=None, n_levels=()):
+        self.mean, self.scale = mean, scale
+        n_features = len(mean) + len(n_levels)
+        self.categorical = (np.zeros(n_features, dtype=bool) if categorical is None
+                            else np.asarray(categorical, dtype=bool))
+        self.n_levels = [int(count) for count in n_levels]
+
+    @classmethod
+    def fit(cls, X, categorical=None, n_levels=()):
+        """The view learnt from training rows X (categorical columns as codes,
+        NaN where missing): means and standard deviations of the numeric
+        columns, ignoring missing values (a constant or empty column: scale 1)."""
+        numeric = X if categorical is None else X[:, ~np.asarray(categorical, dtype=bool)]
+        with warnings.catch_warnings():
+            # A column of missing values only has no mean: it gets 0 below.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(numeric, axis=0)
+            scale = np.nanstd(numeric, axis=0)
+        mean[~np.isfinite(mean)] = 0.0
+        scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
+        return cls(mean, scale, categorical, n_levels)
+
+    @property
+    def n_inputs(self):
+        """Values a gate reads per row (without its intercept)."""
+        return int((~self.categorical).sum()) + sum(self.n_levels)
+
+    def transform(self, X):
+        """Z of shape (n_samples, n_inputs), float64, in column order."""
+        Z = np.zeros((X.shape[0], self.n_inputs))
+        position, numeric, categorical = 0, 0, 0
+        for column in range(X.shape[1]):
+            values = np.asarray(X[:, column], dtype=np.float64)
+            if self.categorical[column]:
+                n_levels = self.n_levels[categorical]
+                known = np.flatnonzero(np.isfinite(values) & (values >= 0) & (values < n_levels))
+                Z[known, position + values[known].astype(np.intp)] = 1.0
+                position += n_levels
+                categorical += 1
+            else:
+                standard = (values - self.mean[numeric]) / self.scale[numeric]
+                Z[:, position] = np.where(np.isnan(standard), 0.0, standard)
+                position += 1
+                numeric += 1
+        return Z
+
+
+def log_gate(Zi, V):
+    """Each row's log-weight of each branch of a gate with coefficients V."""
+    return log_softmax(Zi @ V)
+
+
+def update_gate(Zi, V, targets, weights, alpha):
+    """A gate's M-step: GATE_STEPS bound steps towards the soft ``targets``
+    (responsibilities, rows summing to 1) with row ``weights``. The new
+    coefficients replace V only when they do not lower the weighted
+    log-likelihood of the targets, so that EM's likelihood never falls."""
+    if V.shape[1] == 1 or not weights.sum() > 0:
+        return V
+    candidate = bound_steps(Zi, V, targets, weights, alpha, GATE_STEPS)
+    if (weighted_log_likelihood(Zi, candidate, targets, weights)
+            >= weighted_log_likelihood(Zi, V, targets, weights)):
+        return candidate
+    return V
+
+
+def kmeans(Z, n_clusters, weights, rng):
+    """Weighted k-means (k-means++ seeding, then Lloyd's rounds) of Z's rows;
+    each row's cluster, 0 .. n_clusters - 1.
+
+    Raises ValueError when the rows of positive weight have fewer than
+    ``n_clusters`` distinct values, or a cluster ends without weight.
+    """
+    n_samples = Z.shape[0]
+    total = weights.sum()
+    centres = [Z[rng.choice(n_samples, p=weights / total)]]
+    nearest = np.sum((Z - centres[0]) ** 2, axis=1)
+    for _ in range(1, n_clusters):
+        spread = weights * nearest
+        if not spread.sum() > 0:
+            raise ValueError(f"cannot split the rows into {n_clusters} groups to start from: "
+                             "they have fewer distinct values (of positive weight); lower "
+                             "n_experts")
+        centres.append(Z[rng.choice(n_samples, p=spread / spread.sum())])
+        nearest = np.minimum(nearest, np.sum((Z - centres[-1]) ** 2, axis=1))
+    centres = np.array(centres)
+    labels = None
+    for _ in range(KMEANS_ROUNDS):
+        distances = np.column_stack([np.sum((Z - centre) ** 2, axis=1) for centre in centres])
+        new_labels = np.argmin(distances, axis=1)
+        if labels is not None and np.array_equal(new_labels, labels):
+            break
+        labels = new_labels
+        cluster_weight = np.bincount(labels, weights=weights, minlength=n_clusters)
+        if not (cluster_weight > 0).all():
+            raise ValueError(f"cannot split the rows into {n_clusters} groups of positive "
+                             "weight to start from; lower n_experts")
+        for cluster in range(n_clusters):
+            members = labels == cluster
+            centres[cluster] = weights[members] @ Z[members] / cluster_weight[cluster]
+    return labels
+
+
+def initial_paths(Z, n_branches, levels, weights, rng):
+    """Each row's expert at the start of EM: its cluster in a k-means of Z
+    into the experts. With two levels, the ``n_branches ** 2`` clusters are
+    ordered along the first principal axis of their centres (its largest
+    entry made positive, so the order does not depend on the SVD's sign) and
+    taken ``n_branches`` at a time into groups: expert ``i * n_branches + j``
+    is the j-th cluster of group i, so a group's experts start side by side."""
+    n_experts = n_branches ** levels
+    labels = kmeans(Z, n_experts, weights, rng)
+    if levels == 1:
+        return labels
+    centres = np.array([weights[labels == cluster] @ Z[labels == cluster]
+                        / weights[labels == cluster].sum() for cluster in range(n_experts)])
+    centred = centres - centres.mean(axis=0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    axis = axis if axis[np.argmax(np.abs(axis))] >= 0 else -axis
+    order = np.argsort(centred @ axis, kind="stable")
+    expert_of_cluster = np.empty(n_experts, dtype=np.intp)
+    expert_of_cluster[order] = np.arange(n_experts)
+    return expert_of_cluster[labels]
+
+
+__all__ = ["GateInputs", "initial_paths", "kmeans", "log_gate", "update_gate", "with_intercept"]

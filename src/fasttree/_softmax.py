@@ -1,0 +1,132 @@
+"""Weighted softmax (multinomial logistic) regression in numpy: the gates of
+a mixture of experts and its default logistic expert.
+
+Coefficients are a matrix ``V`` of shape (q + 1, K): the intercept in the
+first row, and the last column fixed at 0 (the reference class), so that
+the penalised problem has one optimum. Rows are ``[1, z]``.
+"""
+
+import numpy as np
+
+# Added to the bound matrix's diagonal so that it stays positive definite
+# when a column of the inputs is constant and alpha is 0.
+JITTER = 1e-10
+
+
+def with_intercept(Z):
+    """``[1, Z]``: Z (n, q) with a first column of ones, float64."""
+    return np.hstack([np.ones((Z.shape[0], 1)), np.asarray(Z, dtype=np.float64)])
+
+
+def log_softmax(scores):
+    """Row-wise ``log(softmax(scores))``, stable for large scores."""
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def softmax(scores):
+    """Row-wise softmax of ``scores`` (n, K)."""
+    return np.exp(log_softmax(scores))
+
+
+def weighted_log_likelihood(Zi, V, targets, weights):
+    """``sum_n w_n sum_k T_nk log softmax(Zi V)_nk``: the soft-target
+    log-likelihood a gate's M-step raises."""
+    log_p = log_softmax(Zi @ V)
+    # Targets of 0 contribute 0 even where log p underflows to -inf.
+    return float(np.sum(weights[:, None] * np.where(targets > 0, targets * log_p, 0.0)))
+
+
+def bound_matrix(Zi, weights, n_classes, alpha):
+    """Böhning's bound on the curvature of the penalised per-weight
+    log-likelihood, for the K - 1 free columns (class-major order).
+
+    ``0.5 (I - 11'/K) ⊗ A`` with ``A = Zi' W Zi / sum(W)`` bounds the negative
+    Hessian of the softmax log-likelihood everywhere, so a step that solves
+    against it never lowers the objective (a minorise-maximise step); it
+    depends on the weights only, so one matrix serves every step of an update.
+    """
+    n_free = n_classes - 1
+    covariance = (Zi * weights[:, None]).T @ Zi / weights.sum()
+    spread = 0.5 * (np.eye(n_free) - np.ones((n_free, n_free)) / n_classes)
+    penalised = np.ones(Zi.shape[1])
+    penalised[0] = 0.0  # the intercept is not penalised
+    matrix = np.kron(spread, covariance) + alpha * np.kron(np.eye(n_free), np.diag(penalised))
+    matrix[np.diag_indices_from(matrix)] += JITTER
+    return matrix
+
+
+def gradient(Zi, V, targets, weights, alpha):
+    """Gradient of the penalised per-weight log-likelihood with respect to
+    the K - 1 free columns of V, shape (q + 1, K - 1)."""
+    residual = weights[:, None] * (targets - softmax(Zi @ V))
+    grad = (Zi.T @ residual[:, :-1]) / weights.sum()
+    grad[1:] -= alpha * V[1:, :-1]
+    return grad
+
+
+def bound_steps(Zi, V, targets, weights, alpha, n_steps):
+    """``n_steps`` bound steps from V (not changed); the new coefficients.
+
+    Each step raises (never lowers) the penalised per-weight log-likelihood
+    ``sum w T log softmax(Zi V) / sum w - alpha/2 |V[1:]|^2``.
+    """
+    n_classes = V.shape[1]
+    if n_classes == 1 or not weights.sum() > 0:
+        return V.copy()
+    solver = np.linalg.cholesky(bound_matrix(Zi, weights, n_classes, alpha))
+    V = V.copy()
+    for _ in range(n_steps):
+        grad = gradient(Zi, V, targets, weights, alpha)
+        # Class-major: column k's q + 1 values, then column k + 1's.
+        step = np.linalg.solve(solver.T, np.linalg.solve(solver, grad.T.ravel()))
+        V[:, :-1] += step.reshape(n_classes - 1, -1).T
+    return V
+
+
+def newton_fit(Zi, targets, weights, alpha, max_iter=100, tol=1e-10):
+    """The penalised maximum-likelihood coefficients by Newton's method with
+    step halving (the objective is strictly concave for alpha > 0); returns
+    (V, iterations used). Converged when a full step changes no coefficient
+    by more than ``tol`` (relative to 1 + its size)."""
+    n_classes = targets.shape[1]
+    V = np.zeros((Zi.shape[1], n_classes))
+    if n_classes == 1:
+        return V, 0
+    total = weights.sum()
+    n_free = n_classes - 1
+    penalised = np.ones(Zi.shape[1])
+    penalised[0] = 0.0
+
+    def objective(V):
+        return (weighted_log_likelihood(Zi, V, targets, weights) / total
+                - 0.5 * alpha * float(np.sum(V[1:] ** 2)))
+
+    current = objective(V)
+    for iteration in range(1, max_iter + 1):
+        P = softmax(Zi @ V)[:, :-1]
+        grad = gradient(Zi, V, targets, weights, alpha)
+        hessian = np.empty((n_free, Zi.shape[1], n_free, Zi.shape[1]))
+        for k in range(n_free):
+            for m in range(k, n_free):
+                curvature = P[:, k] * ((k == m) - P[:, m]) * weights / total
+                block = (Zi * curvature[:, None]).T @ Zi
+                hessian[k, :, m, :] = block
+                hessian[m, :, k, :] = block
+        hessian = hessian.reshape(n_free * Zi.shape[1], -1)
+        hessian += np.kron(np.eye(n_free), np.diag(alpha * penalised + JITTER))
+        step = np.linalg.solve(hessian, grad.T.ravel()).reshape(n_free, -1).T
+        scale = 1.0
+        while True:
+            trial = V.copy()
+            trial[:, :-1] += scale * step
+            value = objective(trial)
+            if value >= current or scale < 1e-10:
+                break
+            scale *= 0.5
+        if value < current:
+            break
+        V, current = trial, value
+        if np.max(np.abs(scale * step) / (1.0 + np.abs(V[:, :-1]))) < tol:
+            return V, iteration
+    return V, max_iter
