@@ -425,7 +425,7 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
     --------
     >>> from fasttree import DecisionTreeClassifier, MixtureOfExpertsClassifier
     >>> from fasttree.datasets import load_breast_cancer_wisconsin
-    >>> X, y = load_breast_cancer_wisconsin(return_X_y=True)
+    >>> X, y, _ = load_breast_cancer_wisconsin()
     >>> mixture = MixtureOfExpertsClassifier(n_experts=2, random_state=0).fit(X, y)
     >>> mixture.gate_weights(X[:2]).shape
     (2, 2)
