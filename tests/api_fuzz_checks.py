@@ -172,6 +172,16 @@ def comparable_weights(weight, n_rows):
                                      and weight.max() <= 1e6 * weight.min()))
 
 
+def extrapolates(model):
+    """Whether the model's predictions may leave the targets' range: a
+    linear function of the features (a linear expert, or a mixture of them)
+    does, where every tree's leaf averages targets."""
+    from fasttree import LinearExpert
+
+    experts = getattr(model, "experts_", [model])
+    return isinstance(experts[0], LinearExpert)
+
+
 def range_problem(predictions, y, weight):
     """Regression predictions must lie within the range of the targets of
     the rows of positive weight (up to rounding)."""

@@ -18,8 +18,8 @@ from ._frames import as_frame
 from ._gating import GateInputs
 from ._softmax import log_softmax, newton_fit, with_intercept
 from ._targets import check_regression_target, encode_labels
-from ._validation import (check_array_2d, check_sample_weight, feature_names_of,
-                          invalid_parameter)
+from ._validation import (check_array_2d, check_sample_weight, checked_sparse,
+                          feature_names_of, invalid_parameter, is_sparse)
 
 __all__ = ["LinearExpert", "LogisticExpert"]
 
@@ -33,7 +33,10 @@ def check_alpha(alpha):
 
 
 def dense_rows(X, estimator):
-    """X as float64 (n, d): numbers, NaN where missing; infinity refused."""
+    """X as float64 (n, d): numbers, NaN where missing; infinity refused. A
+    sparse X is made dense in float64 (not the float32 trees read)."""
+    if is_sparse(X):
+        X = checked_sparse(X, estimator=estimator).astype(np.float64).toarray()
     matrix = np.array(check_array_2d(X, estimator=estimator, check_finite=False,
                                      keep_float=True), dtype=np.float64)
     if np.isinf(matrix).any():
