@@ -8,8 +8,10 @@ textbook ID3 for categorical data (:mod:`.id3`), CART's categorical subset
 splits with learnt missing-value directions (:mod:`.mixed`), C4.5's multiway
 trees with gain ratio and fractional missing values (:mod:`.c45`),
 cost-complexity, reduced-error and pessimistic pruning (:mod:`.pruning`) and
-AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`), and the binning of the
-histogram splitter (:mod:`.binning`).  Only numpy is needed.
+AdaBoost (SAMME and AdaBoost.R2, :mod:`.boosting`), the binning of the
+histogram splitter (:mod:`.binning`), and flat and two-level mixtures of
+experts trained by EM, with their gates, k-means start and linear experts
+(:mod:`.mixture`).  Only numpy is needed.
 """
 
 from .binning import BinnedColumn, bin_column, bin_matrix
@@ -40,6 +42,27 @@ from .criteria import (
 from .forest import ReferenceForest, bootstrap_counts, build_forest
 from .id3 import id3_tree
 from .mixed import MixedSplit, MixedTree, best_mixed_split, build_mixed_tree
+from .mixture import (
+    GATE_RIDGE,
+    GATE_STEPS,
+    KMEANS_ROUNDS,
+    PROBABILITY_FLOOR,
+    RESPONSIBILITY_TRIM,
+    GateInputs,
+    LinearExpert,
+    LogisticExpert,
+    ReferenceMixture,
+    fit_mixture,
+    gate_inputs,
+    gate_log_probabilities,
+    gate_objective,
+    initial_responsibilities,
+    kmeans,
+    penalised_gate_objective,
+    softmax_gate_step,
+    update_gate,
+    with_intercept,
+)
 from .pruning import (binomial_upper_limit, cost_complexity_path, cost_complexity_prune,
                       pessimistic_prune, reduced_error_prune)
 from .split import Split, best_split, midpoint
@@ -50,8 +73,16 @@ __all__ = [
     "C45Tree",
     "CRITERIA",
     "CostSensitiveGini",
+    "GATE_RIDGE",
+    "GATE_STEPS",
+    "KMEANS_ROUNDS",
+    "PROBABILITY_FLOOR",
+    "RESPONSIBILITY_TRIM",
     "TREE_LEAF",
     "TREE_UNDEFINED",
+    "GateInputs",
+    "LinearExpert",
+    "LogisticExpert",
     "MixedSplit",
     "MixedTree",
     "Node",
@@ -59,6 +90,7 @@ __all__ = [
     "ReferenceBoost",
     "ReferenceBoostR2",
     "ReferenceForest",
+    "ReferenceMixture",
     "ReferenceTree",
     "Split",
     "adaboost_r2",
@@ -78,18 +110,28 @@ __all__ = [
     "cost_complexity_prune",
     "entropy",
     "entropy_of_probabilities",
+    "fit_mixture",
+    "gate_inputs",
+    "gate_log_probabilities",
+    "gate_objective",
     "gini",
     "id3_tree",
     "impurity",
     "information_gain",
+    "initial_responsibilities",
+    "kmeans",
     "midpoint",
     "misclassification",
+    "penalised_gate_objective",
     "pessimistic_prune",
     "pinball_loss",
     "poisson",
     "reduced_error_prune",
     "samme",
+    "softmax_gate_step",
     "squared_error",
+    "update_gate",
     "weighted_median",
     "weighted_quantile",
+    "with_intercept",
 ]
