@@ -16,6 +16,9 @@ from ._softmax import bound_steps, log_softmax, weighted_log_likelihood, with_in
 # Bound (minorise-maximise) steps per gate and EM iteration: each raises the
 # gate's penalised objective, and EM iterates anyway, so a few suffice.
 GATE_STEPS = 5
+# A standard deviation at most this share of the mean is a constant column:
+# a mean an ulp off the value would leave a spread of rounding errors.
+RELATIVE_SPREAD = 1e-12
 # Most rounds of Lloyd's k-means in the initial split.
 KMEANS_ROUNDS = 100
 
@@ -53,7 +56,7 @@ class GateInputs:
             mean = np.nanmean(numeric, axis=0)
             scale = np.nanstd(numeric, axis=0)
         mean[~np.isfinite(mean)] = 0.0
-        scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
+        scale[~(np.isfinite(scale) & (scale > RELATIVE_SPREAD * np.abs(mean)))] = 1.0
         return cls(mean, scale, categorical, n_levels)
 
     @property

@@ -15,7 +15,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._docstrings import shared_docs
 from ._model_file import ModelFileError, model_file_class
 from ._frames import as_frame
-from ._gating import GateInputs
+from ._gating import RELATIVE_SPREAD, GateInputs
 from ._softmax import log_softmax, newton_fit, with_intercept
 from ._targets import check_regression_target, encode_labels
 from ._validation import (check_array_2d, check_sample_weight, checked_sparse,
@@ -47,11 +47,11 @@ def dense_rows(X, estimator):
 
 def standardisation(X, weights):
     """Weighted means and standard deviations (population) of X's columns;
-    a constant column gets the scale 1."""
+    a constant column (see RELATIVE_SPREAD) gets the scale 1."""
     total = weights.sum()
     mean = weights @ X / total
     scale = np.sqrt(np.maximum(weights @ (X - mean) ** 2 / total, 0.0))
-    scale[~(scale > 0)] = 1.0
+    scale[~(scale > RELATIVE_SPREAD * np.abs(mean))] = 1.0
     return mean, scale
 
 

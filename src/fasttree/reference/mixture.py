@@ -65,6 +65,9 @@ RESPONSIBILITY_TRIM = 1e-6
 PROBABILITY_FLOOR = 1e-12
 # Added to the bound matrix's diagonal so that it is safely invertible even
 # for a gate input column that is 0 on every weighted row.
+# A standard deviation at most this share of its mean is a constant column
+# (its mean an ulp off the value leaves a spread of rounding errors).
+RELATIVE_SPREAD = 1e-12
 GATE_RIDGE = 1e-10
 # Lloyd rounds (assignments) of k-means at most.
 KMEANS_ROUNDS = 100
@@ -284,8 +287,10 @@ def gate_inputs(X, categorical=None, n_levels=None):
         mean = np.mean(present)
         scale = np.sqrt(np.mean((present - mean) ** 2))
         means[column] = mean
-        # A constant column would otherwise divide by 0.
-        scales[column] = scale if (np.isfinite(scale) and scale != 0) else 1.0
+        # A constant column would otherwise divide by 0 (or, where rounding
+        # left its mean an ulp off, by a spread of rounding errors).
+        constant = not (np.isfinite(scale) and scale > RELATIVE_SPREAD * abs(mean))
+        scales[column] = 1.0 if constant else scale
     return GateInputs(means, scales, categorical, n_levels)
 
 
@@ -386,25 +391,39 @@ def initial_responsibilities(Z, n_experts, levels, weights, rng):
     Returns
     -------
     ndarray of float64, shape (n_samples, E)
-        levels=1: one-hot of ``kmeans(Z, n_experts)``.  levels=2: the groups
-        ``kmeans(Z, b)``, then for each group in order ``kmeans`` of its rows
-        (with their weights and the same generator) with ``b`` clusters;
-        expert ``(i, j)`` (index ``i * b + j``) is sub-cluster j of group i.
+        levels=1: one-hot of ``kmeans(Z, n_experts)``.  levels=2: the
+        ``b * b`` clusters of ``kmeans(Z, b * b)``, ordered by where their
+        weighted centres lie along the centres' first principal axis (the
+        axis's entry of largest size made positive); the cluster at place p
+        of that order is expert p (group ``p // b``).
     """
     Z = _as_matrix(Z, "Z")
     weights = np.asarray(weights, dtype=np.float64)
     n_samples = Z.shape[0]
-    if levels == 1:
-        labels = kmeans(Z, n_experts, weights, rng)
-        responsibilities = np.zeros((n_samples, n_experts))
-        responsibilities[np.arange(n_samples), labels] = 1.0
-        return responsibilities
-    groups = kmeans(Z, n_experts, weights, rng)
-    responsibilities = np.zeros((n_samples, n_experts * n_experts))
-    for group in range(n_experts):
-        rows = np.flatnonzero(groups == group)
-        within = kmeans(Z[rows], n_experts, weights[rows], rng)
-        responsibilities[rows, group * n_experts + within] = 1.0
+    n_paths = n_experts ** levels
+    labels = kmeans(Z, n_paths, weights, rng)
+    expert_of_cluster = list(range(n_paths))
+    if levels == 2:
+        centres = np.zeros((n_paths, Z.shape[1]))
+        for cluster in range(n_paths):
+            mass = 0.0
+            for row in range(n_samples):
+                if labels[row] == cluster:
+                    centres[cluster] += weights[row] * Z[row]
+                    mass += weights[row]
+            centres[cluster] /= mass
+        centred = centres - centres.mean(axis=0)
+        axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+        if axis[int(np.argmax(np.abs(axis)))] < 0:
+            axis = -axis
+        positions = [float(centre @ axis) for centre in centred]
+        # Stable: clusters at the same position keep their k-means order.
+        order = sorted(range(n_paths), key=lambda cluster: positions[cluster])
+        for place, cluster in enumerate(order):
+            expert_of_cluster[cluster] = place
+    responsibilities = np.zeros((n_samples, n_paths))
+    for row in range(n_samples):
+        responsibilities[row, expert_of_cluster[labels[row]]] = 1.0
     return responsibilities
 
 
@@ -576,11 +595,12 @@ def update_gate(V, Zi, targets, weights, alpha, steps=GATE_STEPS):
 
 
 def _weighted_standardisation(X, weights):
-    """Weighted mean and weighted population std of each column (std 1 where 0)."""
+    """Weighted mean and weighted population std of each column (std 1 where
+    the column is constant: a std at most RELATIVE_SPREAD times its mean)."""
     total = weights.sum()
     mean = (weights[:, None] * X).sum(axis=0) / total
     std = np.sqrt((weights[:, None] * (X - mean) ** 2).sum(axis=0) / total)
-    std[std == 0] = 1.0
+    std[~(std > RELATIVE_SPREAD * np.abs(mean))] = 1.0
     return mean, std
 
 
