@@ -64,8 +64,10 @@ class GateInputs:
         """Values a gate reads per row (without its intercept)."""
         return int((~self.categorical).sum()) + sum(self.n_levels)
 
-    def transform(self, X):
-        """Z of shape (n_samples, n_inputs), float64, in column order."""
+    def transform(self, X, standardise=True):
+        """Z of shape (n_samples, n_inputs), float64, in column order; with
+        ``standardise=False`` the numbers keep their units (a missing one
+        is the training mean)."""
         Z = np.zeros((X.shape[0], self.n_inputs))
         position, numeric, categorical = 0, 0, 0
         for column in range(X.shape[1]):
@@ -77,8 +79,10 @@ class GateInputs:
                 position += n_levels
                 categorical += 1
             else:
-                standard = (values - self.mean[numeric]) / self.scale[numeric]
-                Z[:, position] = np.where(np.isnan(standard), 0.0, standard)
+                if standardise:
+                    values = (values - self.mean[numeric]) / self.scale[numeric]
+                Z[:, position] = np.where(np.isnan(values), 0.0 if standardise
+                                          else self.mean[numeric], values)
                 position += 1
                 numeric += 1
         return Z

@@ -74,7 +74,7 @@ class LinearModel(BaseEstimator):
         inputs = GateInputs.fit(matrix, None if encoding is None else encoding.mask, n_levels)
         self._input_mean, self._input_scale = inputs.mean, inputs.scale
         self._set_input_attributes(matrix.shape[1], names, encoding)
-        Z = inputs.transform(matrix)
+        Z = inputs.transform(matrix, standardise=False)
         weight = check_sample_weight(sample_weight, Z.shape[0], estimator=name)
         mean, scale = standardisation(Z, weight)
         return with_intercept((Z - mean) / scale), weight, mean, scale, alpha
@@ -93,7 +93,8 @@ class LinearModel(BaseEstimator):
 
     def _scores(self, X):
         matrix = self._checked_predict_input(X, lambda X: dense_rows(X, type(self).__name__))
-        return self._inputs().transform(matrix) @ self.coef_.T + self.intercept_
+        return (self._inputs().transform(matrix, standardise=False) @ self.coef_.T
+                + self.intercept_)
 
     def _check_fitted_parts(self, foreign_members):
         """Loaded coefficients: finite, one per input (and class)."""
