@@ -321,3 +321,12 @@ def test_rows_with_infinity_or_too_few_distinct_values_are_refused():
         MixtureOfExpertsClassifier().fit(X, y)
     with pytest.raises(ValueError, match="fewer distinct values"):
         MixtureOfExpertsClassifier(n_experts=3).fit(np.zeros((10, 2)), np.arange(10) % 2)
+
+
+def test_an_expert_that_fits_exactly_keeps_a_floor_of_variance():
+    X = np.random.default_rng(16).uniform(-1, 1, size=(200, 2))
+    y = 2.0 * X[:, 0] - X[:, 1]  # linear, without noise: every expert fits it exactly
+    model = MixtureOfExpertsRegressor(n_experts=2, random_state=0).fit(X, y)
+    # The floor (a millionth of y's variance) keeps the likelihood finite.
+    np.testing.assert_allclose(model.expert_variances_, 1e-6 * y.var(), rtol=1e-6)
+    assert np.isfinite(model.log_likelihood_).all()
