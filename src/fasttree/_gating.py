@@ -68,20 +68,18 @@ class GateInputs:
     def transform(self, X):
         """Z of shape (n_samples, n_inputs), float64, in column order."""
         Z = np.zeros((X.shape[0], self.n_inputs))
-        position, numeric, categorical = 0, 0, 0
-        for column in range(X.shape[1]):
+        # Where each column's inputs start: one for a numeric column, one per level.
+        widths = np.ones(len(self.categorical), dtype=np.intp)
+        widths[self.categorical] = self.n_levels
+        starts = np.cumsum(widths) - widths
+        # The numeric columns all at once (each value's arithmetic is its own).
+        numeric = np.flatnonzero(~self.categorical)
+        standard = (np.asarray(X[:, numeric], dtype=np.float64) - self.mean) / self.scale
+        Z[:, starts[numeric]] = np.where(np.isnan(standard), 0.0, standard)
+        for column, n_levels in zip(np.flatnonzero(self.categorical), self.n_levels):
             values = np.asarray(X[:, column], dtype=np.float64)
-            if self.categorical[column]:
-                n_levels = self.n_levels[categorical]
-                known = np.flatnonzero(np.isfinite(values) & (values >= 0) & (values < n_levels))
-                Z[known, position + values[known].astype(np.intp)] = 1.0
-                position += n_levels
-                categorical += 1
-            else:
-                standard = (values - self.mean[numeric]) / self.scale[numeric]
-                Z[:, position] = np.where(np.isnan(standard), 0.0, standard)
-                position += 1
-                numeric += 1
+            known = np.flatnonzero(np.isfinite(values) & (values >= 0) & (values < n_levels))
+            Z[known, starts[column] + values[known].astype(np.intp)] = 1.0
         return Z
 
 
