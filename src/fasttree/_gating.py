@@ -11,7 +11,8 @@ import warnings
 
 import numpy as np
 
-from ._softmax import bound_steps, log_softmax, weighted_log_likelihood, with_intercept
+from ._softmax import (bound_solver, bound_steps, log_softmax, weighted_log_likelihood,
+                       with_intercept)
 
 # Bound (minorise-maximise) steps per gate and EM iteration: each raises the
 # gate's penalised objective, and EM iterates anyway, so a few suffice.
@@ -21,6 +22,9 @@ GATE_STEPS = 5
 RELATIVE_SPREAD = 1e-12
 # Most rounds of Lloyd's k-means in the initial split.
 KMEANS_ROUNDS = 100
+# Rows of Z per block of the k-means distances: a block's differences stay in
+# the cache instead of making a temporary the size of Z for every centre.
+DISTANCE_BLOCK = 2048
 
 
 class GateInputs:
@@ -69,22 +73,22 @@ class GateInputs:
         ``standardise=False`` the numbers keep their units (a missing one
         is the training mean)."""
         Z = np.zeros((X.shape[0], self.n_inputs))
-        position, numeric, categorical = 0, 0, 0
-        for column in range(X.shape[1]):
+        # Where each column's inputs start: one for a numeric column, one per level.
+        widths = np.ones(len(self.categorical), dtype=np.intp)
+        widths[self.categorical] = self.n_levels
+        starts = np.cumsum(widths) - widths
+        # The numeric columns all at once (each value's arithmetic is its own).
+        numeric = np.flatnonzero(~self.categorical)
+        values = np.asarray(X[:, numeric], dtype=np.float64)
+        if standardise:
+            Z[:, starts[numeric]] = np.where(np.isnan(values), 0.0,
+                                             (values - self.mean) / self.scale)
+        else:
+            Z[:, starts[numeric]] = np.where(np.isnan(values), self.mean, values)
+        for column, n_levels in zip(np.flatnonzero(self.categorical), self.n_levels):
             values = np.asarray(X[:, column], dtype=np.float64)
-            if self.categorical[column]:
-                n_levels = self.n_levels[categorical]
-                known = np.flatnonzero(np.isfinite(values) & (values >= 0) & (values < n_levels))
-                Z[known, position + values[known].astype(np.intp)] = 1.0
-                position += n_levels
-                categorical += 1
-            else:
-                if standardise:
-                    values = (values - self.mean[numeric]) / self.scale[numeric]
-                Z[:, position] = np.where(np.isnan(values), 0.0 if standardise
-                                          else self.mean[numeric], values)
-                position += 1
-                numeric += 1
+            known = np.flatnonzero(np.isfinite(values) & (values >= 0) & (values < n_levels))
+            Z[known, starts[column] + values[known].astype(np.intp)] = 1.0
         return Z
 
 
@@ -93,18 +97,49 @@ def log_gate(Zi, V):
     return log_softmax(Zi @ V)
 
 
-def update_gate(Zi, V, targets, weights, alpha):
+def gate_solver(Zi, weights, n_branches, alpha):
+    """What ``update_gate`` of a gate of ``n_branches`` with these row
+    ``weights`` solves against (``bound_solver``), made once for a gate whose
+    weights do not change; None when the gate takes no steps."""
+    if n_branches == 1 or not weights.sum() > 0:
+        return None
+    return bound_solver(Zi, weights, n_branches, alpha)
+
+
+def update_gate(Zi, V, targets, weights, alpha, solver=None):
     """A gate's M-step: GATE_STEPS bound steps towards the soft ``targets``
     (responsibilities, rows summing to 1) with row ``weights``. The new
     coefficients replace V only when they do not lower the weighted
-    log-likelihood of the targets, so that EM's likelihood never falls."""
+    log-likelihood of the targets, so that EM's likelihood never falls.
+    ``solver``: ``gate_solver`` of these weights, if already made."""
     if V.shape[1] == 1 or not weights.sum() > 0:
         return V
-    candidate = bound_steps(Zi, V, targets, weights, alpha, GATE_STEPS)
+    candidate = bound_steps(Zi, V, targets, weights, alpha, GATE_STEPS, solver)
     if (weighted_log_likelihood(Zi, candidate, targets, weights)
             >= weighted_log_likelihood(Zi, V, targets, weights)):
         return candidate
     return V
+
+
+def squared_distances(Z, centres, out=None):
+    """Each row's squared Euclidean distance to each centre, (n, n_centres).
+
+    Column j holds ``np.sum((Z - centres[j]) ** 2, axis=1)`` to the last bit
+    (each row's sum is the same reduction of the same d values), made a
+    block of rows at a time into one buffer.
+    """
+    n_samples, n_features = Z.shape
+    if out is None:
+        out = np.empty((n_samples, len(centres)))
+    buffer = np.empty((min(DISTANCE_BLOCK, n_samples), n_features))
+    for start in range(0, n_samples, DISTANCE_BLOCK):
+        block = Z[start:start + DISTANCE_BLOCK]
+        difference = buffer[:block.shape[0]]
+        for column, centre in enumerate(centres):
+            np.subtract(block, centre, out=difference)
+            np.square(difference, out=difference)
+            np.sum(difference, axis=1, out=out[start:start + block.shape[0], column])
+    return out
 
 
 def kmeans(Z, n_clusters, weights, rng):
@@ -115,9 +150,10 @@ def kmeans(Z, n_clusters, weights, rng):
     ``n_clusters`` distinct values, or a cluster ends without weight.
     """
     n_samples = Z.shape[0]
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
     total = weights.sum()
     centres = [Z[rng.choice(n_samples, p=weights / total)]]
-    nearest = np.sum((Z - centres[0]) ** 2, axis=1)
+    nearest = squared_distances(Z, centres[:1])[:, 0]
     for _ in range(1, n_clusters):
         spread = weights * nearest
         if not spread.sum() > 0:
@@ -125,12 +161,12 @@ def kmeans(Z, n_clusters, weights, rng):
                              "they have fewer distinct values (of positive weight); lower "
                              "n_experts")
         centres.append(Z[rng.choice(n_samples, p=spread / spread.sum())])
-        nearest = np.minimum(nearest, np.sum((Z - centres[-1]) ** 2, axis=1))
+        nearest = np.minimum(nearest, squared_distances(Z, centres[-1:])[:, 0])
     centres = np.array(centres)
     labels = None
+    distances = np.empty((n_samples, n_clusters))
     for _ in range(KMEANS_ROUNDS):
-        distances = np.column_stack([np.sum((Z - centre) ** 2, axis=1) for centre in centres])
-        new_labels = np.argmin(distances, axis=1)
+        new_labels = np.argmin(squared_distances(Z, centres, out=distances), axis=1)
         if labels is not None and np.array_equal(new_labels, labels):
             break
         labels = new_labels
@@ -139,8 +175,10 @@ def kmeans(Z, n_clusters, weights, rng):
             raise ValueError(f"cannot split the rows into {n_clusters} groups of positive "
                              "weight to start from; lower n_experts")
         for cluster in range(n_clusters):
-            members = labels == cluster
-            centres[cluster] = weights[members] @ Z[members] / cluster_weight[cluster]
+            # The members' rows gathered by index (faster than a mask, the same copy).
+            members = np.flatnonzero(labels == cluster)
+            centres[cluster] = (weights.take(members) @ Z.take(members, axis=0)
+                                / cluster_weight[cluster])
     return labels
 
 
@@ -166,4 +204,5 @@ def initial_paths(Z, n_branches, levels, weights, rng):
     return expert_of_cluster[labels]
 
 
-__all__ = ["GateInputs", "initial_paths", "kmeans", "log_gate", "update_gate", "with_intercept"]
+__all__ = ["GateInputs", "gate_solver", "initial_paths", "kmeans", "log_gate", "squared_distances",
+           "update_gate", "with_intercept"]

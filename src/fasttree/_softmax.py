@@ -56,6 +56,14 @@ def bound_matrix(Zi, weights, n_classes, alpha):
     return matrix
 
 
+def bound_solver(Zi, weights, n_classes, alpha):
+    """The Cholesky factor of ``bound_matrix``: what ``bound_steps`` solves
+    against. It depends on the weights only, so a gate whose row weights stay
+    the same over EM's iterations (the top gate's: the sample weights) can
+    keep one for all of them."""
+    return np.linalg.cholesky(bound_matrix(Zi, weights, n_classes, alpha))
+
+
 def gradient(Zi, V, targets, weights, alpha):
     """Gradient of the penalised per-weight log-likelihood with respect to
     the K - 1 free columns of V, shape (q + 1, K - 1)."""
@@ -65,16 +73,19 @@ def gradient(Zi, V, targets, weights, alpha):
     return grad
 
 
-def bound_steps(Zi, V, targets, weights, alpha, n_steps):
+def bound_steps(Zi, V, targets, weights, alpha, n_steps, solver=None):
     """``n_steps`` bound steps from V (not changed); the new coefficients.
 
     Each step raises (never lowers) the penalised per-weight log-likelihood
-    ``sum w T log softmax(Zi V) / sum w - alpha/2 |V[1:]|^2``.
+    ``sum w T log softmax(Zi V) / sum w - alpha/2 |V[1:]|^2``. ``solver`` is
+    ``bound_solver(Zi, weights, V.shape[1], alpha)`` if already made (None:
+    made here).
     """
     n_classes = V.shape[1]
     if n_classes == 1 or not weights.sum() > 0:
         return V.copy()
-    solver = np.linalg.cholesky(bound_matrix(Zi, weights, n_classes, alpha))
+    if solver is None:
+        solver = bound_solver(Zi, weights, n_classes, alpha)
     V = V.copy()
     for _ in range(n_steps):
         grad = gradient(Zi, V, targets, weights, alpha)

@@ -44,7 +44,7 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._docstrings import shared_docs
 from ._ensemble import check_template, check_verbose, estimator_kind, map_members
 from ._frames import as_frame
-from ._gating import GateInputs, initial_paths, log_gate, update_gate
+from ._gating import GateInputs, gate_solver, initial_paths, log_gate, update_gate
 from ._model_file import ModelFileError, is_estimator, model_file_class
 from ._softmax import with_intercept
 from ._targets import check_regression_target, encode_labels
@@ -164,13 +164,16 @@ class BaseMixture(BaseEstimator):
                   if isinstance(template, BaseDecisionTree) else None)
         rng, member_rng = boosting_generators(self.random_state)
         seeds = member_rng.integers(0, 2**31 - 1, size=n_experts)
+        # The top gate's rows keep their weights (the sample weights) in every
+        # iteration of every run: its bound is made once.
+        top_solver = gate_solver(Zi, weights, n_branches, float(self.alpha))
 
         runs = []
         for _ in range(self.n_init):
             start = initial_paths(Z, n_branches, self.levels, weights, rng)
             state = EMState(self, template, expert_rows, target, weights, seeds, ranked,
                             n_threads)
-            runs.append(self._run_em(state, Zi, start, weights))
+            runs.append(self._run_em(state, Zi, start, weights, top_solver))
         # The first run of the highest final log-likelihood.
         state, gates, history, converged = max(runs, key=lambda run: run[2][-1])
         if not converged:
@@ -191,9 +194,10 @@ class BaseMixture(BaseEstimator):
         self._set_input_attributes(matrix.shape[1], names, encoding)
         return self
 
-    def _run_em(self, state, Zi, start, weights):
+    def _run_em(self, state, Zi, start, weights, top_solver=None):
         """EM from the initial split ``start`` (each row's expert); returns
-        (state, gates, log-likelihood per iteration, converged)."""
+        (state, gates, log-likelihood per iteration, converged).
+        ``top_solver``: the top gate's ``gate_solver``, if already made."""
         n_branches = self.n_experts
         responsibility = np.zeros((Zi.shape[0], len(state.experts)))
         responsibility[np.arange(Zi.shape[0]), start] = 1.0
@@ -203,7 +207,7 @@ class BaseMixture(BaseEstimator):
         began = time.perf_counter()
         for iteration in range(1, self.max_iter + 1):
             state.refit_experts(responsibility)
-            gates = self._refit_gates(Zi, gates, responsibility, weights)
+            gates = self._refit_gates(Zi, gates, responsibility, weights, top_solver)
             log_joint = self._log_prior(Zi, gates) + state.log_likelihoods()
             row_log_likelihood = _logsumexp(log_joint)
             responsibility = np.exp(log_joint - row_log_likelihood[:, None])
@@ -214,15 +218,16 @@ class BaseMixture(BaseEstimator):
                 return state, gates, history, True
         return state, gates, history, False
 
-    def _refit_gates(self, Zi, gates, responsibility, weights):
-        """The gates' M-step (see the module's description)."""
+    def _refit_gates(self, Zi, gates, responsibility, weights, top_solver=None):
+        """The gates' M-step (see the module's description); ``top_solver``:
+        the top gate's ``gate_solver``, if already made."""
         alpha = float(self.alpha)
         if self.levels == 1:
-            return [update_gate(Zi, gates[0], responsibility, weights, alpha)]
+            return [update_gate(Zi, gates[0], responsibility, weights, alpha, top_solver)]
         n_branches = self.n_experts
         paths = responsibility.reshape(-1, n_branches, n_branches)
         group = paths.sum(axis=2)
-        updated = [update_gate(Zi, gates[0], group, weights, alpha)]
+        updated = [update_gate(Zi, gates[0], group, weights, alpha, top_solver)]
         for index in range(n_branches):
             with np.errstate(invalid="ignore", divide="ignore"):
                 shares = paths[:, index, :] / group[:, index, None]
