@@ -330,3 +330,20 @@ def test_an_expert_that_fits_exactly_keeps_a_floor_of_variance():
     # The floor (a millionth of y's variance) keeps the likelihood finite.
     np.testing.assert_allclose(model.expert_variances_, 1e-6 * y.var(), rtol=1e-6)
     assert np.isfinite(model.log_likelihood_).all()
+
+
+def test_em_started_from_a_sample_of_the_rows_agrees_with_the_oracle(monkeypatch):
+    import fasttree._gating
+    import fasttree.reference.mixture
+
+    # Large X start from a k-means of a sample; a small sample makes that cheap here.
+    monkeypatch.setattr(fasttree._gating, "KMEANS_SAMPLE", 60)
+    monkeypatch.setattr(fasttree.reference.mixture, "KMEANS_SAMPLE", 60)
+    X, y = regimes(200, 17)
+    model = MixtureOfExpertsClassifier(n_experts=2, levels=2, max_iter=10, random_state=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    oracle = fit_mixture(X, y, kind="classifier", n_experts=2, levels=2, max_iter=10, seed=5)
+    np.testing.assert_allclose(model.log_likelihood_, oracle.log_likelihood, **TOLERANCE)
+    np.testing.assert_allclose(model.predict_proba(X), oracle.predict_proba(X), **TOLERANCE)

@@ -20,6 +20,11 @@ GATE_STEPS = 5
 # A standard deviation at most this share of the mean is a constant column:
 # a mean an ulp off the value would leave a spread of rounding errors.
 RELATIVE_SPREAD = 1e-12
+# The initial split's k-means runs on at most this many rows (drawn at
+# random without replacement); every row then joins its nearest centre. A
+# start needs no more, and Lloyd's rounds over all of a large X cost as
+# much as a score of tree fits.
+KMEANS_SAMPLE = 10_000
 # Most rounds of Lloyd's k-means in the initial split.
 KMEANS_ROUNDS = 100
 # Rows of Z per block of the k-means distances: a block's differences stay in
@@ -182,19 +187,34 @@ def kmeans(Z, n_clusters, weights, rng):
     return labels
 
 
+def cluster_centres(Z, labels, weights, n_clusters):
+    """Each cluster's weighted mean row, (n_clusters, q)."""
+    return np.array([weights[labels == cluster] @ Z[labels == cluster]
+                     / weights[labels == cluster].sum() for cluster in range(n_clusters)])
+
+
 def initial_paths(Z, n_branches, levels, weights, rng):
     """Each row's expert at the start of EM: its cluster in a k-means of Z
-    into the experts. With two levels, the ``n_branches ** 2`` clusters are
+    into the experts (of at most KMEANS_SAMPLE rows drawn at random, each
+    row then in the cluster of its nearest centre). With two levels, the ``n_branches ** 2`` clusters are
     ordered along the first principal axis of their centres (its largest
     entry made positive, so the order does not depend on the SVD's sign) and
     taken ``n_branches`` at a time into groups: expert ``i * n_branches + j``
     is the j-th cluster of group i, so a group's experts start side by side."""
     n_experts = n_branches ** levels
-    labels = kmeans(Z, n_experts, weights, rng)
+    if Z.shape[0] <= KMEANS_SAMPLE:
+        labels = kmeans(Z, n_experts, weights, rng)
+    else:
+        sample = np.sort(rng.choice(Z.shape[0], KMEANS_SAMPLE, replace=False))
+        sample_labels = kmeans(Z[sample], n_experts, weights[sample], rng)
+        labels = np.argmin(squared_distances(Z, cluster_centres(
+            Z[sample], sample_labels, weights[sample], n_experts)), axis=1)
+        if not (np.bincount(labels, weights=weights, minlength=n_experts) > 0).all():
+            raise ValueError(f"cannot split the rows into {n_experts} groups of positive "
+                             "weight to start from; lower n_experts")
     if levels == 1:
         return labels
-    centres = np.array([weights[labels == cluster] @ Z[labels == cluster]
-                        / weights[labels == cluster].sum() for cluster in range(n_experts)])
+    centres = cluster_centres(Z, labels, weights, n_experts)
     centred = centres - centres.mean(axis=0)
     axis = np.linalg.svd(centred, full_matrices=False)[2][0]
     axis = axis if axis[np.argmax(np.abs(axis))] >= 0 else -axis

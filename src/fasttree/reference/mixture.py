@@ -68,6 +68,8 @@ PROBABILITY_FLOOR = 1e-12
 # A standard deviation at most this share of its mean is a constant column
 # (its mean an ulp off the value leaves a spread of rounding errors).
 RELATIVE_SPREAD = 1e-12
+# Beyond this many rows the start's k-means runs on a sample of this size.
+KMEANS_SAMPLE = 10_000
 GATE_RIDGE = 1e-10
 # Lloyd rounds (assignments) of k-means at most.
 KMEANS_ROUNDS = 100
@@ -401,7 +403,30 @@ def initial_responsibilities(Z, n_experts, levels, weights, rng):
     weights = np.asarray(weights, dtype=np.float64)
     n_samples = Z.shape[0]
     n_paths = n_experts ** levels
-    labels = kmeans(Z, n_paths, weights, rng)
+    if n_samples <= KMEANS_SAMPLE:
+        labels = kmeans(Z, n_paths, weights, rng)
+    else:
+        # k-means of a sample drawn without replacement (kept in row order);
+        # then every row joins its nearest sample centre (the first on ties).
+        sample = np.sort(rng.choice(n_samples, KMEANS_SAMPLE, replace=False))
+        sample_labels = kmeans(Z[sample], n_paths, weights[sample], rng)
+        sample_centres = []
+        for cluster in range(n_paths):
+            total, mass = np.zeros(Z.shape[1]), 0.0
+            for position, row in enumerate(sample):
+                if sample_labels[position] == cluster:
+                    total += weights[row] * Z[row]
+                    mass += weights[row]
+            sample_centres.append(total / mass)
+        labels = []
+        for row in range(n_samples):
+            distances = [float(np.sum((Z[row] - centre) ** 2)) for centre in sample_centres]
+            labels.append(distances.index(min(distances)))
+        labels = np.array(labels)
+        for cluster in range(n_paths):
+            if not weights[labels == cluster].sum() > 0:
+                raise ValueError(f"cannot split the rows into {n_paths} groups of positive "
+                                 "weight to start from")
     expert_of_cluster = list(range(n_paths))
     if levels == 2:
         centres = np.zeros((n_paths, Z.shape[1]))
