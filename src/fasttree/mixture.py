@@ -10,9 +10,11 @@ gate weights on its path, as in a soft decision tree.
 EM, as fitted here (the pure-Python oracle :mod:`fasttree.reference.mixture`
 follows the same rules):
 
-- **Start.** A seeded weighted k-means (k-means++ then Lloyd's rounds) of
-  the gates' inputs splits the rows among the experts (two levels: into
-  groups, then each group into its experts). Each row's responsibility is
+- **Start.** A seeded weighted k-means (k-means++ then Lloyd's rounds; of
+  10,000 rows drawn at random when X has more, every row then joining its
+  nearest centre) of the gates' inputs splits the rows among the experts.
+  With two levels the clusters are ordered along their centres' first
+  principal axis and taken ``n_experts`` at a time into groups. Each row's responsibility is
   1 for its expert, and the gates start uniform.
 - **M-step.** Each expert is refitted (a fresh copy, with a seed of its own
   that stays the same over the iterations) with ``sample_weight`` the rows'
