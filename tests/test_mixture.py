@@ -347,3 +347,19 @@ def test_em_started_from_a_sample_of_the_rows_agrees_with_the_oracle(monkeypatch
     oracle = fit_mixture(X, y, kind="classifier", n_experts=2, levels=2, max_iter=10, seed=5)
     np.testing.assert_allclose(model.log_likelihood_, oracle.log_likelihood, **TOLERANCE)
     np.testing.assert_allclose(model.predict_proba(X), oracle.predict_proba(X), **TOLERANCE)
+
+
+def test_tree_experts_name_the_classes_in_their_rules():
+    X, y = regimes(400, 18)
+    labels = np.array(["benign", "malignant"])[y]
+    model = MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=1), 2,
+                                       random_state=0).fit(X, labels)
+    for expert in model.experts_:
+        assert set(expert.classes_) <= {"benign", "malignant"}
+    assert "malignant" in fasttree.export_text(model.experts_[0])
+    by_position = MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=1), 2,
+                                             random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), by_position.predict_proba(X))
+    np.testing.assert_array_equal(model.predict(X), labels[by_position.predict(X)])
+    copy = fasttree._model_file.loads(fasttree._model_file.dumps(model))
+    np.testing.assert_array_equal(copy.predict_proba(X), model.predict_proba(X))

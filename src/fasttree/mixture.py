@@ -56,7 +56,7 @@ from ._validation import (check_array_2d, check_choice, check_sample_weight, con
 from .bagging import accepts_sample_weight, clone_estimator
 from .boosting import boosting_generators, fit_member, shared_ranks
 from .experts import LinearExpert, LinearModel, LogisticExpert, check_alpha, dense_rows
-from .tree import BaseDecisionTree
+from .tree import BaseDecisionTree, DecisionTreeClassifier
 
 __all__ = ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor"]
 
@@ -151,6 +151,8 @@ class BaseMixture(BaseEstimator):
     def _fit(self, X, y, sample_weight):
         name = type(self).__name__
         template, n_threads = self._check_parameters()
+        # EM's experts learn class positions (see _label_experts).
+        self._experts_labelled = False
         matrix, names, encoding, gate_inputs, template = self._fit_inputs(X, template)
         n_samples, n_branches = matrix.shape[0], self.n_experts
         n_experts = n_branches ** self.levels
@@ -187,6 +189,8 @@ class BaseMixture(BaseEstimator):
         self.experts_ = state.experts
         if self._estimator_type == "regressor":
             self.expert_variances_ = np.array(state.variances)
+        else:
+            self._label_experts()
         self.gate_coef_ = [np.ascontiguousarray(V[1:].T) for V in gates]
         self.gate_intercept_ = [V[0].copy() for V in gates]
         self.log_likelihood_ = np.array(history)
@@ -419,8 +423,9 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
     ----------
     experts_ : list of classifiers
         The fitted experts; with ``levels=2``, expert ``i * n_experts + j`` is
-        the j-th of group i. They were fitted on the class indices (positions
-        in ``classes_``).
+        the j-th of group i. Each learnt the classes' positions in
+        ``classes_``; fasttree's trees are then given the labels themselves,
+        so that their rules name the classes.
     {fitted_mixture}
     classes_ : ndarray
         The class labels, sorted.
@@ -479,8 +484,25 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
         """The expert's probabilities of all classes, (n, n_classes)."""
         probabilities = np.asarray(expert.predict_proba(rows), dtype=np.float64)
         full = np.zeros((probabilities.shape[0], self.n_classes_))
-        full[:, np.asarray(expert.classes_).astype(np.intp)] = probabilities
+        full[:, self._class_positions(expert)] = probabilities
         return full
+
+    def _class_positions(self, expert):
+        """Where the expert's classes are in ``classes_``: they are positions,
+        but for the fitted mixture's fasttree trees, which print and predict
+        the labels themselves (see ``_label_experts``)."""
+        if self.__dict__.get("_experts_labelled") and isinstance(expert, DecisionTreeClassifier):
+            return np.searchsorted(self.classes_, expert.classes_)
+        return np.asarray(expert.classes_).astype(np.intp)
+
+    def _label_experts(self):
+        """Give the fitted fasttree trees the class labels in place of the
+        positions they learnt (EM fits every expert on positions, to sort the
+        labels once), so that their rules and predictions name the classes."""
+        for expert in self.experts_:
+            if isinstance(expert, DecisionTreeClassifier):
+                expert.classes_ = self.classes_[np.asarray(expert.classes_).astype(np.intp)]
+        self._experts_labelled = True
 
     @staticmethod
     def _row_log_likelihood(output, target, variance=None):
