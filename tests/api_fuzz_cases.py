@@ -68,6 +68,13 @@ PARAMETERS = {
     "boosting": (["reweight", "resample"], ["bogus"]),
     "loss": (["linear", "square", "exponential"], ["bogus"]),
     "validation_fraction": ([1 / 3, 0.5, 0.1, 0.9], [0.0, 1.0, -0.1, "@nan"]),
+    # Mixtures of experts and their linear experts.
+    "n_experts": ([1, 2, 3], [0, -1, 1.5, "2"]),
+    "levels": ([1, 2], [0, 3, "2", True]),
+    "max_iter": ([1, 5, 100], [0, -1, 2.5]),
+    "tol": ([1e-3, 0.0, 1.0], [-1.0, "@nan"]),
+    "alpha": ([1e-3, 0.0, 10.0], [-1.0, "@nan", "@inf"]),
+    "n_init": ([1, 2], [0, -1]),
 }
 CRITERIA = {"classifier": (["gini", "entropy", "log_loss", "misclassification", "gain_ratio"],
                            ["squared_error", "bogus", None]),

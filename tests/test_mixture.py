@@ -363,3 +363,14 @@ def test_tree_experts_name_the_classes_in_their_rules():
     np.testing.assert_array_equal(model.predict(X), labels[by_position.predict(X)])
     copy = fasttree._model_file.loads(fasttree._model_file.dumps(model))
     np.testing.assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("expert", [None, DecisionTreeClassifier(max_depth=2)])
+def test_the_same_mixture_from_any_memory_layout_or_number_dtype(expert):
+    X, y = regimes(300, 19)
+    X = np.round(X * 100)  # whole numbers, which int64 holds as they are
+    fits = [MixtureOfExpertsClassifier(expert, 2, random_state=0).fit(layout, y)
+            for layout in (X, np.asfortranarray(X), X.astype(np.int64))]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.log_likelihood_, fits[0].log_likelihood_)
+        np.testing.assert_array_equal(other.predict_proba(X), fits[0].predict_proba(X))

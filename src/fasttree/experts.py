@@ -37,8 +37,15 @@ def dense_rows(X, estimator):
     sparse X is made dense in float64 (not the float32 trees read)."""
     if is_sparse(X):
         X = checked_sparse(X, estimator=estimator).astype(np.float64).toarray()
+    elif isinstance(X, np.ndarray) and X.dtype.kind in "iuf" and X.dtype != np.float64:
+        # Straight to float64: check_array_2d would round other numbers to
+        # float32, which trees read but a linear function need not.
+        with np.errstate(over="ignore"):
+            X = X.astype(np.float64)
+    # C order whatever X's: column means summed in another order would round
+    # otherwise, and a DataFrame and its array would fit other mixtures.
     matrix = np.array(check_array_2d(X, estimator=estimator, check_finite=False,
-                                     keep_float=True), dtype=np.float64)
+                                     keep_float=True), dtype=np.float64, order="C")
     if np.isinf(matrix).any():
         raise ValueError(f"{estimator}: X holds infinity; a linear function of the features "
                          "needs finite values (NaN stands for a missing value)")
