@@ -212,8 +212,10 @@ def cases(draw):
 def stress_case(estimator, rows, categorical):
     """Large categorical columns of as many levels as rows (and as many
     classes), where a split's search could grow faster than n log n."""
-    return {"estimator": estimator, "params": {"random_state": 0, "n_estimators": 2}
-            if "n_estimators" in parameter_names(estimator) else {"random_state": 0},
+    names = parameter_names(estimator)
+    params = {name: value for name, value in (("random_state", 0), ("n_estimators", 2))
+              if name in names}
+    return {"estimator": estimator, "params": params,
             "rows": rows, "features": categorical, "outputs": 1, "container": "array",
             "layout": "C", "dtype": "object", "values": "normal", "specials": [],
             "categorical": categorical, "levels": rows, "unseen": False, "test_rows": 5,

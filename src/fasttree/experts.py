@@ -210,8 +210,10 @@ class LogisticExpert(ClassifierMixin, LinearModel):
 
     def predict(self, X):
         """The most probable class of each row (the first on ties)."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        # The probabilities' argmax, not the scores': rounding in the softmax
+        # may tie classes whose scores differ in their last bits.
+        probabilities = self.predict_proba(X)
+        return self.classes_[np.argmax(probabilities, axis=1)]
 
 
 @model_file_class
