@@ -374,3 +374,9 @@ def test_the_same_mixture_from_any_memory_layout_or_number_dtype(expert):
     for other in fits[1:]:
         np.testing.assert_array_equal(other.log_likelihood_, fits[0].log_likelihood_)
         np.testing.assert_array_equal(other.predict_proba(X), fits[0].predict_proba(X))
+
+
+def test_targets_whose_variance_overflows_are_refused():
+    X, y = regression_regimes(100, 20)
+    with pytest.raises(ValueError, match="variance overflows float64"):
+        MixtureOfExpertsRegressor(random_state=0).fit(X, y * 1e200)

@@ -616,8 +616,14 @@ class MixtureOfExpertsRegressor(RegressorMixin, BaseMixture):
 
     @staticmethod
     def _variance_floor(target, weights):
-        mean = weights @ target / weights.sum()
-        spread = weights @ (target - mean) ** 2 / weights.sum()
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = weights @ target / weights.sum()
+            spread = weights @ (target - mean) ** 2 / weights.sum()
+        if not np.isfinite(spread):
+            # Gaussian densities of such targets overflow float64.
+            raise ValueError("MixtureOfExpertsRegressor: y's variance overflows float64 "
+                             f"(y spans {target.min():.3g} to {target.max():.3g}); rescale y, "
+                             "for example to its standard units, and the predictions back")
         return VARIANCE_FLOOR * spread if spread > 0 else 1e-12
 
     @staticmethod
