@@ -44,15 +44,15 @@ import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._docstrings import shared_docs
-from ._ensemble import check_template, check_verbose, estimator_kind, map_members
+from ._ensemble import check_template, check_verbose, map_members
 from ._frames import as_frame
 from ._gating import GateInputs, gate_solver, initial_paths, log_gate, update_gate
 from ._model_file import ModelFileError, is_estimator, model_file_class
 from ._softmax import with_intercept
 from ._targets import check_regression_target, encode_labels
 from ._threads import resolve_n_jobs
-from ._validation import (check_array_2d, check_choice, check_sample_weight, convergence_warning,
-                          feature_names_of, invalid_parameter, is_int_at_least, warn_user)
+from ._validation import (check_sample_weight, convergence_warning, feature_names_of,
+                          invalid_parameter, is_int_at_least, warn_user)
 from .bagging import accepts_sample_weight, clone_estimator
 from .boosting import boosting_generators, fit_member, shared_ranks
 from .experts import LinearExpert, LinearModel, LogisticExpert, check_alpha, dense_rows
@@ -302,6 +302,8 @@ class BaseMixture(BaseEstimator):
 
     def _check_fitted_parts(self, foreign_members):
         """A loaded mixture's experts and gates agree with each other."""
+        from ._state_checks import _check_model  # which imports this module's base
+
         name = type(self).__name__
         experts, coef, intercept = (self.__dict__.get(key) for key in
                                     ("experts_", "gate_coef_", "gate_intercept_"))
@@ -328,8 +330,6 @@ class BaseMixture(BaseEstimator):
                 if foreign_members:
                     continue
                 raise ModelFileError(f"an expert of the {name} is not a fasttree estimator")
-            from ._state_checks import _check_model
-
             _check_model(expert, foreign_members)
             if expert.__dict__.get("n_features_in_") != n_expert_inputs:
                 raise ModelFileError(f"an expert of the {name} reads "
