@@ -49,6 +49,7 @@ from ._frames import as_frame
 from ._gating import GateInputs, gate_solver, initial_paths, log_gate, update_gate
 from ._model_file import ModelFileError, is_estimator, model_file_class
 from ._softmax import with_intercept
+from ._state_checks import _check_model
 from ._targets import check_regression_target, encode_labels
 from ._threads import resolve_n_jobs
 from ._validation import (check_sample_weight, convergence_warning, feature_names_of,
@@ -302,8 +303,6 @@ class BaseMixture(BaseEstimator):
 
     def _check_fitted_parts(self, foreign_members):
         """A loaded mixture's experts and gates agree with each other."""
-        from ._state_checks import _check_model  # which imports this module's base
-
         name = type(self).__name__
         experts, coef, intercept = (self.__dict__.get(key) for key in
                                     ("experts_", "gate_coef_", "gate_intercept_"))
