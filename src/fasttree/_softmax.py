@@ -37,6 +37,14 @@ def weighted_log_likelihood(Zi, V, targets, weights):
     return float(np.sum(weights[:, None] * np.where(targets > 0, targets * log_p, 0.0)))
 
 
+def penalty_mask(n_columns):
+    """1 for each coefficient row the ridge penalty takes, 0 for the
+    intercept's (the first)."""
+    mask = np.ones(n_columns)
+    mask[0] = 0.0
+    return mask
+
+
 def bound_matrix(Zi, weights, n_classes, alpha):
     """Böhning's bound on the curvature of the penalised per-weight
     log-likelihood, for the K - 1 free columns (class-major order).
@@ -49,9 +57,8 @@ def bound_matrix(Zi, weights, n_classes, alpha):
     n_free = n_classes - 1
     covariance = (Zi * weights[:, None]).T @ Zi / weights.sum()
     spread = 0.5 * (np.eye(n_free) - np.ones((n_free, n_free)) / n_classes)
-    penalised = np.ones(Zi.shape[1])
-    penalised[0] = 0.0  # the intercept is not penalised
-    matrix = np.kron(spread, covariance) + alpha * np.kron(np.eye(n_free), np.diag(penalised))
+    matrix = (np.kron(spread, covariance)
+              + alpha * np.kron(np.eye(n_free), np.diag(penalty_mask(Zi.shape[1]))))
     matrix[np.diag_indices_from(matrix)] += JITTER
     return matrix
 
@@ -106,8 +113,7 @@ def newton_fit(Zi, targets, weights, alpha, max_iter=100, tol=1e-10):
         return V, 0
     total = weights.sum()
     n_free = n_classes - 1
-    penalised = np.ones(Zi.shape[1])
-    penalised[0] = 0.0
+    penalised = penalty_mask(Zi.shape[1])
 
     def objective(V):
         return (weighted_log_likelihood(Zi, V, targets, weights) / total
