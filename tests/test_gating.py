@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fasttree import _softmax as softmax_module
 from fasttree._gating import GateInputs, initial_paths, kmeans, update_gate
 from fasttree._softmax import (bound_steps, gradient, newton_fit, weighted_log_likelihood,
                                with_intercept)
 from fasttree.reference.mixture import gate_inputs as reference_gate_inputs
+from fasttree.reference.mixture import gate_objective as reference_gate_objective
 from fasttree.reference.mixture import kmeans as reference_kmeans
 
 
@@ -104,3 +106,23 @@ def test_two_level_start_puts_neighbouring_clusters_in_one_group():
     groups = experts // 2
     assert set(zip(groups, Z[:, 0] > 10)) in ({(0, False), (1, True)}, {(0, True), (1, False)})
     assert len(set(experts)) == 4
+
+
+@pytest.mark.parametrize("block_rows", [7, 80, 1000])
+def test_the_pass_in_row_blocks_is_the_likelihood_and_gradient_of_all_rows(monkeypatch,
+                                                                           block_rows):
+    Zi, targets, weights = soft_problem(8)
+    targets[::5] = np.eye(3)[np.arange(16) % 3]  # hard targets: zeros in the sum
+    V = np.random.default_rng(9).normal(scale=3.0, size=(Zi.shape[1], 3))
+    monkeypatch.setattr(softmax_module, "BLOCK_ROWS", block_rows)
+    log_likelihood, total = softmax_module.softmax_pass(Zi, V, targets, weights)
+    np.testing.assert_allclose(log_likelihood, reference_gate_objective(V, Zi, targets, weights),
+                               rtol=1e-12, atol=1e-12)
+    # d/dV_jk of sum_n w_n sum_k T_nk log softmax: Zi' (w (T - P)), the free columns.
+    scores = Zi @ V
+    P = np.exp(scores - scores.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    expected = Zi.T @ (weights[:, None] * (targets - P))[:, :-1]
+    np.testing.assert_allclose(total, expected, rtol=1e-12, atol=1e-12)
+    assert softmax_module.softmax_pass(Zi, V, targets, weights, with_gradient=False) == (
+        log_likelihood, None)

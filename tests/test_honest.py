@@ -1,12 +1,14 @@
 """Honest trees (``_honest.py``, ``honest=True`` on the quantile forests):
 each tree's drawn rows cut in two, the splits grown on one part, the
-leaves' values and targets taken from the other."""
+leaves' values and targets taken from the other; and leaves re-estimated
+on other weights (a mixture's tree experts between regrowths)."""
 
 import numpy as np
 import pytest
 
-from fasttree import ExtraTreesQuantileRegressor, RandomForestQuantileRegressor
-from fasttree._honest import honest_halves
+from fasttree import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesQuantileRegressor,
+                      RandomForestQuantileRegressor)
+from fasttree._honest import honest_halves, leaf_means
 from fasttree.reference.quantile_forest import leaf_entries, quantile_forest_predict
 
 
@@ -126,3 +128,39 @@ def test_bad_honest_options_are_refused(params, message):
     X, y = heteroscedastic(50, 6)
     with pytest.raises(ValueError, match=message):
         RandomForestQuantileRegressor(3, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_leaf_means_give_every_leaf_the_weighted_mean_of_its_rows(kind):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(300, 3))
+    if kind == "classifier":
+        y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int) + (X[:, 1] > 0.5)
+        tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+        targets = (y[:, None] == tree.classes_[None, :]).astype(float)
+    else:
+        y = X[:, 0] ** 2 + rng.normal(size=300)
+        tree = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+        targets = y[:, None]
+    leaf_of_row = tree.tree_.leaf_numbers()[tree.apply(X)]
+    # The tree's own rows and weights give back its own values.
+    refitted = leaf_means(tree.tree_, leaf_of_row, targets, np.ones(300))
+    np.testing.assert_allclose(refitted.node_values, tree.tree_.node_values,
+                               rtol=1e-12, atol=1e-12)
+    # Other weights: each leaf's weighted mean, by a loop over the leaves;
+    # a leaf whose rows all weigh 0 keeps its value.
+    weight = rng.uniform(0, 2, size=300)
+    empty = leaf_of_row == 0
+    weight[empty] = 0.0
+    refitted = leaf_means(tree.tree_, leaf_of_row, targets, weight)
+    leaf_nodes = np.flatnonzero(tree.tree_.children_left == -1)
+    for leaf, node in enumerate(leaf_nodes):
+        rows = leaf_of_row == leaf
+        expected = (tree.tree_.node_values[node] if leaf == 0
+                    else weight[rows] @ targets[rows] / weight[rows].sum())
+        np.testing.assert_allclose(refitted.node_values[node], expected, rtol=1e-12, atol=1e-12)
+    # The root holds the mean over all the rows; the splits are kept.
+    np.testing.assert_allclose(refitted.node_values[0], weight @ targets / weight.sum(),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(refitted.feature, tree.tree_.feature)
+    np.testing.assert_array_equal(refitted.threshold, tree.tree_.threshold)

@@ -69,7 +69,8 @@ def test_em_agrees_with_the_pure_python_oracle(case):
         lambda index: type(expert)(**{**expert.get_params(), "random_state": int(seeds[index])}))
     oracle = fit_mixture(X, y, kind="classifier" if classifier else "regressor",
                          n_experts=n_experts, levels=levels, make_expert=make_expert,
-                         max_iter=15, seed=3, sample_weight=weights)
+                         max_iter=15, seed=3, sample_weight=weights,
+                         leaf_steps=expert is not None)
     assert model.n_iter_ == oracle.n_iter
     np.testing.assert_allclose(model.log_likelihood_, oracle.log_likelihood, **TOLERANCE)
     for coef, intercept, V in zip(model.gate_coef_, model.gate_intercept_, oracle.gates,
@@ -270,6 +271,49 @@ def test_verbose_reports_each_em_iteration(capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == model.n_iter_
     assert lines[-1].startswith(f"MixtureOfExpertsClassifier: EM iteration {model.n_iter_}/100")
+
+
+def leaf_iterations(capsys, model, X, y):
+    """Fit a verbose copy of ``model``; whether each iteration only
+    re-estimated the experts' leaves (rather than regrowing them)."""
+    model.set_params(verbose=1).fit(X, y)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == model.n_iter_
+    return model, np.array(["(leaves re-estimated)" in line for line in lines])
+
+
+@pytest.mark.parametrize("model", [
+    MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=2), 2, random_state=0),
+    MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=1), 2, levels=2, random_state=1),
+    MixtureOfExpertsRegressor(DecisionTreeRegressor(max_depth=2), 2, random_state=0)])
+def test_tree_experts_regrow_while_their_splits_move_and_when_leaf_steps_stall(capsys, model):
+    classifier = isinstance(model, MixtureOfExpertsClassifier)
+    X, y = regimes(600, 12) if classifier else regression_regimes(600, 12)
+    model, leaves_only = leaf_iterations(capsys, model, X, y)
+    assert model.converged_
+    assert leaves_only.any()
+    # The first and the converged last iteration regrew the trees; an
+    # iteration after leaf steps that gained less than tol regrows them.
+    assert not leaves_only[0] and not leaves_only[-1]
+    gains = np.diff(model.log_likelihood_)
+    stalled = np.flatnonzero(leaves_only[1:-1] & (gains[:-1] < model.tol)) + 1
+    assert not leaves_only[stalled + 1].any()
+
+
+@pytest.mark.parametrize("model", [
+    MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=2, class_weight="balanced"), 2),
+    MixtureOfExpertsClassifier(DecisionTreeClassifier(max_depth=2, monotonic_cst=[1, 0, 0, 0]),
+                               2),
+    MixtureOfExpertsClassifier(LogisticExpert(), 2),
+    MixtureOfExpertsRegressor(DecisionTreeRegressor(max_depth=2, criterion="absolute_error"), 2),
+    MixtureOfExpertsRegressor(DecisionTreeRegressor(max_depth=2, criterion="quantile",
+                                                    quantile=0.3), 2)])
+def test_experts_whose_leaves_are_not_weighted_means_are_refitted_every_iteration(capsys,
+                                                                                   model):
+    classifier = isinstance(model, MixtureOfExpertsClassifier)
+    X, y = regimes(300, 13) if classifier else regression_regimes(300, 13)
+    model, leaves_only = leaf_iterations(capsys, model.set_params(random_state=0), X, y)
+    assert model.n_iter_ > 2 and not leaves_only.any()
 
 
 def test_em_that_stops_at_max_iter_warns_that_it_did_not_converge():

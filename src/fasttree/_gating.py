@@ -11,8 +11,7 @@ import warnings
 
 import numpy as np
 
-from ._softmax import (bound_solver, bound_steps, log_softmax, weighted_log_likelihood,
-                       with_intercept)
+from ._softmax import bound_solver, bound_update, log_softmax, with_intercept
 
 # Bound (minorise-maximise) steps per gate and EM iteration: each raises the
 # gate's penalised objective, and EM iterates anyway, so a few suffice.
@@ -119,11 +118,8 @@ def update_gate(Zi, V, targets, weights, alpha, solver=None):
     ``solver``: ``gate_solver`` of these weights, if already made."""
     if V.shape[1] == 1 or not weights.sum() > 0:
         return V
-    candidate = bound_steps(Zi, V, targets, weights, alpha, GATE_STEPS, solver)
-    if (weighted_log_likelihood(Zi, candidate, targets, weights)
-            >= weighted_log_likelihood(Zi, V, targets, weights)):
-        return candidate
-    return V
+    candidate, before, after = bound_update(Zi, V, targets, weights, alpha, GATE_STEPS, solver)
+    return candidate if after >= before else V
 
 
 def squared_distances(Z, centres, out=None):

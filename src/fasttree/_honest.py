@@ -43,17 +43,31 @@ def honest_values(tree, rows, target, weight):
     weight : ndarray of shape (n_samples,)
     """
     used = np.flatnonzero(weight > 0)
-    leaves = tree.apply(rows[used])
-    leaf_number = tree.leaf_numbers()
+    leaf_of_row = tree.leaf_numbers()[tree.apply(rows[used])]
+    return leaf_means(tree, leaf_of_row, target.reshape(len(target), -1)[used], weight[used])
+
+
+def leaf_means(tree, leaf_of_row, target, weight):
+    """``tree`` with every node's values the weighted means of ``target``'s
+    columns over the rows that reach it (a classifier's class fractions, for
+    one-hot targets); a node that rows of positive weight do not reach keeps
+    its values.
+
+    Parameters
+    ----------
+    tree : Tree
+        A tree that keeps every node's value.
+    leaf_of_row : ndarray of intp, shape (n_rows,)
+        Each row's leaf, numbered as ``Tree.leaf_numbers`` numbers them.
+    target : ndarray of shape (n_rows, tree.n_values)
+    weight : ndarray of shape (n_rows,)
+    """
     n_leaves = tree.n_leaves
-    target = target.reshape(len(target), -1)[used]
-    leaf_weight = np.bincount(leaf_number[leaves], weights=weight[used], minlength=n_leaves)
-    node_weight = tree._summed_up(leaf_weight)
+    node_weight = tree._summed_up(np.bincount(leaf_of_row, weights=weight, minlength=n_leaves))
     value = tree.node_values.copy()
     reached = node_weight > 0
-    for output in range(target.shape[1]):
-        leaf_sum = np.bincount(leaf_number[leaves], weights=weight[used] * target[:, output],
+    for column in range(target.shape[1]):
+        leaf_sum = np.bincount(leaf_of_row, weights=weight * target[:, column],
                                minlength=n_leaves)
-        node_sum = tree._summed_up(leaf_sum)
-        value[reached, output] = node_sum[reached] / node_weight[reached]
+        value[reached, column] = tree._summed_up(leaf_sum)[reached] / node_weight[reached]
     return tree.with_node_values(value)

@@ -219,10 +219,13 @@ class Tree:
     def with_node_values(self, value):
         """This tree with other node values, (node_count, n_values): its splits
         and statistics unchanged (an honest tree's leaves, estimated from
-        other rows). Only for a tree that keeps every node's value."""
+        other rows; a mixture's expert, re-estimated on new weights). Only for
+        a tree that keeps every node's value (dense, or as sparse rows)."""
         state = self.plain_state()
-        if "value" not in state:
+        if "value" not in state and "value_indptr" not in state:
             raise ValueError("with_node_values needs a tree that keeps every node's value")
+        for key in ("value_indptr", "value_index", "value_data"):
+            state.pop(key, None)
         state["value"] = np.ascontiguousarray(value, dtype=np.float64)
         return Tree(self.n_features, self.n_values, state,
                     output_widths=state.get("output_widths"))

@@ -46,18 +46,19 @@ from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ._docstrings import shared_docs
 from ._ensemble import check_template, check_verbose, map_members
 from ._frames import as_frame
+from ._honest import leaf_means
 from ._gating import GateInputs, gate_solver, initial_paths, log_gate, update_gate
 from ._model_file import ModelFileError, is_estimator, model_file_class
 from ._softmax import with_intercept
 from ._state_checks import _check_model
-from ._targets import check_regression_target, encode_labels
+from ._targets import QUANTILE_CRITERIA, check_regression_target, encode_labels
 from ._threads import resolve_n_jobs
 from ._validation import (check_sample_weight, convergence_warning, feature_names_of,
                           invalid_parameter, is_int_at_least, warn_user)
 from .bagging import accepts_sample_weight, clone_estimator
 from .boosting import boosting_generators, fit_member, shared_ranks
 from .experts import LinearExpert, LinearModel, LogisticExpert, check_alpha, dense_rows
-from .tree import BaseDecisionTree, DecisionTreeClassifier
+from .tree import BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor"]
 
@@ -212,17 +213,23 @@ class BaseMixture(BaseEstimator):
                  for _ in range(1 if self.levels == 1 else n_branches + 1)]
         history = []
         began = time.perf_counter()
+        regrow = True
         for iteration in range(1, self.max_iter + 1):
-            state.refit_experts(responsibility)
+            moved = state.refit_experts(responsibility, regrow)
             gates = self._refit_gates(Zi, gates, responsibility, weights, top_solver)
             log_joint = self._log_prior(Zi, gates) + state.log_likelihoods()
             row_log_likelihood = _logsumexp(log_joint)
             responsibility = np.exp(log_joint - row_log_likelihood[:, None])
             history.append(float(weights @ row_log_likelihood / weights.sum()))
             if self.verbose:
-                self._report(iteration, history, began)
-            if iteration >= 2 and history[-1] - history[-2] < self.tol:
+                self._report(iteration, history, began,
+                             state.re_estimates_leaves and not regrow)
+            stalled = iteration >= 2 and history[-1] - history[-2] < self.tol
+            if stalled and regrow:
                 return state, gates, history, True
+            # Tree experts regrow their splits while the splits move, and
+            # again once re-estimating their leaves gains less than tol.
+            regrow = not state.re_estimates_leaves or stalled or (regrow and moved)
         return state, gates, history, False
 
     def _refit_gates(self, Zi, gates, responsibility, weights, top_solver=None):
@@ -251,9 +258,10 @@ class BaseMixture(BaseEstimator):
         return np.hstack([top[:, [index]] + log_gate(Zi, V)
                           for index, V in enumerate(gates[1:])])
 
-    def _report(self, iteration, history, began):
+    def _report(self, iteration, history, began, leaves_only=False):
         change = "" if len(history) < 2 else f" ({history[-1] - history[-2]:+.3g})"
-        print(f"{type(self).__name__}: EM iteration {iteration}/{self.max_iter}, "
+        step = " (leaves re-estimated)" if leaves_only else ""
+        print(f"{type(self).__name__}: EM iteration {iteration}/{self.max_iter}{step}, "
               f"log-likelihood {history[-1]:.6g}{change}, "
               f"{time.perf_counter() - began:.1f} s elapsed", file=sys.stderr, flush=True)
 
@@ -348,38 +356,58 @@ class EMState:
         self.experts = [None] * n_experts
         self.outputs = [None] * n_experts
         self.variances = [None] * n_experts
+        # Each tree expert's node of every training row (``apply``), while
+        # its leaves are re-estimated between regrowths.
+        self.nodes = [None] * n_experts
         self.variance_floor = mixture._variance_floor(target, weights)
+        self.re_estimates_leaves = mixture._leaves_are_means(template)
 
-    def refit_experts(self, responsibility):
-        """The experts' M-step: each refitted with its responsibilities."""
+    def refit_experts(self, responsibility, regrow=True):
+        """The experts' M-step: each refitted with its responsibilities, or,
+        with ``regrow`` False, its splits kept and its leaves re-estimated
+        (trees whose leaves are weighted means: ``re_estimates_leaves``).
+        Returns whether any expert's split of the training rows changed."""
         def refit(index):
-            return self._refit(index, responsibility[:, index])
+            return self._refit(index, responsibility[:, index], regrow)
 
-        for index, (expert, output, variance) in enumerate(
+        moved = False
+        for index, (expert, output, variance, nodes) in enumerate(
                 map_members(refit, range(len(self.experts)), self.n_threads)):
+            moved |= nodes is not self.nodes[index] and (
+                self.nodes[index] is None or not np.array_equal(nodes, self.nodes[index]))
             self.experts[index], self.outputs[index] = expert, output
-            self.variances[index] = variance
+            self.variances[index], self.nodes[index] = variance, nodes
+        return moved
 
-    def _refit(self, index, share):
+    def _refit(self, index, share, regrow):
         fit_weight = np.where(share < TRIM, 0.0, self.weights * share)
         old = self.experts[index]
+        kept = old, self.outputs[index], self.variances[index], self.nodes[index]
         if not fit_weight.sum() > 0:
-            return old, self.outputs[index], self.variances[index]
-        candidate = clone_estimator(self.template)
-        if "random_state" in candidate.get_params(deep=False):
-            candidate.set_params(random_state=int(self.seeds[index]))
-        candidate = fit_member(candidate, self.rows, self.target, fit_weight, self.ranked)
+            return kept
+        # The first iteration regrows: every expert has rows (a k-means cluster).
+        if regrow or not self.re_estimates_leaves:
+            candidate = clone_estimator(self.template)
+            if "random_state" in candidate.get_params(deep=False):
+                candidate.set_params(random_state=int(self.seeds[index]))
+            candidate = fit_member(candidate, self.rows, self.target, fit_weight, self.ranked)
+            nodes = candidate.tree_.apply(self.rows) if self.re_estimates_leaves else None
+        else:
+            tree, nodes = old.tree_, self.nodes[index]
+            candidate = old._with_tree(leaf_means(
+                tree, tree.leaf_numbers()[nodes],
+                self.mixture._leaf_targets(old, self.target), fit_weight))
         output = self.mixture._expert_output(candidate, self.rows, self.target)
         row_weight = self.weights * share
         new_score, new_variance = self.mixture._expected_log_likelihood(
             output, self.target, row_weight, self.variance_floor)
         if old is None:
-            return candidate, output, new_variance
+            return candidate, output, new_variance, nodes
         old_score, old_variance = self.mixture._expected_log_likelihood(
             self.outputs[index], self.target, row_weight, self.variance_floor)
         if new_score >= old_score:
-            return candidate, output, new_variance
-        return old, self.outputs[index], old_variance
+            return candidate, output, new_variance, nodes
+        return old, self.outputs[index], old_variance, self.nodes[index]
 
     def log_likelihoods(self):
         """(n, n_experts): each expert's log-likelihood of each row's y."""
@@ -478,6 +506,20 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
     @staticmethod
     def _variance_floor(target, weights):
         return None
+
+    @staticmethod
+    def _leaves_are_means(template):
+        """Whether the experts' leaves are the weighted class fractions of
+        their rows, so that EM can re-estimate them without regrowing the
+        splits: fasttree trees without class weights or monotonic constraints."""
+        return (isinstance(template, DecisionTreeClassifier) and template.class_weight is None
+                and template.monotonic_cst is None)
+
+    @staticmethod
+    def _leaf_targets(expert, target):
+        """What an expert's leaves are the weighted means of: each row's
+        class, one-hot over the expert's classes."""
+        return (target[:, None] == np.asarray(expert.classes_)[None, :]).astype(np.float64)
 
     def _expert_output(self, expert, rows, target=None):
         """The expert's probabilities of all classes, (n, n_classes)."""
@@ -624,6 +666,20 @@ class MixtureOfExpertsRegressor(RegressorMixin, BaseMixture):
                              f"(y spans {target.min():.3g} to {target.max():.3g}); rescale y, "
                              "for example to its standard units, and the predictions back")
         return VARIANCE_FLOOR * spread if spread > 0 else 1e-12
+
+    @staticmethod
+    def _leaves_are_means(template):
+        """Whether the experts' leaves are the weighted means of their rows'
+        targets, so that EM can re-estimate them without regrowing the
+        splits: fasttree trees of a mean criterion, without monotonic constraints."""
+        return (isinstance(template, DecisionTreeRegressor)
+                and template.criterion not in QUANTILE_CRITERIA
+                and template.monotonic_cst is None)
+
+    @staticmethod
+    def _leaf_targets(expert, target):
+        """What an expert's leaves are the weighted means of: the targets."""
+        return target[:, None]
 
     @staticmethod
     def _expert_output(expert, rows, target=None):

@@ -24,7 +24,16 @@ Rules a vectorised estimator must reproduce exactly:
   unpenalised expected log-likelihood is not lower;
 * expert probabilities are floored at 1e-12 in the E-step; a regressor's
   variances are floored at 1e-6 of the target's weighted variance;
-* iterations stop once ``L_t - L_{t-1} < tol`` (``t >= 2``) or after
+* with ``leaf_steps`` (tree experts whose leaves are weighted means), an
+  iteration either regrows the experts (fits fresh ones, as above) or keeps
+  each expert's split of the rows (its ``apply``) and re-estimates its
+  leaves: each leaf reached by rows of positive trimmed weight holds their
+  weighted mean target (class indicators for a classifier), the others keep
+  theirs.  The first iteration regrows; an iteration after a regrowth
+  regrows again when an accepted expert's ``apply`` of the rows changed;
+  an iteration after one that gained less than ``tol`` regrows;
+* iterations stop once ``L_t - L_{t-1} < tol`` (``t >= 2``) in an iteration
+  that regrew (every iteration, without ``leaf_steps``), or after
   ``max_iter``.
 """
 
@@ -39,6 +48,7 @@ __all__ = [
     "PROBABILITY_FLOOR",
     "RESPONSIBILITY_TRIM",
     "GateInputs",
+    "LeafMeans",
     "LinearExpert",
     "LogisticExpert",
     "ReferenceMixture",
@@ -888,6 +898,51 @@ def _class_probabilities(expert, inputs, n_classes):
     return probabilities
 
 
+class LeafMeans:
+    """A tree expert with its leaves re-estimated: every row keeps the node
+    ``base.apply`` sends it to, and a node that rows of positive ``mass``
+    reach predicts their ``mass``-weighted mean of ``targets`` (one column
+    per output: class indicators in ``base.classes_`` order for a
+    classifier); other rows get ``base``'s prediction."""
+
+    def __init__(self, base, nodes, targets, mass):
+        self.base = base
+        if hasattr(base, "classes_"):
+            self.classes_ = base.classes_
+        self.values = {}
+        for node in np.unique(nodes).tolist():
+            in_node = nodes == node
+            total = float(np.sum(mass[in_node]))
+            if total > 0:
+                self.values[node] = mass[in_node] @ targets[in_node] / total
+
+    def apply(self, X):
+        return self.base.apply(X)
+
+    def _replaced(self, X, base_output):
+        output = np.array(base_output, dtype=np.float64)
+        for row, node in enumerate(self.apply(X).tolist()):
+            if node in self.values:
+                output[row] = self.values[node]
+        return output
+
+    def predict_proba(self, X):
+        return self._replaced(X, self.base.predict_proba(X))
+
+    def predict(self, X):
+        base_output = np.asarray(self.base.predict(X), dtype=np.float64)[:, None]
+        return self._replaced(X, base_output)[:, 0]
+
+
+def _leaf_targets(kind, expert, y):
+    """What a tree expert's leaves are means of: y as a column (regressor),
+    or indicators of y's class in the expert's classes_ order."""
+    if kind == "regressor":
+        return np.asarray(y, dtype=np.float64)[:, None]
+    classes = np.asarray(expert.classes_).tolist()
+    return np.array([[1.0 if label == known else 0.0 for known in classes] for label in y])
+
+
 def _gaussian_log_density(y, mean, variance):
     """log N(y; mean, variance)."""
     return -0.5 * math.log(2 * math.pi * variance) - (y - mean) ** 2 / (2 * variance)
@@ -1145,7 +1200,7 @@ def _expected_log_likelihood(kind, expert, expert_inputs, y, mass, n_classes, fl
 
 def fit_mixture(X, y, *, kind, n_experts=2, levels=1, make_expert=None, max_iter=100,
                 tol=1e-3, alpha=1e-3, seed=0, sample_weight=None, categorical=None,
-                n_levels=None):
+                n_levels=None, leaf_steps=False):
     """Fit a mixture of experts by EM.
 
     Parameters
@@ -1175,6 +1230,10 @@ def fit_mixture(X, y, *, kind, n_experts=2, levels=1, make_expert=None, max_iter
     sample_weight : array-like of float, shape (n_samples,), optional
     categorical : array-like of bool, shape (n_features,), optional
     n_levels : sequence of int, optional
+    leaf_steps : bool, default=False
+        The experts are trees (``apply(X)``: each row's node) whose leaves
+        are weighted means: re-estimate their leaves between regrowths, as
+        the module's rules say.
 
     Returns
     -------
@@ -1224,15 +1283,22 @@ def fit_mixture(X, y, *, kind, n_experts=2, levels=1, make_expert=None, max_iter
     rng = np.random.default_rng(seed)
     responsibilities = initial_responsibilities(Zi[:, 1:], n_experts, levels, weights, rng)
     b = n_experts
+    regrow = True
+    nodes = [None] * mixture.n_paths
     for iteration in range(1, max_iter + 1):
         # M-step, experts.
+        moved = False
         for j in range(mixture.n_paths):
             mass = weights * responsibilities[:, j]
             fit_weights = np.where(responsibilities[:, j] < RESPONSIBILITY_TRIM, 0.0, mass)
             if fit_weights.sum() == 0:
                 continue  # kept as it is, variance included
-            candidate = make_expert(j)
-            candidate.fit(expert_inputs, y, sample_weight=fit_weights)
+            if regrow:
+                candidate = make_expert(j)
+                candidate.fit(expert_inputs, y, sample_weight=fit_weights)
+            else:
+                old = mixture.experts[j]
+                candidate = LeafMeans(old, nodes[j], _leaf_targets(kind, old, y), fit_weights)
             new_q, new_variance = _expected_log_likelihood(
                 kind, candidate, expert_inputs, y, mass, mixture.n_classes, variance_floor)
             old = mixture.experts[j]
@@ -1243,6 +1309,11 @@ def fit_mixture(X, y, *, kind, n_experts=2, levels=1, make_expert=None, max_iter
                 mixture.experts[j] = candidate
                 if kind == "regressor":
                     mixture.variances[j] = new_variance
+                if leaf_steps:
+                    candidate_nodes = candidate.apply(expert_inputs)
+                    if nodes[j] is None or not np.array_equal(candidate_nodes, nodes[j]):
+                        moved = True
+                    nodes[j] = candidate_nodes
             elif kind == "regressor":
                 mixture.variances[j] = old_variance
         # M-step, gates.
@@ -1268,6 +1339,8 @@ def fit_mixture(X, y, *, kind, n_experts=2, levels=1, make_expert=None, max_iter
         responsibilities, log_likelihood = mixture._e_step(Zi, expert_inputs, y, weights)
         mixture.log_likelihood.append(log_likelihood)
         mixture.n_iter = iteration
-        if iteration >= 2 and log_likelihood - mixture.log_likelihood[-2] < tol:
+        stalled = iteration >= 2 and log_likelihood - mixture.log_likelihood[-2] < tol
+        if stalled and regrow:
             break
+        regrow = not leaf_steps or stalled or (regrow and moved)
     return mixture
