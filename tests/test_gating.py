@@ -115,7 +115,8 @@ def test_the_pass_in_row_blocks_is_the_likelihood_and_gradient_of_all_rows(monke
     targets[::5] = np.eye(3)[np.arange(16) % 3]  # hard targets: zeros in the sum
     V = np.random.default_rng(9).normal(scale=3.0, size=(Zi.shape[1], 3))
     monkeypatch.setattr(softmax_module, "BLOCK_ROWS", block_rows)
-    log_likelihood, total = softmax_module.softmax_pass(Zi, V, targets, weights)
+    class_targets = softmax_module.by_class(targets)
+    log_likelihood, total = softmax_module.softmax_pass(Zi, V, class_targets, weights)
     np.testing.assert_allclose(log_likelihood, reference_gate_objective(V, Zi, targets, weights),
                                rtol=1e-12, atol=1e-12)
     # d/dV_jk of sum_n w_n sum_k T_nk log softmax: Zi' (w (T - P)), the free columns.
@@ -124,5 +125,5 @@ def test_the_pass_in_row_blocks_is_the_likelihood_and_gradient_of_all_rows(monke
     P /= P.sum(axis=1, keepdims=True)
     expected = Zi.T @ (weights[:, None] * (targets - P))[:, :-1]
     np.testing.assert_allclose(total, expected, rtol=1e-12, atol=1e-12)
-    assert softmax_module.softmax_pass(Zi, V, targets, weights, with_gradient=False) == (
+    assert softmax_module.softmax_pass(Zi, V, class_targets, weights, with_gradient=False) == (
         log_likelihood, None)

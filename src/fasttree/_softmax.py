@@ -27,9 +27,14 @@ BLOCK_ROWS = 8192
 
 
 def log_softmax(scores):
-    """Row-wise ``log(softmax(scores))``, stable for large scores."""
-    shifted = scores - scores.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    """Row-wise ``log(softmax(scores))``, stable for large scores (n, K;
+    returned as the transpose of a C-contiguous (K, n) array)."""
+    # The classes in rows: reductions over a few classes are element-wise
+    # operations on whole rows (the same sums, in the same order).
+    by_class = np.asarray(scores, dtype=np.float64).T.copy()
+    by_class -= by_class.max(axis=0)
+    by_class -= np.log(np.exp(by_class).sum(axis=0))
+    return by_class.T
 
 
 def softmax(scores):
@@ -37,22 +42,23 @@ def softmax(scores):
     return np.exp(log_softmax(scores))
 
 
-def softmax_pass(Zi, V, targets, weights, with_gradient=True):
+def softmax_pass(Zi, V, class_targets, weights, with_gradient=True):
     """One pass over the rows, in blocks of BLOCK_ROWS: the soft-target
     log-likelihood ``sum_n w_n sum_k T_nk log softmax(Zi V)_nk`` and, with
     ``with_gradient``, ``Zi' (w (T - softmax(Zi V)))`` for the K - 1 free
-    columns, shape (q + 1, K - 1) (else None)."""
+    columns, shape (q + 1, K - 1) (else None). ``class_targets`` is T'
+    (K, n), C-contiguous (``by_class``), made once for the passes of an update."""
     n_classes = V.shape[1]
     log_likelihood = 0.0
     total = np.zeros((n_classes - 1, Zi.shape[1])) if with_gradient else None
-    coefficients = np.ascontiguousarray(V.T)
-    # Classes in rows, (K, block): reductions over the classes are then
-    # element-wise operations on whole rows, not loops over K values per row.
     for start in range(0, Zi.shape[0], BLOCK_ROWS):
         rows = Zi[start:start + BLOCK_ROWS]
-        block_targets = targets[start:start + BLOCK_ROWS].T
+        block_targets = class_targets[:, start:start + BLOCK_ROWS]
         block_weights = weights[start:start + BLOCK_ROWS]
-        log_p = coefficients @ rows.T
+        # Classes in rows, (K, block): reductions over the classes are then
+        # element-wise operations on whole rows, not loops over K values per
+        # row. (rows @ V then a transposed copy is quicker than V' @ rows'.)
+        log_p = np.ascontiguousarray((rows @ V).T)
         log_p -= log_p.max(axis=0)
         p = np.exp(log_p)
         row_totals = p.sum(axis=0)
@@ -62,14 +68,21 @@ def softmax_pass(Zi, V, targets, weights, with_gradient=True):
             axis=0) @ block_weights)
         if with_gradient:
             p /= row_totals
-            total += ((block_targets[:-1] - p[:-1]) * block_weights) @ rows
+            residual = np.subtract(block_targets[:-1], p[:-1], out=p[:-1])
+            residual *= block_weights
+            total += residual @ rows
     return log_likelihood, None if total is None else total.T
+
+
+def by_class(targets):
+    """Targets (n, K) as ``softmax_pass`` reads them: (K, n), C-contiguous."""
+    return np.ascontiguousarray(np.asarray(targets, dtype=np.float64).T)
 
 
 def weighted_log_likelihood(Zi, V, targets, weights):
     """``sum_n w_n sum_k T_nk log softmax(Zi V)_nk``: the soft-target
     log-likelihood a gate's M-step raises."""
-    return softmax_pass(Zi, V, targets, weights, with_gradient=False)[0]
+    return softmax_pass(Zi, V, by_class(targets), weights, with_gradient=False)[0]
 
 
 def penalty_mask(n_columns):
@@ -109,7 +122,7 @@ def bound_solver(Zi, weights, n_classes, alpha):
 def gradient(Zi, V, targets, weights, alpha):
     """Gradient of the penalised per-weight log-likelihood with respect to
     the K - 1 free columns of V, shape (q + 1, K - 1)."""
-    return _penalised(softmax_pass(Zi, V, targets, weights)[1], V, weights, alpha)
+    return _penalised(softmax_pass(Zi, V, by_class(targets), weights)[1], V, weights, alpha)
 
 
 def _penalised(total, V, weights, alpha):
@@ -142,14 +155,15 @@ def bound_update(Zi, V, targets, weights, alpha, n_steps, solver=None):
         solver = bound_solver(Zi, weights, n_classes, alpha)
     V = V.copy()
     before = None
+    class_targets = by_class(targets)
     for _ in range(n_steps):
-        log_likelihood, total = softmax_pass(Zi, V, targets, weights)
+        log_likelihood, total = softmax_pass(Zi, V, class_targets, weights)
         before = log_likelihood if before is None else before
         grad = _penalised(total, V, weights, alpha)
         # Class-major: column k's q + 1 values, then column k + 1's.
         step = np.linalg.solve(solver.T, np.linalg.solve(solver, grad.T.ravel()))
         V[:, :-1] += step.reshape(n_classes - 1, -1).T
-    return V, before, weighted_log_likelihood(Zi, V, targets, weights)
+    return V, before, softmax_pass(Zi, V, class_targets, weights, with_gradient=False)[0]
 
 
 def newton_fit(Zi, targets, weights, alpha, max_iter=100, tol=1e-10):

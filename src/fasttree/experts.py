@@ -202,7 +202,7 @@ class LogisticExpert(ClassifierMixin, LinearModel):
 
     def predict_log_proba(self, X):
         """Log-probabilities of the classes, shape (n_samples, n_classes)."""
-        return log_softmax(self._scores(X))
+        return np.ascontiguousarray(log_softmax(self._scores(X)))
 
     def predict_proba(self, X):
         """Probabilities of the classes, shape (n_samples, n_classes)."""

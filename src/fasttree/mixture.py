@@ -207,8 +207,9 @@ class BaseMixture(BaseEstimator):
         (state, gates, log-likelihood per iteration, converged).
         ``top_solver``: the top gate's ``gate_solver``, if already made."""
         n_branches = self.n_experts
-        responsibility = np.zeros((Zi.shape[0], len(state.experts)))
-        responsibility[np.arange(Zi.shape[0]), start] = 1.0
+        # By expert, (n_experts, n): an expert's responsibilities are a row.
+        responsibility = np.zeros((len(state.experts), Zi.shape[0]))
+        responsibility[start, np.arange(Zi.shape[0])] = 1.0
         gates = [np.zeros((Zi.shape[1], n_branches))
                  for _ in range(1 if self.levels == 1 else n_branches + 1)]
         history = []
@@ -217,9 +218,8 @@ class BaseMixture(BaseEstimator):
         for iteration in range(1, self.max_iter + 1):
             moved = state.refit_experts(responsibility, regrow)
             gates = self._refit_gates(Zi, gates, responsibility, weights, top_solver)
-            log_joint = self._log_prior(Zi, gates) + state.log_likelihoods()
-            row_log_likelihood = _logsumexp(log_joint)
-            responsibility = np.exp(log_joint - row_log_likelihood[:, None])
+            responsibility, row_log_likelihood = _posterior(
+                self._log_prior_by_expert(Zi, gates) + state.log_likelihoods())
             history.append(float(weights @ row_log_likelihood / weights.sum()))
             if self.verbose:
                 self._report(iteration, history, began,
@@ -233,30 +233,34 @@ class BaseMixture(BaseEstimator):
         return state, gates, history, False
 
     def _refit_gates(self, Zi, gates, responsibility, weights, top_solver=None):
-        """The gates' M-step (see the module's description); ``top_solver``:
-        the top gate's ``gate_solver``, if already made."""
+        """The gates' M-step (see the module's description) on the
+        responsibilities by expert; ``top_solver``: the top gate's
+        ``gate_solver``, if already made."""
         alpha = float(self.alpha)
         if self.levels == 1:
-            return [update_gate(Zi, gates[0], responsibility, weights, alpha, top_solver)]
+            return [update_gate(Zi, gates[0], responsibility.T, weights, alpha, top_solver)]
         n_branches = self.n_experts
-        paths = responsibility.reshape(-1, n_branches, n_branches)
-        group = paths.sum(axis=2)
-        updated = [update_gate(Zi, gates[0], group, weights, alpha, top_solver)]
+        paths = responsibility.reshape(n_branches, n_branches, -1)
+        group = paths.sum(axis=1)
+        updated = [update_gate(Zi, gates[0], group.T, weights, alpha, top_solver)]
         for index in range(n_branches):
             with np.errstate(invalid="ignore", divide="ignore"):
-                shares = paths[:, index, :] / group[:, index, None]
-            shares[~(group[:, index] > 0)] = 1.0 / n_branches
-            updated.append(update_gate(Zi, gates[index + 1], shares,
-                                       weights * group[:, index], alpha))
+                shares = paths[index] / group[index]
+            shares[:, ~(group[index] > 0)] = 1.0 / n_branches
+            updated.append(update_gate(Zi, gates[index + 1], shares.T,
+                                       weights * group[index], alpha))
         return updated
 
     def _log_prior(self, Zi, gates):
         """Each row's log gate weight of each expert, (n, n_experts)."""
-        top = log_gate(Zi, gates[0])
+        return self._log_prior_by_expert(Zi, gates).T
+
+    def _log_prior_by_expert(self, Zi, gates):
+        """Each expert's log gate weight of each row, (n_experts, n)."""
+        top = log_gate(Zi, gates[0]).T
         if self.levels == 1:
             return top
-        return np.hstack([top[:, [index]] + log_gate(Zi, V)
-                          for index, V in enumerate(gates[1:])])
+        return np.vstack([top[index] + log_gate(Zi, V).T for index, V in enumerate(gates[1:])])
 
     def _report(self, iteration, history, began, leaves_only=False):
         change = "" if len(history) < 2 else f" ({history[-1] - history[-2]:+.3g})"
@@ -304,10 +308,9 @@ class BaseMixture(BaseEstimator):
         """
         Zi, rows = self._rows(X)
         target = self._encode_target(y, Zi.shape[0], fitted=True)
-        log_joint = self._log_prior(Zi, self._gates()) + np.column_stack(
+        return _posterior(self._log_prior_by_expert(Zi, self._gates()) + np.vstack(
             [self._log_likelihood_of(index, expert, rows, target)
-             for index, expert in enumerate(self.experts_)])
-        return np.exp(log_joint - _logsumexp(log_joint)[:, None])
+             for index, expert in enumerate(self.experts_)]))[0].T
 
     def _check_fitted_parts(self, foreign_members):
         """A loaded mixture's experts and gates agree with each other."""
@@ -368,7 +371,7 @@ class EMState:
         (trees whose leaves are weighted means: ``re_estimates_leaves``).
         Returns whether any expert's split of the training rows changed."""
         def refit(index):
-            return self._refit(index, responsibility[:, index], regrow)
+            return self._refit(index, responsibility[index], regrow)
 
         moved = False
         for index, (expert, output, variance, nodes) in enumerate(
@@ -397,7 +400,7 @@ class EMState:
             candidate = old._with_tree(leaf_means(
                 tree, tree.leaf_numbers()[nodes],
                 self.mixture._leaf_targets(old, self.target), fit_weight))
-        output = self.mixture._expert_output(candidate, self.rows, self.target)
+        output = self.mixture._expert_output(candidate, self.rows, nodes=nodes)
         row_weight = self.weights * share
         new_score, new_variance = self.mixture._expected_log_likelihood(
             output, self.target, row_weight, self.variance_floor)
@@ -410,17 +413,22 @@ class EMState:
         return old, self.outputs[index], old_variance, self.nodes[index]
 
     def log_likelihoods(self):
-        """(n, n_experts): each expert's log-likelihood of each row's y."""
-        return np.column_stack([
+        """(n_experts, n): each expert's log-likelihood of each row's y."""
+        return np.vstack([
             self.mixture._row_log_likelihood(output, self.target, variance)
             for output, variance in zip(self.outputs, self.variances)])
 
 
-def _logsumexp(values):
-    """Row-wise ``log(sum(exp(values)))``."""
-    top = values.max(axis=1)
+def _posterior(log_joint):
+    """The E-step from each expert's log joint probability of each row,
+    (n_experts, n): the responsibilities, (n_experts, n), each column
+    summing to 1, and each row's log-likelihood, (n,)."""
+    top = log_joint.max(axis=0)
     top = np.where(np.isfinite(top), top, 0.0)
-    return top + np.log(np.exp(values - top[:, None]).sum(axis=1))
+    responsibility = np.exp(log_joint - top)
+    total = responsibility.sum(axis=0)
+    responsibility /= total
+    return responsibility, top + np.log(total)
 
 
 @model_file_class
@@ -521,9 +529,11 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
         class, one-hot over the expert's classes."""
         return (target[:, None] == np.asarray(expert.classes_)[None, :]).astype(np.float64)
 
-    def _expert_output(self, expert, rows, target=None):
-        """The expert's probabilities of all classes, (n, n_classes)."""
-        probabilities = np.asarray(expert.predict_proba(rows), dtype=np.float64)
+    def _expert_output(self, expert, rows, nodes=None):
+        """The expert's probabilities of all classes, (n, n_classes); read
+        from its tree's values when each row's node (``nodes``) is known."""
+        probabilities = (expert.tree_.node_values[nodes] if nodes is not None
+                         else np.asarray(expert.predict_proba(rows), dtype=np.float64))
         full = np.zeros((probabilities.shape[0], self.n_classes_))
         full[:, self._class_positions(expert)] = probabilities
         return full
@@ -682,8 +692,11 @@ class MixtureOfExpertsRegressor(RegressorMixin, BaseMixture):
         return target[:, None]
 
     @staticmethod
-    def _expert_output(expert, rows, target=None):
-        """The expert's prediction of each row, float64."""
+    def _expert_output(expert, rows, nodes=None):
+        """The expert's prediction of each row, float64; read from its
+        tree's values when each row's node (``nodes``) is known."""
+        if nodes is not None:
+            return expert.tree_.node_values[nodes, 0]
         return np.asarray(expert.predict(rows), dtype=np.float64).reshape(-1)
 
     @staticmethod
