@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ._softmax import bound_solver, bound_update, log_softmax, with_intercept
+from ._softmax import blocked_product, bound_solver, bound_update, log_softmax, with_intercept
 
 # Bound (minorise-maximise) steps per gate and EM iteration: each raises the
 # gate's penalised objective, and EM iterates anyway, so a few suffice.
@@ -98,12 +98,12 @@ class GateInputs:
 
 def log_gate(Zi, V):
     """Each row's log-weight of each branch of a gate with coefficients V."""
-    return log_softmax(Zi @ V)
+    return log_softmax(blocked_product(Zi, V))
 
 
 def gate_solver(Zi, weights, n_branches, alpha):
     """What ``update_gate`` of a gate of ``n_branches`` with these row
-    ``weights`` solves against (``bound_solver``), made once for a gate whose
+    ``weights`` steps with (``bound_solver``), made once for a gate whose
     weights do not change; None when the gate takes no steps."""
     if n_branches == 1 or not weights.sum() > 0:
         return None

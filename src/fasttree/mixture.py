@@ -39,6 +39,7 @@ follows the same rules):
 import math
 import sys
 import time
+from functools import partial
 
 import numpy as np
 
@@ -49,7 +50,7 @@ from ._frames import as_frame
 from ._honest import leaf_means
 from ._gating import GateInputs, gate_solver, initial_paths, log_gate, update_gate
 from ._model_file import ModelFileError, is_estimator, model_file_class
-from ._softmax import with_intercept
+from ._softmax import weighted_sum, with_intercept
 from ._state_checks import _check_model
 from ._targets import QUANTILE_CRITERIA, check_regression_target, encode_labels
 from ._threads import resolve_n_jobs
@@ -216,11 +217,13 @@ class BaseMixture(BaseEstimator):
         began = time.perf_counter()
         regrow = True
         for iteration in range(1, self.max_iter + 1):
-            moved = state.refit_experts(responsibility, regrow)
-            gates = self._refit_gates(Zi, gates, responsibility, weights, top_solver)
+            # The experts and the gates read the same responsibilities and
+            # nothing of each other's: they are refitted on the threads at once.
+            gates, moved = state.refit_experts(responsibility, regrow, partial(
+                self._refit_gates, Zi, gates, responsibility, weights, top_solver))
             responsibility, row_log_likelihood = _posterior(
                 self._log_prior_by_expert(Zi, gates) + state.log_likelihoods())
-            history.append(float(weights @ row_log_likelihood / weights.sum()))
+            history.append(weighted_sum(weights, row_log_likelihood) / weights.sum())
             if self.verbose:
                 self._report(iteration, history, began,
                              state.re_estimates_leaves and not regrow)
@@ -365,22 +368,25 @@ class EMState:
         self.variance_floor = mixture._variance_floor(target, weights)
         self.re_estimates_leaves = mixture._leaves_are_means(template)
 
-    def refit_experts(self, responsibility, regrow=True):
+    def refit_experts(self, responsibility, regrow, alongside):
         """The experts' M-step: each refitted with its responsibilities, or,
         with ``regrow`` False, its splits kept and its leaves re-estimated
-        (trees whose leaves are weighted means: ``re_estimates_leaves``).
-        Returns whether any expert's split of the training rows changed."""
-        def refit(index):
-            return self._refit(index, responsibility[index], regrow)
-
+        (trees whose leaves are weighted means: ``re_estimates_leaves``);
+        ``alongside()`` (the gates' M-step) runs on the threads with them.
+        Returns ``alongside()``'s result, and whether any expert's split of
+        the training rows changed."""
+        # The gates first: in iterations that re-estimate leaves only, theirs
+        # is the longest job.
+        jobs = [alongside] + [partial(self._refit, index, responsibility[index], regrow)
+                              for index in range(len(self.experts))]
+        done = map_members(lambda job: job(), jobs, self.n_threads)
         moved = False
-        for index, (expert, output, variance, nodes) in enumerate(
-                map_members(refit, range(len(self.experts)), self.n_threads)):
+        for index, (expert, output, variance, nodes) in enumerate(done[1:]):
             moved |= nodes is not self.nodes[index] and (
                 self.nodes[index] is None or not np.array_equal(nodes, self.nodes[index]))
             self.experts[index], self.outputs[index] = expert, output
             self.variances[index], self.nodes[index] = variance, nodes
-        return moved
+        return done[0], moved
 
     def _refit(self, index, share, regrow):
         fit_weight = np.where(share < TRIM, 0.0, self.weights * share)
@@ -562,7 +568,7 @@ class MixtureOfExpertsClassifier(ClassifierMixin, BaseMixture):
 
     def _expected_log_likelihood(self, output, target, row_weight, variance_floor):
         """An expert's term of the expected log-likelihood, and no variance."""
-        return float(row_weight @ self._row_log_likelihood(output, target)), None
+        return weighted_sum(row_weight, self._row_log_likelihood(output, target)), None
 
     def _log_likelihood_of(self, index, expert, rows, target):
         return self._row_log_likelihood(self._expert_output(expert, rows), target)
@@ -708,9 +714,10 @@ class MixtureOfExpertsRegressor(RegressorMixin, BaseMixture):
         """An expert's term of the expected log-likelihood at its best
         variance (the weighted mean squared error, floored), and that variance."""
         total = row_weight.sum()
-        squared = row_weight @ (target - output) ** 2
+        squared = weighted_sum(row_weight, (target - output) ** 2)
         variance = max(squared / total if total > 0 else 0.0, variance_floor)
-        return float(row_weight @ self._row_log_likelihood(output, target, variance)), variance
+        return (weighted_sum(row_weight, self._row_log_likelihood(output, target, variance)),
+                variance)
 
     def _log_likelihood_of(self, index, expert, rows, target):
         return self._row_log_likelihood(self._expert_output(expert, rows), target,
