@@ -23,7 +23,7 @@ Prints:
       flat mixture, 2 logistic experts       0.966  0.028
       hierarchical mixture, 2x2 logistic     0.968  0.024
       flat mixture, 2 stumps                 0.966  0.021
-      hierarchical mixture, 2x2 stumps       0.965  0.024
+      hierarchical mixture, 2x2 stumps       0.963  0.024
     gate on uniformity_cell_size and bare_nuclei:
       expert 0 weighs most for 466 rows, 6% of them malignant
       expert 1 weighs most for 217 rows, 97% of them malignant

@@ -25,7 +25,17 @@ follows the same rules):
   responsibilities; a group's gate, weighted by them, towards its experts'
   shares). A refitted expert or gate replaces the old one only if it does
   not lower its term of the expected log-likelihood (a generalised EM), so
-  the log-likelihood of the training rows never decreases.
+  the log-likelihood of the training rows never decreases. The gates are
+  refitted on the threads alongside the experts.
+- **Tree experts.** fasttree trees whose leaves are weighted means (class
+  fractions; no ``class_weight``, monotonic constraints or quantile
+  criterion) are regrown, as above, in the first iteration, in the next
+  one whenever a regrowth changed the leaf of any training row, and after
+  every iteration that gains less than ``tol``. In the other iterations each
+  keeps its splits and its leaves are re-estimated: every leaf holds the
+  weighted class fractions (or mean) of its rows, the expected
+  log-likelihood's maximum for those splits (an ECM step), for the cost of
+  a few passes over the rows rather than a fit.
 - **E-step.** Each row's responsibility of each expert is its gate weight
   times the expert's likelihood of the row's y, normalised over the
   experts. A classifier's likelihood is the probability of the row's class
@@ -33,7 +43,9 @@ follows the same rules):
   a regressor's is a Gaussian density around the expert's prediction, with
   the expert's weighted mean squared error as its variance.
 - **Stop** when the weighted mean log-likelihood rises by less than
-  ``tol``, or after ``max_iter`` iterations (with a ``ConvergenceWarning``).
+  ``tol`` in an iteration that refitted the experts (for tree experts, one
+  that regrew them), or after ``max_iter`` iterations (with a
+  ``ConvergenceWarning``).
 """
 
 import math
