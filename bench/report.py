@@ -467,9 +467,10 @@ def quantile_forests(quick):
             "pickle. The mean pinball loss over the 3 quantiles (fasttree / quantile-forest) "
             "and the share of new rows inside the 5%-95% interval. Below, fasttree's 90% "
             "intervals of the new rows from a forest fitted with `oob_score=True`: the raw "
-            "quantiles, CQR calibrated out of bag, CQR calibrated on a fifth of the training "
-            "rows held out (the forest grown on the rest), and jackknife+ after bootstrap "
-            "('oob'); their coverage, mean width and seconds.",
+            "quantiles, CQR calibrated out of bag, the raw quantiles and CQR (closed, and "
+            "with randomized ties) of a forest grown on four fifths of the training rows and "
+            "calibrated on the rest, and jackknife+ after bootstrap ('oob'); their coverage, "
+            "mean width and seconds.",
             markdown_table(["data", "fit s (ratio)", "3 quantiles s (ratio)",
                             "one row ms", "pickle MB (ratio)", "model file MB (ratio)",
                             "pinball ratio", "coverage"], rows) + "\n\n" + markdown_table(

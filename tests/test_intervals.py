@@ -154,12 +154,59 @@ def test_calibration_is_kept_by_pickles_and_model_files(tmp_path):
      "training rows"),
     (lambda: RandomForestRegressor(5), lambda f, X, y: f.calibrate(X, y[:5]), "shape"),
     (lambda: RandomForestRegressor(5), lambda f, X, y: f.calibrate(X, y * np.nan), "NaN"),
+    (lambda: RandomForestRegressor(5), lambda f, X, y: f.predict_interval(X, ties="open"),
+     "ties"),
+    (lambda: RandomForestRegressor(5), lambda f, X, y: f.predict_interval(
+        X, ties="randomized", random_state=-1), "random_state"),
 ])
 def test_bad_interval_requests_are_refused_by_name(make, call, message):
     X, y = heteroscedastic(60, 9)
     forest = make().fit(X, y)
     with pytest.raises(ValueError, match=message):
         call(forest, X, y)
+
+
+def zero_inflated(n_samples, seed):
+    """A target that is exactly 0 in about three rows of four."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, size=(n_samples, 3))
+    return X, np.maximum(0.0, 3 * X[:, 0] - 2.5 + rng.normal(size=n_samples))
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.2])
+def test_randomized_ties_bring_cqr_to_the_level_asked_on_a_target_with_an_atom(alpha):
+    (X, y), (X_cal, y_cal), (X_new, y_new) = (zero_inflated(2000, 0), zero_inflated(1000, 1),
+                                              zero_inflated(6000, 2))
+    forest = RandomForestQuantileRegressor(60, min_samples_leaf=5, random_state=0,
+                                           n_jobs=2).fit(X, y)
+    forest.calibrate(X_cal, y_cal)
+    closed = forest.predict_interval(X_new, alpha, "cqr")
+    np.testing.assert_array_equal(forest.predict_interval(X_new, alpha, "cqr", ties="closed"),
+                                  closed)
+    randomized = forest.predict_interval(X_new, alpha, "cqr", ties="randomized",
+                                         random_state=3)
+    # The calibration rows' scores tie at 0 (their target 0 at the lower
+    # quantile): closed intervals cover too many new rows, randomized ones
+    # the share asked.
+    assert coverage(closed, y_new) >= 1 - alpha + 0.03
+    assert abs(coverage(randomized, y_new) - (1 - alpha)) <= 0.02
+    # Randomized bounds are the closed ones or one float inside them.
+    opened = randomized[:, 0] != closed[:, 0]
+    assert 0 < opened.mean() < 1
+    np.testing.assert_array_equal(randomized[opened, 0], np.nextafter(closed[opened, 0], np.inf))
+    np.testing.assert_array_equal(randomized[opened, 1], np.nextafter(closed[opened, 1], -np.inf))
+    np.testing.assert_array_equal(randomized[~opened], closed[~opened])
+    np.testing.assert_array_equal(forest.predict_interval(X_new, alpha, "cqr", ties="randomized",
+                                                          random_state=3), randomized)
+
+
+def test_tie_coverage_is_the_smoothed_conformal_probability():
+    from fasttree._intervals import tie_coverage
+
+    # n = 5, alpha = 0.5: (1 - alpha)(n + 1) = 3; none below 0, three tied: 3 / 4.
+    assert tie_coverage(np.array([0.0, 2.0, 0.0, 1.0, 0.0]), 0.0, 0.5) == 0.75
+    # Two below 1.0 and one tied: (3 - 2) / 2.
+    assert tie_coverage(np.array([0.0, 2.0, -1.0, 1.0, 3.0]), 1.0, 0.5) == 0.5
 
 
 def test_several_outputs_are_refused():

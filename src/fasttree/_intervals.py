@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_choice, check_open_fraction
+from ._validation import check_choice, check_open_fraction, check_random_state
 
 # Rows of the n_rows x n_training matrix of leave-one-out means that
 # jackknife+ holds at once: about 32 MB.
@@ -26,6 +26,17 @@ def conformal_rank(alpha, n_scores):
     """The rank (1-based) of the score a 1 - alpha interval reaches:
     ceil((1 - alpha)(n + 1)); above n_scores, the interval is unbounded."""
     return math.ceil((1.0 - alpha) * (n_scores + 1) - 1e-12)
+
+
+def tie_coverage(scores, quantile, alpha):
+    """The probability with which smoothed conformal prediction covers a new
+    row whose score equals ``quantile``, the conformal quantile of
+    ``scores``: ``((1 - alpha)(n + 1) - #{s < q}) / (#{s = q} + 1)``, so that
+    the expected coverage is 1 - alpha."""
+    below = int(np.count_nonzero(scores < quantile))
+    tied = int(np.count_nonzero(scores == quantile))
+    share = ((1.0 - alpha) * (len(scores) + 1) - below) / (tied + 1)
+    return min(max(share, 0.0), 1.0)
 
 
 class ForestIntervals:
@@ -124,7 +135,7 @@ class ForestIntervals:
             drawn[trained, tree] = self._tree_counts(tree)[indices[trained]] > 0
         return drawn
 
-    def predict_interval(self, X, alpha=0.1, method="oob"):
+    def predict_interval(self, X, alpha=0.1, method="oob", ties="closed", random_state=None):
         """An interval for each row's target, meant to cover it with
         probability 1 - alpha.
 
@@ -141,6 +152,18 @@ class ForestIntervals:
             their raw alpha/2 and 1 - alpha/2 quantiles, and 'cqr', those
             quantiles moved by the conformal quantile of the calibration
             rows' conformity scores (Romano et al., 2019).
+        ties : {'closed', 'randomized'}, default='closed'
+            For 'split' and 'cqr': a new row whose conformity score would
+            equal the conformal quantile (its target exactly at a bound) is
+            covered ('closed': coverage at least 1 - alpha, and above it
+            when many calibration scores tie, as for a target with an atom
+            such as many exact zeros), or covered with the probability that
+            makes the expected coverage 1 - alpha ('randomized': smoothed
+            conformal prediction, Vovk, Gammerman and Shafer, 2005); each
+            row's interval is then open at its bounds (they are moved one
+            float inwards) with the remaining probability.
+        random_state : None, int or numpy Generator, default=None
+            Seeds the draws of ``ties='randomized'``.
 
         Returns
         -------
@@ -151,6 +174,8 @@ class ForestIntervals:
         self._single_output_for_intervals()
         alpha = check_open_fraction(alpha, "alpha")
         check_choice(method, "method", self._interval_methods)
+        check_choice(ties, "ties", ("closed", "randomized"))
+        seed = check_random_state(random_state) if ties == "randomized" else None
         X = self._validate_X_for_predict(X)
         if method == "oob":
             return self._jackknife_plus(X, alpha)
@@ -158,13 +183,21 @@ class ForestIntervals:
             return self._raw_quantiles(X, alpha)
         calibration = self._checked_calibration(method)
         if method == "split":
-            width = self._conformal_score(calibration["residuals"], alpha)
+            scores = calibration["residuals"]
             center = self._mean_prediction(X)
-            return np.column_stack([center - width, center + width])
-        scores = self._quantile_scores(calibration, alpha)
+            lower, upper = center, center
+        else:
+            scores = self._quantile_scores(calibration, alpha)
+            bounds = self._raw_quantiles(X, alpha)
+            lower, upper = bounds[:, 0], bounds[:, 1]
         width = self._conformal_score(scores, alpha)
-        bounds = self._raw_quantiles(X, alpha)
-        return np.column_stack([bounds[:, 0] - width, bounds[:, 1] + width])
+        intervals = np.column_stack([lower - width, upper + width])
+        if seed is not None and math.isfinite(width):
+            opened = (np.random.default_rng(seed).random(len(intervals))
+                      >= tie_coverage(scores, width, alpha))
+            intervals[opened, 0] = np.nextafter(intervals[opened, 0], np.inf)
+            intervals[opened, 1] = np.nextafter(intervals[opened, 1], -np.inf)
+        return intervals
 
     def _checked_calibration(self, method):
         calibration = getattr(self, "_calibration", None)
