@@ -68,7 +68,7 @@ class QuantileForestPredict(_Quantile):
 class PredictionIntervals(_Quantile):
     """Calibrated 90% intervals of 1,000 new rows: jackknife+ after bootstrap
     ('oob', every new row against every training row) and CQR calibrated
-    out of bag."""
+    out of bag, with closed and with randomized ties."""
 
     params = [[1]]
 
@@ -82,3 +82,6 @@ class PredictionIntervals(_Quantile):
 
     def time_cqr(self, max_samples_leaf):
         self.forest.predict_interval(self.rows, method="cqr")
+
+    def time_cqr_randomized_ties(self, max_samples_leaf):
+        self.forest.predict_interval(self.rows, method="cqr", ties="randomized", random_state=0)
