@@ -72,6 +72,14 @@ def test_quantiles_equal_the_oracle_on_the_forests_own_leaves(estimator, weighte
     np.testing.assert_array_equal(
         forest.predict(X[200:], quantiles="mean", weighted_leaves=False),
         quantile_forest_means(trees, leaves, tree_weighted=False))
+    # quantile-forest's weighted_quantile=False (in its place among the
+    # arguments): every target alike, as weighted_leaves=False.
+    np.testing.assert_array_equal(
+        forest.predict(X[200:], QUANTILES, interpolation, False),
+        quantile_forest_predict(trees, leaves, QUANTILES, interpolation, tree_weighted=False))
+    np.testing.assert_array_equal(
+        forest.predict(X[200:], QUANTILES, interpolation, True),
+        forest.predict(X[200:], quantiles=QUANTILES, interpolation=interpolation))
     np.testing.assert_array_equal(
         forest.quantile_ranks(X[200:], y[200:], weighted_leaves=False),
         quantile_forest_ranks(trees, leaves, y[200:], "rank", tree_weighted=False))
@@ -278,6 +286,7 @@ def test_leaf_lists_are_stored_narrow_and_compressed():
     (lambda f, X: f.predict(X, quantiles=[0.5, True]), "range"),
     (lambda f, X: f.predict(X, interpolation="cubic"), "interpolation"),
     (lambda f, X: f.predict(X, weighted_leaves="no"), "weighted_leaves"),
+    (lambda f, X: f.predict(X, weighted_quantile=0), "weighted_quantile"),
     (lambda f, X: f.predict(X, aggregate_leaves_first=None), "aggregate_leaves_first"),
     (lambda f, X: f.predict(X[:10], oob_score=True), "training rows"),
     (lambda f, X: f.predict(X[:3], oob_score=True, indices=[0, 1, 10 ** 6]), "indices"),

@@ -145,8 +145,9 @@ class ForestQuantileRegressor(ForestRegressor):
             values = values[:, 0]
         return values
 
-    def predict(self, X, quantiles=None, interpolation="linear", weighted_leaves=True,
-                aggregate_leaves_first=True, oob_score=False, indices=None):
+    def predict(self, X, quantiles=None, interpolation="linear", weighted_quantile=True,
+                weighted_leaves=True, aggregate_leaves_first=True, oob_score=False,
+                indices=None):
         """Quantiles (or the mean) of the target's distribution at each row.
 
         Parameters
@@ -160,6 +161,12 @@ class ForestQuantileRegressor(ForestRegressor):
             line between them, the lower or higher, their mean, or the
             nearer (the lower on a tie). With equal weights the positions
             are numpy's (``np.quantile``'s ``method``).
+        weighted_quantile : bool, default=True
+            quantile-forest's choice between weighing each target and
+            repeating it: False counts every target alike, as
+            ``weighted_leaves=False`` does (quantile-forest ignores
+            ``weighted_leaves`` then), and True changes nothing. Taken so
+            that code written for quantile-forest runs unchanged.
         weighted_leaves : bool, default=True
             Each tree weighs 1, shared among its leaf's targets, so that a
             target of a small leaf weighs more (Meinshausen's forest);
@@ -191,8 +198,10 @@ class ForestQuantileRegressor(ForestRegressor):
         asked, _ = _checked_quantiles(self.default_quantiles if quantiles is None
                                       else quantiles)
         check_choice(interpolation, "interpolation", INTERPOLATIONS)
+        check_flag(weighted_quantile, "weighted_quantile")
         check_flag(weighted_leaves, "weighted_leaves")
         check_flag(aggregate_leaves_first, "aggregate_leaves_first")
+        weighted_leaves = weighted_leaves and weighted_quantile
         leaves = self._row_leaves(X, oob_score, indices)
         n_threads = resolve_n_jobs(self.n_jobs)
         if asked is None:
