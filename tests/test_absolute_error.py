@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fasttree import (DecisionTreeRegressor, ExtraTreeRegressor, ExtraTreesRegressor,
                       RandomForestRegressor)
 from fasttree._criterion import node_statistics
-from fasttree._criterion_absolute_error import AbsoluteError
+from fasttree._criterion_pinball import AbsoluteError
 from fasttree.reference import build_tree
 from fasttree.reference.criteria import absolute_error, weighted_median
 from test_multi_output import assert_same_tree

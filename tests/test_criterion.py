@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fasttree._criterion import node_statistics
-from fasttree._criterion_absolute_error import AbsoluteError
+from fasttree._criterion_pinball import AbsoluteError
 from fasttree._criterion_classification import (CostSensitiveGini, Entropy, Gini,
                                                 Misclassification)
 from fasttree._criterion_multi_output import MultiOutput, OutputImpurity

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fasttree import (DecisionTreeRegressor, ExtraTreeRegressor, ExtraTreesRegressor,
                       RandomForestRegressor)
 from fasttree._criterion import node_statistics
-from fasttree._criterion_absolute_error import AbsoluteError, PinballLoss as PinballKernel
+from fasttree._criterion_pinball import AbsoluteError, PinballLoss as PinballKernel
 from fasttree.reference import PinballLoss, best_split, build_tree
 from fasttree.reference.criteria import (absolute_error, pinball_loss, weighted_median,
                                          weighted_quantile)

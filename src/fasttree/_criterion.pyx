@@ -2,7 +2,7 @@
 """The interface every impurity criterion implements (see _criterion.pxd), with
 defaults; the criteria themselves live in one module per family:
 _criterion_classification, _criterion_regression, _criterion_multi_output and
-_criterion_absolute_error."""
+_criterion_pinball."""
 
 import numpy as np
 

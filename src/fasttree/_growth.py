@@ -13,7 +13,7 @@ import numpy as np
 
 from ._binning import binned_features
 from ._c45 import grow_multiway_tree
-from ._criterion_absolute_error import AbsoluteError, PinballLoss
+from ._criterion_pinball import AbsoluteError, PinballLoss
 from ._criterion_classification import CostSensitiveGini, Entropy, Gini, Misclassification
 from ._criterion_multi_output import MultiOutput, OutputImpurity
 from ._criterion_regression import Poisson, SquaredError

@@ -67,7 +67,7 @@ def AbsoluteError(target, sample_weight):
 
 cdef class PinballLoss(Criterion):
     """Mean pinball loss from the weighted alpha-quantile (see
-    _criterion_absolute_error.pxd).
+    _criterion_pinball.pxd).
 
     Parameters
     ----------
