@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fasttree import _softmax as softmax_module
 from fasttree._gating import GateInputs, initial_paths, kmeans, update_gate
-from fasttree._softmax import (bound_steps, gradient, newton_fit, weighted_log_likelihood,
+from fasttree._softmax import (bound_update, gradient, newton_fit, weighted_log_likelihood,
                                with_intercept)
 from fasttree.reference.mixture import gate_inputs as reference_gate_inputs
 from fasttree.reference.mixture import gate_objective as reference_gate_objective
@@ -51,7 +51,7 @@ def test_every_bound_step_raises_the_penalised_objective(seed, alpha, n_classes)
     V[:, :-1] = np.random.default_rng(seed).normal(size=(Zi.shape[1], n_classes - 1))
     values = [penalised(Zi, V, targets, weights, alpha)]
     for _ in range(5):
-        V = bound_steps(Zi, V, targets, weights, alpha, 1)
+        V = bound_update(Zi, V, targets, weights, alpha, 1)[0]
         values.append(penalised(Zi, V, targets, weights, alpha))
     assert np.all(np.diff(values) >= -1e-12)
     np.testing.assert_array_equal(V[:, -1], 0.0)
@@ -62,7 +62,7 @@ def test_newton_reaches_where_the_gradient_vanishes_and_bound_steps_go_there():
     V, iterations = newton_fit(Zi, targets, weights, alpha=1e-2)
     assert iterations < 30
     assert np.abs(gradient(Zi, V, targets, weights, 1e-2)).max() < 1e-9
-    slow = bound_steps(Zi, np.zeros_like(V), targets, weights, 1e-2, 2000)
+    slow = bound_update(Zi, np.zeros_like(V), targets, weights, 1e-2, 2000)[0]
     np.testing.assert_allclose(slow, V, atol=1e-6)
 
 

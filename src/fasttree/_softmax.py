@@ -132,7 +132,7 @@ def bound_matrix(Zi, weights, n_classes, alpha):
 
 
 def bound_solver(Zi, weights, n_classes, alpha):
-    """The inverse of ``bound_matrix``: what ``bound_steps`` multiplies the
+    """The inverse of ``bound_matrix``: what ``bound_update`` multiplies the
     gradient by. It depends on the weights only, so a gate whose row weights
     stay the same over EM's iterations (the top gate's: the sample weights)
     can keep one for all of them."""
@@ -152,21 +152,16 @@ def _penalised(total, V, weights, alpha):
     return grad
 
 
-def bound_steps(Zi, V, targets, weights, alpha, n_steps, solver=None):
-    """``n_steps`` bound steps from V (not changed); the new coefficients.
+def bound_update(Zi, V, targets, weights, alpha, n_steps, solver=None):
+    """``n_steps`` bound steps from V (not changed): (new V, the unpenalised
+    ``weighted_log_likelihood`` of the targets before them, and after them).
 
     Each step raises (never lowers) the penalised per-weight log-likelihood
     ``sum w T log softmax(Zi V) / sum w - alpha/2 |V[1:]|^2``. ``solver`` is
     ``bound_solver(Zi, weights, V.shape[1], alpha)`` if already made (None:
-    made here).
+    made here). The passes that make each step's gradient give the
+    likelihood before at no cost.
     """
-    return bound_update(Zi, V, targets, weights, alpha, n_steps, solver)[0]
-
-
-def bound_update(Zi, V, targets, weights, alpha, n_steps, solver=None):
-    """``bound_steps``, and the (unpenalised) ``weighted_log_likelihood`` of
-    the targets before and after them: (new V, before, after). The passes
-    that make each step's gradient give the likelihood before at no cost."""
     n_classes = V.shape[1]
     if n_classes == 1 or not weights.sum() > 0 or n_steps == 0:
         before = weighted_log_likelihood(Zi, V, targets, weights)
